@@ -1,0 +1,32 @@
+// Every query on {prefix}booking_calendar_disabled_times.
+import type { Db } from './connect.ts'
+
+export interface RuleRow {
+  id: number
+  service_id: number
+  rule_type: string
+  weekday: number | null
+  date_from: string | null
+  date_to: string | null
+  time_from: string | null
+  time_to: string | null
+  note: string
+}
+
+/**
+ * The rules of one service and the site-wide ones (service_id 0), or all rules.
+ * A site has 5 to 500: they are read whole and expanded in memory.
+ */
+export async function findRules(db: Db, serviceId: number | undefined): Promise<RuleRow[]> {
+  let query = db
+    .selectFrom('booking_calendar_disabled_times')
+    .select([
+      'booking_calendar_disabled_times.id', 'booking_calendar_disabled_times.service_id',
+      'booking_calendar_disabled_times.rule_type', 'booking_calendar_disabled_times.weekday',
+      'booking_calendar_disabled_times.date_from', 'booking_calendar_disabled_times.date_to',
+      'booking_calendar_disabled_times.time_from', 'booking_calendar_disabled_times.time_to',
+      'booking_calendar_disabled_times.note',
+    ])
+  if (serviceId !== undefined) query = query.where('booking_calendar_disabled_times.service_id', 'in', [serviceId, 0])
+  return await query.orderBy('booking_calendar_disabled_times.id').execute()
+}

@@ -1,0 +1,23 @@
+// Every query on {prefix}options.
+import type { Db } from './connect.ts'
+
+export interface TimezoneOptions {
+  timezoneString: string | undefined
+  gmtOffset: string | undefined
+}
+
+/** timezone_string and gmt_offset, the two options WordPress's wp_timezone() reads. */
+export async function readTimezoneOptions(db: Db): Promise<TimezoneOptions> {
+  const rows = await db
+    .selectFrom('options')
+    .select(['options.option_name', 'options.option_value'])
+    .where('options.option_name', 'in', ['timezone_string', 'gmt_offset'])
+    .execute()
+  const value = (name: string) => rows.find((row) => row.option_name === name)?.option_value
+  return { timezoneString: value('timezone_string'), gmtOffset: value('gmt_offset') }
+}
+
+/** One trivial query, for /readyz. */
+export async function pingDatabase(db: Db): Promise<void> {
+  await db.selectFrom('options').select((eb) => eb.lit(1).as('ok')).limit(1).execute()
+}

@@ -1,0 +1,7 @@
+// The DDL of db/schema.sql for a given table prefix (tests, the demo, the benchmark).
+import { readFileSync } from 'node:fs'
+
+export function schemaSql(prefix: string): string {
+  if (!/^[A-Za-z0-9_]+$/.test(prefix)) throw new Error(`not a table prefix: ${prefix}`)
+  return readFileSync(new URL('./schema.sql', import.meta.url), 'utf8').replaceAll('{prefix}', prefix)
+}

@@ -1,0 +1,157 @@
+// A private MariaDB server for tests, the demo and the benchmark: Debian's
+// mariadb-server, installed when missing, run from a temporary data directory
+// on a free loopback port, and removed again by stop().
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createServer } from 'node:net'
+import mysql from 'mysql2/promise'
+
+export interface MariaDbServer {
+  host: string
+  port: number
+  /** Unix socket of the server; root may log in through it without a password. */
+  socketPath: string
+  dataDir: string
+  /** Runs SQL as root over the socket; for setting up databases and accounts. */
+  adminQuery(sql: string): Promise<unknown>
+  stop(): Promise<void>
+}
+
+const say = (line: string) => process.stderr.write(`[mariadb] ${line}\n`)
+
+function findBinary(name: string): string | undefined {
+  for (const dir of ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin']) {
+    const path = join(dir, name)
+    if (existsSync(path)) return path
+  }
+  return undefined
+}
+
+/** Installs Debian's mariadb-server when mariadbd is missing (CI machines have only Node). */
+export function ensureMariaDbInstalled(): void {
+  if (findBinary('mariadbd')) return
+  if (process.getuid?.() !== 0) {
+    throw new Error('mariadbd is missing; install it with: sudo apt-get install -y --no-install-recommends mariadb-server')
+  }
+  say('mariadbd is missing: installing Debian\'s mariadb-server (this takes a minute, once)')
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
+  for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'mariadb-server']]) {
+    const result = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env })
+    if (result.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed with exit code ${result.status}`)
+  }
+  if (!findBinary('mariadbd')) throw new Error('mariadb-server was installed but mariadbd is still missing')
+}
+
+export async function findFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.unref()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+export async function startMariaDb(options: { port?: number; bufferPoolMb?: number } = {}): Promise<MariaDbServer> {
+  ensureMariaDbInstalled()
+  const mariadbd = findBinary('mariadbd')!
+  const installDb = findBinary('mariadb-install-db') ?? findBinary('mysql_install_db')
+  if (!installDb) throw new Error('mariadb-install-db is missing')
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'bc-mariadb-'))
+  const socketPath = join(dataDir, 'mariadb.sock')
+  const runAsRoot = process.getuid?.() === 0 ? ['--user=root'] : []
+  const init = spawnSync(installDb, [
+    '--no-defaults', `--datadir=${join(dataDir, 'data')}`, '--auth-root-authentication-method=socket',
+    '--skip-test-db', ...runAsRoot,
+  ], { encoding: 'utf8' })
+  if (init.status !== 0) {
+    rmSync(dataDir, { recursive: true, force: true })
+    throw new Error(`mariadb-install-db failed: ${init.stderr || init.stdout}`)
+  }
+
+  const port = options.port ?? await findFreePort()
+  const child: ChildProcess = spawn(mariadbd, [
+    '--no-defaults', `--datadir=${join(dataDir, 'data')}`, `--socket=${socketPath}`,
+    `--port=${port}`, '--bind-address=127.0.0.1', `--pid-file=${join(dataDir, 'mariadbd.pid')}`,
+    `--log-error=${join(dataDir, 'error.log')}`, '--skip-log-bin', '--skip-name-resolve',
+    `--innodb-buffer-pool-size=${options.bufferPoolMb ?? 256}M`, '--innodb-log-file-size=256M',
+    '--innodb-flush-log-at-trx-commit=0', '--max-connections=500',
+    '--character-set-server=utf8mb4', '--collation-server=utf8mb4_unicode_520_ci',
+    ...runAsRoot,
+  ], { stdio: 'ignore' })
+  let exited = false
+  const exitedPromise = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve() }))
+
+  const cleanup = () => rmSync(dataDir, { recursive: true, force: true })
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (exited) {
+      const log = existsSync(join(dataDir, 'error.log')) ? readFileSync(join(dataDir, 'error.log'), 'utf8') : ''
+      cleanup()
+      throw new Error(`mariadbd exited during start-up:\n${log.slice(-2000)}`)
+    }
+    try {
+      const conn = await mysql.createConnection({ socketPath, user: 'root' })
+      await conn.end()
+      break
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL')
+        cleanup()
+        throw new Error('mariadbd did not accept connections within 60 s')
+      }
+      await sleep(100)
+    }
+  }
+
+  let stopped: Promise<void> | undefined
+  const stop = () => {
+    stopped ??= (async () => {
+      if (!exited) {
+        child.kill('SIGTERM')
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+        await exitedPromise
+        clearTimeout(timer)
+      }
+      cleanup()
+    })()
+    return stopped
+  }
+
+  const adminQuery = async (statement: string) => {
+    const conn = await mysql.createConnection({ socketPath, user: 'root', multipleStatements: true })
+    try {
+      const [result] = await conn.query(statement)
+      return result
+    } finally {
+      await conn.end()
+    }
+  }
+
+  return { host: '127.0.0.1', port, socketPath, dataDir, adminQuery, stop }
+}
+
+/** Stops the server on Ctrl-C, SIGTERM and normal exit, so nothing is left running. */
+export function stopOnExit(server: MariaDbServer, beforeStop?: () => Promise<void> | void): void {
+  let stopping = false
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return
+    stopping = true
+    say(`${signal}: stopping`)
+    void (async () => {
+      try { await beforeStop?.() } catch { /* stopping anyway */ }
+      await server.stop()
+      process.exit(signal === 'SIGINT' ? 130 : 143)
+    })()
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  process.once('SIGHUP', onSignal)
+}

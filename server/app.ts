@@ -1,0 +1,135 @@
+// createApp builds the Express app without listening, so tests and main.ts build it the same way.
+import express, { type Express, type Request, type RequestHandler } from 'express'
+import type { Logger } from 'pino'
+import type { Db } from '../db/connect.ts'
+import { pingDatabase } from '../db/options.ts'
+import type { Config } from './config.ts'
+import { errorMiddleware, noRoute, toRestError, sendRestError, RestError } from './errors.ts'
+import { requestLog } from './http/request-log.ts'
+import { ALLOW, apiRouter, NAMESPACE, PREFIXES } from './routes/index.ts'
+import { createSiteTimezone, type SiteTimezone } from './site-timezone.ts'
+import { RuleProblemLog } from './domain/disabled-time.ts'
+
+export interface Deps {
+  db: Db
+  config: Config
+  log: Logger
+  siteTimezone: SiteTimezone
+  /** The clock; tests set it, so no test depends on the real date. */
+  now: () => number
+  /** Whether bookings of this request carry `customer` (API.md, "Access"). */
+  exposeCustomer: (req: Request) => boolean
+  /** Broken disabled-time rules already logged. */
+  ruleProblems: RuleProblemLog
+}
+
+export interface AppOptions {
+  db: Db
+  config: Config
+  log: Logger
+  siteTimezone?: SiteTimezone
+  now?: () => number
+}
+
+/**
+ * WordPress's form for sites without pretty permalinks: `/?rest_route=/booking-calendar/v1/slots`
+ * is served as `/booking-calendar/v1/slots`, with the other parameters kept.
+ */
+const restRouteForm: RequestHandler = (req, _res, next) => {
+  const route = req.query.rest_route
+  if (route === undefined || !['/', '/index.php'].includes(req.path)) return next()
+  if (typeof route !== 'string' || !route.toLowerCase().startsWith(`/${NAMESPACE}`)) throw noRoute()
+  const rest = (req.url.split('?')[1] ?? '').split('&')
+    .filter((pair) => pair !== '' && decodeURIComponentSafe(pair.split('=')[0]!.replace(/\+/g, ' ')) !== 'rest_route')
+  req.url = route + (rest.length > 0 ? `?${rest.join('&')}` : '')
+  next()
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
+/** Headers fit for a JSON API: nothing to sniff, frame or refer. */
+const securityHeaders: RequestHandler = (_req, res, next) => {
+  res.setHeader('X-Content-Type-Options', 'nosniff')
+  res.setHeader('X-Frame-Options', 'DENY')
+  res.setHeader('Referrer-Policy', 'no-referrer')
+  res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'")
+  res.setHeader('Cache-Control', 'no-store')
+  next()
+}
+
+/** CORS for the origins in CORS_ORIGINS only; none by default. */
+function cors(origins: string[]): RequestHandler {
+  return (req, res, next) => {
+    const origin = req.get('origin')
+    if (origin && origins.includes(origin)) {
+      res.setHeader('Access-Control-Allow-Origin', origin)
+      res.setHeader('Access-Control-Expose-Headers', 'X-WP-Total, X-WP-TotalPages, Link, X-Request-Id')
+      if (req.method === 'OPTIONS') {
+        res.setHeader('Access-Control-Allow-Methods', ALLOW)
+        res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Request-Id')
+        res.setHeader('Access-Control-Max-Age', '600')
+      }
+    }
+    res.vary('Origin')
+    next()
+  }
+}
+
+export function createApp(options: AppOptions): Express {
+  const { db, config, log } = options
+  const deps: Deps = {
+    db,
+    config,
+    log,
+    siteTimezone: options.siteTimezone ?? createSiteTimezone({ db, override: config.siteTimezone, log }),
+    now: options.now ?? Date.now,
+    exposeCustomer: () => config.exposeCustomerData,
+    ruleProblems: new RuleProblemLog(log),
+  }
+
+  const app = express()
+  app.disable('x-powered-by')
+  app.disable('etag')
+  app.set('query parser', 'simple')
+  app.use(requestLog(log))
+  app.use(securityHeaders)
+
+  // Open in every access mode; /healthz makes no database call.
+  app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }) })
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await withTimeout(pingDatabase(db), 1000)
+      res.json({ status: 'ok' })
+    } catch (error) {
+      const known = toRestError(error)
+      sendRestError(res, known?.status === 503 ? known
+        : new RestError(503, 'rest_database_unavailable', 'The database did not answer within one second.', { retryAfterSeconds: 5 }))
+    }
+  })
+
+  app.use(cors(config.corsOrigins))
+  app.use(restRouteForm)
+  const router = apiRouter(deps)
+  for (const prefix of PREFIXES) app.use(prefix, router)
+  app.use(() => { throw noRoute() })
+  app.use(errorMiddleware(log))
+  return app
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error('timed out')), ms) }),
+    ])
+  } finally {
+    clearTimeout(timer)
+  }
+}

@@ -1,0 +1,187 @@
+// One schema over process.env, parsed once at start-up (API.md, "Configuration").
+// A wrong value stops the process with one line naming the variable and what it accepts.
+import { z } from 'zod'
+import { parseZoneSetting, type SiteZone } from './domain/dates.ts'
+
+export interface DatabaseSettings {
+  host: string
+  port: number
+  user: string
+  password: string
+  database: string
+}
+
+export interface Config {
+  port: number
+  database: DatabaseSettings
+  tablePrefix: string
+  siteTimezone: SiteZone | undefined
+  authMode: 'none' | 'wordpress' | 'token'
+  wordpressUrl: string | undefined
+  authCapability: string
+  authCacheSeconds: number
+  apiTokens: string[]
+  exposeCustomerData: boolean
+  dbPoolSize: number
+  queryTimeoutMs: number
+  maxRangeDays: number
+  corsOrigins: string[]
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+}
+
+export class ConfigError extends Error {}
+
+const integer = (name: string, min: number, max: number, fallback: number) =>
+  z.string().optional().transform((value, ctx) => {
+    if (value === undefined || value.trim() === '') return fallback
+    const n = Number(value.trim())
+    if (!/^\d+$/.test(value.trim()) || n < min || n > max) {
+      ctx.addIssue({ code: 'custom', message: `${name} must be a whole number from ${min} to ${max}.` })
+      return z.NEVER
+    }
+    return n
+  })
+
+const booleanFlag = (name: string) =>
+  z.string().optional().transform((value, ctx) => {
+    const text = (value ?? '').trim().toLowerCase()
+    if (['', 'false', '0', 'no', 'off'].includes(text)) return false
+    if (['true', '1', 'yes', 'on'].includes(text)) return true
+    ctx.addIssue({ code: 'custom', message: `${name} must be true or false.` })
+    return z.NEVER
+  })
+
+const list = z.string().optional().transform((value) =>
+  (value ?? '').split(',').map((item) => item.trim()).filter((item) => item !== ''))
+
+const envSchema = z.object({
+  PORT: integer('PORT', 1, 65535, 8080),
+  DATABASE_URL: z.string().optional(),
+  WORDPRESS_DB_HOST: z.string().optional(),
+  WORDPRESS_DB_USER: z.string().optional(),
+  WORDPRESS_DB_PASSWORD: z.string().optional(),
+  WORDPRESS_DB_NAME: z.string().optional(),
+  WORDPRESS_TABLE_PREFIX: z.string().optional(),
+  TABLE_PREFIX: z.string().optional(),
+  SITE_TIMEZONE: z.string().optional().transform((value, ctx) => {
+    if (value === undefined || value.trim() === '') return undefined
+    const zone = parseZoneSetting(value)
+    if (!zone) {
+      ctx.addIssue({ code: 'custom', message: 'SITE_TIMEZONE must be an IANA time zone such as Europe/Berlin, UTC, or an offset such as +05:45.' })
+      return z.NEVER
+    }
+    return zone
+  }),
+  AUTH_MODE: z.string().optional().transform((value, ctx) => {
+    const mode = (value ?? '').trim().toLowerCase() || 'none'
+    if (mode === 'none' || mode === 'wordpress' || mode === 'token') return mode
+    ctx.addIssue({ code: 'custom', message: 'AUTH_MODE must be none, wordpress or token.' })
+    return z.NEVER
+  }),
+  WORDPRESS_URL: z.string().optional().transform((value, ctx) => {
+    if (value === undefined || value.trim() === '') return undefined
+    try {
+      const url = new URL(value.trim())
+      if (url.protocol === 'http:' || url.protocol === 'https:') return url.toString().replace(/\/+$/, '')
+    } catch { /* reported below */ }
+    ctx.addIssue({ code: 'custom', message: 'WORDPRESS_URL must be the site\'s address, such as https://example.com.' })
+    return z.NEVER
+  }),
+  AUTH_CAPABILITY: z.string().optional().transform((value) => value?.trim() || 'manage_options'),
+  AUTH_CACHE_SECONDS: integer('AUTH_CACHE_SECONDS', 0, 86_400, 60),
+  API_TOKENS: list,
+  EXPOSE_CUSTOMER_DATA: booleanFlag('EXPOSE_CUSTOMER_DATA'),
+  DB_POOL_SIZE: integer('DB_POOL_SIZE', 1, 200, 10),
+  QUERY_TIMEOUT_MS: integer('QUERY_TIMEOUT_MS', 1, 3_600_000, 10_000),
+  MAX_RANGE_DAYS: integer('MAX_RANGE_DAYS', 1, 36_600, 731),
+  CORS_ORIGINS: list,
+  LOG_LEVEL: z.string().optional().transform((value, ctx) => {
+    const level = (value ?? '').trim().toLowerCase() || 'info'
+    const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+    const found = levels.find((l) => l === level)
+    if (found) return found
+    ctx.addIssue({ code: 'custom', message: `LOG_LEVEL must be one of ${levels.join(', ')}.` })
+    return z.NEVER
+  }),
+})
+
+/** mysql://user:password@host:3306/name, or the official WordPress image's WORDPRESS_DB_* names. */
+function databaseSettings(env: z.infer<typeof envSchema>): DatabaseSettings {
+  if (env.DATABASE_URL !== undefined && env.DATABASE_URL.trim() !== '') {
+    let url: URL
+    try {
+      url = new URL(env.DATABASE_URL.trim())
+    } catch {
+      // The value is never echoed: it may hold a password.
+      throw new ConfigError('DATABASE_URL must look like mysql://user:password@host:3306/name.')
+    }
+    const database = decodeURIComponent(url.pathname.replace(/^\//, ''))
+    if (!['mysql:', 'mariadb:'].includes(url.protocol) || !url.hostname || !url.username || !database) {
+      throw new ConfigError('DATABASE_URL must look like mysql://user:password@host:3306/name.')
+    }
+    return {
+      host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: url.port ? Number(url.port) : 3306,
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      database,
+    }
+  }
+  if (env.WORDPRESS_DB_HOST || env.WORDPRESS_DB_USER) {
+    // The official image accepts "host", "host:port" (and a socket path, which we do not serve).
+    const hostPort = (env.WORDPRESS_DB_HOST ?? 'mysql').trim()
+    const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(hostPort)
+    if (!m || (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65535))) {
+      throw new ConfigError('WORDPRESS_DB_HOST must be a host name, optionally with a port: db or db:3306.')
+    }
+    if (!env.WORDPRESS_DB_USER) throw new ConfigError('WORDPRESS_DB_USER must name the database account (a read-only one).')
+    return {
+      host: m[1]!.replace(/^\[(.*)\]$/, '$1'),
+      port: m[2] ? Number(m[2]) : 3306,
+      user: env.WORDPRESS_DB_USER,
+      password: env.WORDPRESS_DB_PASSWORD ?? '',
+      database: env.WORDPRESS_DB_NAME?.trim() || 'wordpress',
+    }
+  }
+  throw new ConfigError('DATABASE_URL must be set (mysql://user:password@host:3306/name), or WORDPRESS_DB_HOST, WORDPRESS_DB_USER, WORDPRESS_DB_PASSWORD and WORDPRESS_DB_NAME.')
+}
+
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(source)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    const name = String(issue.path[0] ?? '')
+    throw new ConfigError(issue.code === 'custom' ? issue.message : `${name} is not valid.`)
+  }
+  const env = parsed.data
+  const database = databaseSettings(env)
+  // TABLE_PREFIX wins; WORDPRESS_TABLE_PREFIX is what an operator of the official image already has.
+  const prefixVariable = env.TABLE_PREFIX !== undefined && env.TABLE_PREFIX !== '' ? 'TABLE_PREFIX' : 'WORDPRESS_TABLE_PREFIX'
+  const tablePrefix = (prefixVariable === 'TABLE_PREFIX' ? env.TABLE_PREFIX : env.WORDPRESS_TABLE_PREFIX) || 'wp_'
+  if (!/^[A-Za-z0-9_]{1,40}$/.test(tablePrefix)) {
+    throw new ConfigError(`${prefixVariable} must be letters, digits and underscores, such as wp_ or shop_.`)
+  }
+  if (env.AUTH_MODE === 'wordpress' && !env.WORDPRESS_URL) {
+    throw new ConfigError('WORDPRESS_URL must be set when AUTH_MODE is wordpress: the site\'s address, such as https://example.com.')
+  }
+  if (env.AUTH_MODE === 'token' && env.API_TOKENS.length === 0) {
+    throw new ConfigError('API_TOKENS must hold at least one token (comma-separated) when AUTH_MODE is token.')
+  }
+  return {
+    port: env.PORT,
+    database,
+    tablePrefix,
+    siteTimezone: env.SITE_TIMEZONE,
+    authMode: env.AUTH_MODE,
+    wordpressUrl: env.WORDPRESS_URL,
+    authCapability: env.AUTH_CAPABILITY,
+    authCacheSeconds: env.AUTH_CACHE_SECONDS,
+    apiTokens: env.API_TOKENS,
+    exposeCustomerData: env.EXPOSE_CUSTOMER_DATA,
+    dbPoolSize: env.DB_POOL_SIZE,
+    queryTimeoutMs: env.QUERY_TIMEOUT_MS,
+    maxRangeDays: env.MAX_RANGE_DAYS,
+    corsOrigins: env.CORS_ORIGINS,
+    logLevel: env.LOG_LEVEL,
+  }
+}

@@ -1,0 +1,266 @@
+// Dates and times of the plugin's tables are wall-clock values in the site's
+// time zone (PLUGIN_TABLES.md, "Site settings"). This module turns them into
+// ISO 8601 strings with the site's UTC offset on that date (API.md, "A booking").
+// Pure functions only: no database, no clock.
+import dayjs from 'dayjs'
+import utc from 'dayjs/plugin/utc.js'
+import timezone from 'dayjs/plugin/timezone.js'
+
+dayjs.extend(utc)
+dayjs.extend(timezone)
+
+const DAY_MS = 86_400_000
+
+/** The zone offsets come from: an IANA zone, a fixed offset (gmt_offset), or UTC. */
+export type SiteZone =
+  | { kind: 'iana'; name: string }
+  | { kind: 'fixed'; offsetMinutes: number }
+  | { kind: 'utc' }
+
+/** The `timezone` field of disabled-time/: the IANA name, `+05:45`, or `UTC`. */
+export function zoneLabel(zone: SiteZone): string {
+  if (zone.kind === 'iana') return zone.name
+  if (zone.kind === 'fixed') return formatOffset(zone.offsetMinutes)
+  return 'UTC'
+}
+
+export function isIanaZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name })
+    // Intl also takes fixed offsets like "+01:00"; those are not IANA names.
+    return /^[A-Za-z]/.test(name)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Parses `SITE_TIMEZONE`: an IANA name (`Europe/Berlin`), `UTC`, or a fixed
+ * offset as `+05:45`, `-03:30`, `UTC+2`. Returns undefined when it is none of those.
+ */
+export function parseZoneSetting(value: string): SiteZone | undefined {
+  const text = value.trim()
+  if (/^(UTC|GMT|Z)$/i.test(text)) return { kind: 'utc' }
+  const offset = /^(?:UTC)?([+-])(\d{1,2})(?::?(\d{2}))?$/i.exec(text)
+  if (offset) {
+    const minutes = Number(offset[2]) * 60 + Number(offset[3] ?? 0)
+    if (minutes > 14 * 60 || Number(offset[3] ?? 0) >= 60) return undefined
+    return fixedZone(offset[1] === '-' ? -minutes : minutes)
+  }
+  return isIanaZone(text) ? { kind: 'iana', name: text } : undefined
+}
+
+function fixedZone(offsetMinutes: number): SiteZone {
+  return offsetMinutes === 0 ? { kind: 'utc' } : { kind: 'fixed', offsetMinutes }
+}
+
+/**
+ * The site's zone from its options, as WordPress's wp_timezone() does:
+ * `timezone_string` when it names a zone, else `gmt_offset` when it is set and
+ * not 0 (`5.75` is +05:45, `-3.5` is -03:30), else UTC.
+ */
+export function zoneFromOptions(timezoneString: string | undefined, gmtOffset: string | undefined): SiteZone {
+  const name = timezoneString?.trim()
+  if (name) {
+    if (/^UTC$/i.test(name)) return { kind: 'utc' }
+    if (isIanaZone(name)) return { kind: 'iana', name }
+  }
+  const hours = Number((gmtOffset ?? '').trim())
+  if ((gmtOffset ?? '').trim() !== '' && Number.isFinite(hours) && Math.abs(hours) <= 14) {
+    return fixedZone(Math.round(hours * 60))
+  }
+  return { kind: 'utc' }
+}
+
+export function formatOffset(offsetMinutes: number): string {
+  const sign = offsetMinutes < 0 ? '-' : '+'
+  const abs = Math.abs(offsetMinutes)
+  return `${sign}${pad2(Math.floor(abs / 60))}:${pad2(abs % 60)}`
+}
+
+function pad2(n: number): string {
+  return n < 10 ? `0${n}` : String(n)
+}
+
+function pad4(n: number): string {
+  return String(n).padStart(4, '0')
+}
+
+/** UTC offset of the zone, in minutes, at a UTC instant. */
+export function offsetAt(zone: SiteZone, utcMs: number): number {
+  if (zone.kind === 'utc') return 0
+  if (zone.kind === 'fixed') return zone.offsetMinutes
+  return dayjs.utc(utcMs).tz(zone.name).utcOffset()
+}
+
+/**
+ * The instant of a wall-clock time in the zone, given as milliseconds of that
+ * wall-clock time read as if it were UTC. API.md: a time skipped by a
+ * daylight-saving change moves forward by the gap; a time that occurs twice
+ * takes the first occurrence.
+ */
+export function wallClockToInstant(zone: SiteZone, wallMs: number): { utcMs: number; offsetMinutes: number } {
+  if (zone.kind !== 'iana') {
+    const offsetMinutes = offsetAt(zone, wallMs)
+    return { utcMs: wallMs - offsetMinutes * 60_000, offsetMinutes }
+  }
+  // Offsets a day before and after bracket any change of offset near this time.
+  const before = offsetAt(zone, wallMs - DAY_MS)
+  const after = offsetAt(zone, wallMs + DAY_MS)
+  const early = wallMs - before * 60_000
+  if (before === after) return { utcMs: early, offsetMinutes: before }
+  const late = wallMs - after * 60_000
+  const earlyValid = offsetAt(zone, early) === before
+  const lateValid = offsetAt(zone, late) === after
+  if (earlyValid && lateValid) {
+    // Occurs twice (clocks went back): the first occurrence is the earlier instant.
+    const first = Math.min(early, late)
+    return { utcMs: first, offsetMinutes: first === early ? before : after }
+  }
+  if (lateValid) return { utcMs: late, offsetMinutes: after }
+  if (earlyValid) return { utcMs: early, offsetMinutes: before }
+  // Skipped (clocks went forward): read with the offset before the change, the
+  // instant lands past the gap, so the wall-clock time moves forward by the gap.
+  return { utcMs: early, offsetMinutes: offsetAt(zone, early) }
+}
+
+/** `YYYY-MM-DDTHH:mm:ss+HH:MM` for an instant shown with the given offset. */
+export function formatInstant(utcMs: number, offsetMinutes: number): string {
+  const d = new Date(utcMs + offsetMinutes * 60_000)
+  return `${pad4(d.getUTCFullYear())}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}` +
+    `T${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}${formatOffset(offsetMinutes)}`
+}
+
+/** Milliseconds since the epoch of a `YYYY-MM-DD` date at 00:00, read as UTC; NaN when it is no date. */
+export function dayToMs(date: string): number {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date)
+  if (!m) return NaN
+  const year = Number(m[1]), month = Number(m[2]), day = Number(m[3])
+  if (month < 1 || month > 12 || day < 1) return NaN
+  const d = new Date(0)
+  d.setUTCFullYear(year, month - 1, day)
+  d.setUTCHours(0, 0, 0, 0)
+  return d.getUTCDate() === day ? d.getTime() : NaN
+}
+
+/** `YYYY-MM-DD` of milliseconds read as UTC. */
+export function msToDay(ms: number): string {
+  const d = new Date(ms)
+  return `${pad4(d.getUTCFullYear())}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`
+}
+
+export function addDays(date: string, days: number): string {
+  return msToDay(dayToMs(date) + days * DAY_MS)
+}
+
+/** Whole days from `from` to `to`, counting both ends (`2026-01-01`..`2026-01-01` is 1). */
+export function daysInclusive(from: string, to: string): number {
+  return Math.round((dayToMs(to) - dayToMs(from)) / DAY_MS) + 1
+}
+
+/** 0 = Sunday … 6 = Saturday, as the plugin's `weekday` column counts. */
+export function weekdayOf(date: string): number {
+  return new Date(dayToMs(date)).getUTCDay()
+}
+
+/**
+ * Adds calendar months as a calendar does: the day is clamped to the end of a
+ * shorter month, so 30 November plus three months is 28 February (29 in a leap year).
+ */
+export function addMonthsClamped(date: string, months: number): string {
+  return dayjs.utc(date).add(months, 'month').format('YYYY-MM-DD')
+}
+
+/** Seconds of a TIME value (`09:30:00`, `24:00:00`, `-01:00:00`); NaN when it is none. */
+export function timeToSeconds(time: string): number {
+  const m = /^(-?)(\d{1,3}):(\d{2})(?::(\d{2}))?(?:\.\d+)?$/.exec(time)
+  if (!m) return NaN
+  const seconds = Number(m[2]) * 3600 + Number(m[3]) * 60 + Number(m[4] ?? 0)
+  return m[1] === '-' ? -seconds : seconds
+}
+
+/** Today's date (`YYYY-MM-DD`) in the site's zone at an instant. */
+export function todayInZone(zone: SiteZone, nowMs: number): string {
+  return msToDay(nowMs + offsetAt(zone, nowMs) * 60_000)
+}
+
+const DATE_FORMATS: { pattern: RegExp; order: [year: number, month: number, day: number] }[] = [
+  { pattern: /^(\d{2})\.(\d{2})\.(\d{4})$/, order: [3, 2, 1] },
+  { pattern: /^(\d{2})\/(\d{2})\/(\d{4})$/, order: [3, 2, 1] },
+  { pattern: /^(\d{4})-(\d{2})-(\d{2})$/, order: [1, 2, 3] },
+]
+
+/**
+ * A `start`/`end` parameter as `YYYY-MM-DD`, or undefined when it is not a real
+ * date in one of API.md's three forms, checked strictly: `31.02.2026`,
+ * `2026-2-3` and `13/13/2026` are not dates. Years before 1000 are refused:
+ * MariaDB's DATE range starts there.
+ */
+export function parseDateParam(value: string): string | undefined {
+  for (const { pattern, order } of DATE_FORMATS) {
+    const m = pattern.exec(value)
+    if (!m) continue
+    const iso = `${m[order[0]]}-${m[order[1]]}-${m[order[2]]}`
+    if (Number(m[order[0]]) < 1000) return undefined
+    return Number.isNaN(dayToMs(iso)) ? undefined : iso
+  }
+  return undefined
+}
+
+/**
+ * Converts the wall-clock times of the plugin's tables into ISO 8601 strings
+ * with the site's offset. Offsets are looked up once per calendar day and kept:
+ * a day without an offset change (all but two a year) needs no further look-up,
+ * so a million bookings cost a few thousand zone look-ups, not a million.
+ */
+export class WallClock {
+  readonly #zone: SiteZone
+  /** Per day: its one offset in minutes, or null when the offset changes near it. */
+  readonly #dayOffsets = new Map<number, number | null>()
+
+  constructor(zone: SiteZone) {
+    this.#zone = zone
+  }
+
+  get zone(): SiteZone {
+    return this.#zone
+  }
+
+  /** ISO 8601 of a date plus seconds after its midnight (may pass 24:00 into the next days). */
+  isoAt(dayMs: number, secondsAfterMidnight: number): string {
+    const wallMs = dayMs + secondsAfterMidnight * 1000
+    const day = Math.floor(wallMs / DAY_MS) * DAY_MS
+    let offset = this.#dayOffsets.get(day)
+    if (offset === undefined) {
+      offset = this.#steadyOffset(day)
+      if (this.#dayOffsets.size > 20_000) this.#dayOffsets.clear()
+      this.#dayOffsets.set(day, offset)
+    }
+    if (offset !== null) return formatInstant(wallMs - offset * 60_000, offset)
+    const { utcMs, offsetMinutes } = wallClockToInstant(this.#zone, wallMs)
+    return formatInstant(utcMs, offsetMinutes)
+  }
+
+  /** ISO 8601 of a DATE and TIME pair as the plugin stores them; undefined when either is no value. */
+  iso(date: string, time: string): string | undefined {
+    const dayMs = dayToMs(date)
+    const seconds = timeToSeconds(time)
+    if (Number.isNaN(dayMs) || Number.isNaN(seconds)) return undefined
+    return this.isoAt(dayMs, seconds)
+  }
+
+  /** ISO 8601 of a DATETIME value; undefined for the zero date or anything else that is no date. */
+  isoDateTime(value: string): string | undefined {
+    const space = value.indexOf(' ')
+    if (space < 0) return this.iso(value, '00:00:00')
+    return this.iso(value.slice(0, space), value.slice(space + 1))
+  }
+
+  #steadyOffset(dayMs: number): number | null {
+    // The offset 1 day before and 2 days after midnight: equal means no change
+    // anywhere in this local day (zones change their offset at most every few weeks).
+    const before = offsetAt(this.#zone, dayMs - DAY_MS)
+    const after = offsetAt(this.#zone, dayMs + 2 * DAY_MS)
+    return before === after ? before : null
+  }
+}

@@ -1,0 +1,61 @@
+// What `GET disabled-time/` means: which rules, which range, which periods. No req or res here.
+import type { Logger } from 'pino'
+import type { Db } from '../../db/connect.ts'
+import { findRules } from '../../db/disabled-times.ts'
+import { findAllServices } from '../../db/services.ts'
+import { invalidParams } from '../errors.ts'
+import { WallClock, todayInZone, zoneLabel, type SiteZone } from './dates.ts'
+import { decodeSlug } from './records.ts'
+import { checkRange, expandRules, readRule, resolveRange, type DisabledPeriod, type ValidRule } from './rules.ts'
+import { resolveService } from './services.ts'
+import type { DisabledTimeParams } from '../routes/disabled-time.ts'
+
+export interface DisabledTimeAnswer {
+  disabled_times: DisabledPeriod[]
+  start: string
+  end: string
+  timezone: string
+  total: number
+}
+
+/**
+ * Remembers which broken rules were already logged, so each is logged once
+ * (PLUGIN_TABLES.md), not once per request. Keyed by the rule's ID and its
+ * problem, so a rule that is fixed and then broken another way is logged again.
+ */
+export class RuleProblemLog {
+  readonly #seen = new Set<string>()
+
+  constructor(private readonly log: Logger) {}
+
+  report(ruleId: number, problem: string): void {
+    const key = `${ruleId}:${problem}`
+    if (this.#seen.has(key)) return
+    if (this.#seen.size > 10_000) this.#seen.clear()
+    this.#seen.add(key)
+    this.log.warn({ ruleId, problem }, 'skipped a disabled-time rule that makes no sense')
+  }
+}
+
+export async function answerDisabledTime(
+  db: Db,
+  params: DisabledTimeParams,
+  options: { zone: SiteZone; now: number; maxRangeDays: number; problems: RuleProblemLog },
+): Promise<DisabledTimeAnswer> {
+  const range = resolveRange(params.start, params.end, todayInZone(options.zone, options.now))
+  const rangeProblem = checkRange(range, { start: params.start !== undefined, end: params.end !== undefined }, options.maxRangeDays)
+  if (rangeProblem) throw invalidParams({ [rangeProblem.param]: rangeProblem.message })
+
+  const service = params.service === undefined ? undefined : await resolveService(db, params.service)
+  const [rows, services] = await Promise.all([findRules(db, service?.ID), findAllServices(db)])
+  const rules: ValidRule[] = []
+  for (const row of rows) {
+    const rule = readRule(row)
+    if ('problem' in rule) options.problems.report(row.id, rule.problem)
+    else rules.push(rule)
+  }
+  // A rule of a deleted service keeps its service_id, with service_slug null.
+  const slugs = new Map(services.map((s) => [s.ID, decodeSlug(s.post_name)]))
+  const periods = expandRules(rules, range, new WallClock(options.zone), (id) => slugs.get(id) ?? null)
+  return { disabled_times: periods, start: range.start, end: range.end, timezone: zoneLabel(options.zone), total: periods.length }
+}

@@ -1,0 +1,177 @@
+// Disabled-time rules expanded into the concrete periods of a date range
+// (API.md, "GET disabled-time/"; PLUGIN_TABLES.md, "Disabled times"). Pure.
+import type { RuleRow } from '../../db/disabled-times.ts'
+import { addDays, addMonthsClamped, dayToMs, daysInclusive, timeToSeconds, type WallClock } from './dates.ts'
+
+export interface DisabledPeriod {
+  rule_id: number
+  /** null for a site-wide rule (service_id 0). */
+  service_id: number | null
+  service_slug: string | null
+  type: 'weekly' | 'date'
+  start: string
+  end: string
+  all_day: boolean
+  note: string
+}
+
+/** A rule that makes sense, with its dates and window read. */
+export interface ValidRule {
+  id: number
+  serviceId: number
+  type: 'weekly' | 'date'
+  weekday: number | undefined
+  /** Inclusive day bounds, as milliseconds of midnight read as UTC; undefined is open (weekly only). */
+  fromDay: number | undefined
+  toDay: number | undefined
+  /** Seconds after midnight; `to` may pass 86,400 for a window past midnight. Whole day: 0 to 86,400. */
+  window: { from: number; to: number }
+  allDay: boolean
+  note: string
+}
+
+const DAY_MS = 86_400_000
+const DAY_SECONDS = 86_400
+
+/**
+ * Reads one rule, or says why it makes no sense (PLUGIN_TABLES.md lists the
+ * cases): such rules are skipped and logged, and never fail a request.
+ */
+export function readRule(row: RuleRow): ValidRule | { problem: string } {
+  const type = row.rule_type.trim().toLowerCase()
+  if (type !== 'weekly' && type !== 'date') return { problem: `rule_type "${row.rule_type}" is neither weekly nor date` }
+  if (type === 'weekly' && (row.weekday === null || !Number.isInteger(row.weekday) || row.weekday < 0 || row.weekday > 6)) {
+    return { problem: 'a weekly rule needs a weekday from 0 to 6' }
+  }
+  if (type === 'date' && row.date_from === null) return { problem: 'a date rule needs date_from' }
+  const fromDay = row.date_from === null ? undefined : dayToMs(row.date_from)
+  const toDay = row.date_to === null ? (type === 'date' ? fromDay : undefined) : dayToMs(row.date_to)
+  if (Number.isNaN(fromDay) || Number.isNaN(toDay)) return { problem: 'date_from or date_to is not a date' }
+  if (fromDay !== undefined && toDay !== undefined && toDay < fromDay) return { problem: 'date_to is before date_from' }
+  if ((row.time_from === null) !== (row.time_to === null)) return { problem: 'one of time_from and time_to is set and the other is NULL' }
+  let window = { from: 0, to: DAY_SECONDS }
+  if (row.time_from !== null && row.time_to !== null) {
+    const from = timeToSeconds(row.time_from)
+    const to = timeToSeconds(row.time_to)
+    if (Number.isNaN(from) || Number.isNaN(to) || from < 0 || to < 0 || from >= DAY_SECONDS || to > DAY_SECONDS) {
+      return { problem: 'time_from or time_to is not a time of day' }
+    }
+    if (from === to) return { problem: 'time_to equals time_from' }
+    // A window that ends before it starts runs past midnight into the next day.
+    window = { from, to: to < from ? DAY_SECONDS + to : to }
+  }
+  return {
+    id: row.id,
+    serviceId: row.service_id,
+    type,
+    weekday: type === 'weekly' ? row.weekday! : undefined,
+    fromDay,
+    toDay,
+    window,
+    allDay: row.time_from === null,
+    note: row.note,
+  }
+}
+
+/** The range of a request, `YYYY-MM-DD` both, inclusive. */
+export interface DateRange {
+  start: string
+  end: string
+}
+
+/**
+ * API.md's default range: `start` defaults to today in the site's zone, `end`
+ * to `start` plus three calendar months (clamped to the end of a shorter month).
+ */
+export function resolveRange(start: string | undefined, end: string | undefined, today: string): DateRange {
+  const from = start ?? today
+  return { start: from, end: end ?? addMonthsClamped(from, 3) }
+}
+
+/** Why a range cannot be served, naming the parameter to change; undefined when it is fine. */
+export function checkRange(range: DateRange, given: { start: boolean; end: boolean }, maxDays: number): { param: 'start' | 'end'; message: string } | undefined {
+  if (range.start > range.end) {
+    return given.start
+      ? { param: 'start', message: `start must not be after end (${range.start} is after ${range.end}).` }
+      : { param: 'end', message: `end must not be before start, which defaults to today (${range.start}).` }
+  }
+  const days = daysInclusive(range.start, range.end)
+  if (days > maxDays) {
+    return {
+      param: given.end ? 'end' : 'start',
+      message: `The range from ${range.start} to ${range.end} spans ${days} days; at most ${maxDays} are allowed. Choose a later start or an earlier end.`,
+    }
+  }
+  return undefined
+}
+
+interface RawPeriod {
+  rule: ValidRule
+  /** Wall-clock milliseconds (site time read as UTC), already cut to the range. */
+  startMs: number
+  endMs: number
+}
+
+/** The days (midnights) on which a rule's window starts and which may reach into the range. */
+function ruleDays(rule: ValidRule, rangeStartMs: number, rangeEndMs: number): number[] {
+  // A window past midnight that starts the day before the range still reaches into it.
+  const reachBack = rule.window.to > DAY_SECONDS ? DAY_MS : 0
+  let first = Math.max(rangeStartMs - reachBack, rule.fromDay ?? -Infinity)
+  const last = Math.min(rangeEndMs - DAY_MS, rule.toDay ?? Infinity)
+  const days: number[] = []
+  if (rule.type === 'weekly') {
+    const weekday = new Date(first).getUTCDay()
+    first += ((rule.weekday! - weekday + 7) % 7) * DAY_MS
+    for (let day = first; day <= last; day += 7 * DAY_MS) days.push(day)
+  } else {
+    for (let day = first; day <= last; day += DAY_MS) days.push(day)
+  }
+  return days
+}
+
+/**
+ * Expands rules into the periods that overlap `[range.start 00:00, day after
+ * range.end 00:00)`, each cut to it, in API.md's order: start, then service_id
+ * (site-wide first), then rule_id.
+ */
+export function expandRules(
+  rules: ValidRule[],
+  range: DateRange,
+  clock: WallClock,
+  slugOf: (serviceId: number) => string | null,
+): DisabledPeriod[] {
+  const rangeStartMs = dayToMs(range.start)
+  const rangeEndMs = dayToMs(addDays(range.end, 1))
+  const raw: RawPeriod[] = []
+  for (const rule of rules) {
+    const windowFrom = rule.window.from * 1000
+    const windowTo = rule.window.to * 1000
+    if (rule.type === 'date' && rule.allDay) {
+      // Days off: one period from the first day's 00:00 to the day after the last day.
+      const startMs = rule.fromDay!
+      const endMs = rule.toDay! + DAY_MS
+      if (startMs < rangeEndMs && endMs > rangeStartMs) {
+        raw.push({ rule, startMs: Math.max(startMs, rangeStartMs), endMs: Math.min(endMs, rangeEndMs) })
+      }
+      continue
+    }
+    for (const day of ruleDays(rule, rangeStartMs, rangeEndMs)) {
+      const startMs = day + windowFrom
+      const endMs = day + windowTo
+      if (startMs < rangeEndMs && endMs > rangeStartMs) {
+        raw.push({ rule, startMs: Math.max(startMs, rangeStartMs), endMs: Math.min(endMs, rangeEndMs) })
+      }
+    }
+  }
+  raw.sort((a, b) => a.startMs - b.startMs || a.rule.serviceId - b.rule.serviceId || a.rule.id - b.rule.id)
+  return raw.map(({ rule, startMs, endMs }) => ({
+    rule_id: rule.id,
+    service_id: rule.serviceId === 0 ? null : rule.serviceId,
+    service_slug: rule.serviceId === 0 ? null : slugOf(rule.serviceId),
+    type: rule.type,
+    start: clock.isoAt(startMs, 0),
+    end: clock.isoAt(endMs, 0),
+    all_day: rule.allDay,
+    note: rule.note,
+  }))
+}

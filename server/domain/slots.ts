@@ -1,0 +1,80 @@
+// What `GET slots/` means (API.md, "GET slots/"): which bookings, in which
+// order, on which page. No req or res here.
+import type { Db } from '../../db/connect.ts'
+import { countBookings, findBookingsPage, streamBookings, type BookingFilter } from '../../db/bookings.ts'
+import { RestError } from '../errors.ts'
+import { WallClock, type SiteZone } from './dates.ts'
+import { createSlugDecoder, toBookingRecord, type BookingRecord } from './records.ts'
+import { resolveService } from './services.ts'
+import type { SlotsParams } from '../routes/slots.ts'
+
+export interface SlotsAnswer {
+  /** Bookings that match, over all pages. */
+  total: number
+  /** With per_page: the page shown and how many there are. */
+  paging: { page: number; perPage: number; totalPages: number } | undefined
+  /** The records, in booking order, or grouped by service ID when `grouped`. */
+  records: AsyncIterable<BookingRecord>
+  grouped: boolean
+}
+
+export function bookingFilter(params: SlotsParams, serviceId: number | undefined): BookingFilter {
+  const filter: BookingFilter = { serviceId, statuses: params.status }
+  if (params.start || params.end) {
+    if (params.filter_by === 'created_date') {
+      // created_date: from 00:00:00 of start to 23:59:59 of end, site time (API.md).
+      filter.createdAt = {
+        from: params.start ? `${params.start} 00:00:00` : undefined,
+        to: params.end ? `${params.end} 23:59:59` : undefined,
+      }
+    } else {
+      filter.bookingDate = { from: params.start, to: params.end }
+    }
+  }
+  return filter
+}
+
+/**
+ * Answers `GET slots/`. The count and the rows are read in one read-only
+ * transaction, so `total` and the bookings sent agree even while the site takes
+ * new bookings; `send` runs inside it and must consume `records` before returning.
+ */
+export async function answerSlots(
+  db: Db,
+  params: SlotsParams,
+  options: { zone: SiteZone; exposeCustomer: boolean },
+  send: (answer: SlotsAnswer) => Promise<void>,
+): Promise<void> {
+  const service = params.service === undefined ? undefined : await resolveService(db, params.service)
+  const filter = bookingFilter(params, service?.ID)
+  const mapping = { clock: new WallClock(options.zone), exposeCustomer: options.exposeCustomer, slugOf: createSlugDecoder() }
+  const grouped = !params.flat
+
+  await db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(async (trx) => {
+    const total = await countBookings(trx, filter)
+    if (params.per_page === undefined) {
+      const rows = streamBookings(trx, filter, grouped ? 'service' : 'booking')
+      await send({ total, paging: undefined, grouped, records: mapRows(rows, (row) => toBookingRecord(row, mapping)) })
+      return
+    }
+    const perPage = params.per_page
+    const page = params.page ?? 1
+    const totalPages = Math.ceil(total / perPage)
+    if (total > 0 && page > totalPages) {
+      throw new RestError(400, 'rest_invalid_page_number', 'The page number requested is larger than the number of pages available.')
+    }
+    const rows = total === 0 ? [] : await findBookingsPage(trx, filter, perPage, (page - 1) * perPage)
+    const records = rows.map((row) => toBookingRecord(row, mapping))
+    // A page is cut from the bookings in booking order, then grouped (at most per_page records held).
+    if (grouped) records.sort((a, b) => a.service_id - b.service_id)
+    await send({ total, paging: { page, perPage, totalPages }, grouped, records: fromArray(records) })
+  })
+}
+
+async function* mapRows<R, T>(rows: AsyncIterable<R>, map: (row: R) => T): AsyncGenerator<T> {
+  for await (const row of rows) yield map(row)
+}
+
+async function* fromArray<T>(items: T[]): AsyncGenerator<T> {
+  yield* items
+}

@@ -1,0 +1,101 @@
+// WordPress's error shape (API.md, "Errors"): { code, message, data: { status, ... } }.
+import type { ErrorRequestHandler, Response } from 'express'
+import type { Logger } from 'pino'
+
+/** Every code we send, spelt as WordPress spells them; a misspelt code fails to compile. */
+export type RestErrorCode =
+  | 'rest_invalid_param'
+  | 'rest_invalid_page_number'
+  | 'rest_not_logged_in'
+  | 'rest_forbidden'
+  | 'rest_no_route'
+  | 'rest_service_not_found'
+  | 'rest_database_unavailable'
+  | 'rest_auth_unavailable'
+  | 'rest_query_timeout'
+  | 'rest_internal_error'
+
+export class RestError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: RestErrorCode | (string & {}),
+    message: string,
+    readonly extra: { params?: Record<string, string>; retryAfterSeconds?: number; allow?: string } = {},
+  ) {
+    super(message)
+  }
+}
+
+/** 400 rest_invalid_param with one sentence per bad parameter, as WP_REST_Request::has_valid_params does. */
+export function invalidParams(params: Record<string, string>): RestError {
+  return new RestError(400, 'rest_invalid_param', `Invalid parameter(s): ${Object.keys(params).join(', ')}`, { params })
+}
+
+export const noRoute = () =>
+  new RestError(404, 'rest_no_route', 'No route was found matching the URL and request method.')
+
+// MariaDB's error numbers and mysql2's error codes that mean "the database cannot be reached".
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',
+  'PROTOCOL_CONNECTION_LOST', 'PROTOCOL_SEQUENCE_TIMEOUT', 'ER_CON_COUNT_ERROR', 'ER_TOO_MANY_USER_CONNECTIONS',
+  'ER_ACCESS_DENIED_ERROR', 'ER_SERVER_SHUTDOWN', 'ER_BAD_DB_ERROR', 'POOL_CLOSED',
+])
+const CONNECTION_ERRNOS = new Set([1040, 1045, 1049, 1053, 1203, 2002, 2003, 2006, 2013])
+/** ER_STATEMENT_TIMEOUT: MariaDB stopped the statement at max_statement_time. */
+const STATEMENT_TIMEOUT_ERRNO = 1969
+
+/** Driver errors mapped in one place: connection failures to 503, query time-outs to 504. */
+export function toRestError(error: unknown): RestError | undefined {
+  if (error instanceof RestError) return error
+  if (!error || typeof error !== 'object') return undefined
+  const { code, errno, fatal } = error as { code?: unknown; errno?: unknown; fatal?: unknown }
+  if (errno === STATEMENT_TIMEOUT_ERRNO) {
+    return new RestError(504, 'rest_query_timeout', 'The database did not answer in time; the query was cancelled. Narrow the date range or ask for fewer bookings.')
+  }
+  if ((typeof code === 'string' && CONNECTION_CODES.has(code)) || (typeof errno === 'number' && CONNECTION_ERRNOS.has(errno)) || fatal === true) {
+    return new RestError(503, 'rest_database_unavailable', 'The database cannot be reached. Try again shortly.', { retryAfterSeconds: 5 })
+  }
+  return undefined
+}
+
+export function sendRestError(res: Response, error: RestError): void {
+  if (error.extra.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.extra.retryAfterSeconds))
+  if (error.extra.allow) res.setHeader('Allow', error.extra.allow)
+  const data: Record<string, unknown> = { status: error.status }
+  if (error.extra.params) data.params = error.extra.params
+  res.status(error.status).json({ code: error.code, message: error.message, data })
+}
+
+/**
+ * The one error middleware. Known errors keep their message; anything else is
+ * logged and answered with a fixed sentence, so no SQL, stack trace or secret
+ * ever reaches a client.
+ */
+export function errorMiddleware(log: Logger): ErrorRequestHandler {
+  return (error, req, res, next) => {
+    const known = toRestError(error)
+    if (known && known.status < 500) {
+      req.log?.debug({ code: known.code }, 'request refused')
+    } else {
+      const { message, code, errno } = (error ?? {}) as { message?: string; code?: unknown; errno?: unknown }
+      ;(req.log ?? log).error({ err: { message, code, errno }, answered: known?.code ?? 'rest_internal_error' }, 'request failed')
+    }
+    if (res.headersSent) {
+      // Mid-stream: the status is gone; cutting the connection tells the client the body is incomplete.
+      res.destroy()
+      return
+    }
+    if (known) return sendRestError(res, known)
+    // Express marks malformed requests (a bad percent-escape in the path, say) with a 4xx status.
+    const status = (error as { status?: unknown })?.status
+    if (typeof status === 'number' && status >= 400 && status < 500) return sendRestError(res, noRoute())
+    void next
+    sendRestError(res, new RestError(500, 'rest_internal_error', 'The server could not answer this request. The error has been logged.'))
+  }
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    log?: Logger
+  }
+}

@@ -1,0 +1,146 @@
+// Query parameters as WordPress reads them: unknown ones are ignored, `name[]`
+// and a repeated name give a list, and each route validates its own with one zod
+// schema whose failures become 400 rest_invalid_param with a sentence per parameter.
+import { z } from 'zod'
+import { invalidParams } from '../errors.ts'
+import { parseDateParam } from '../domain/dates.ts'
+
+/** Every value of every parameter, `status[]` and `status[0]` folded into `status`. */
+export type RawQuery = Record<string, string[]>
+
+export function collectQuery(query: Record<string, unknown>): RawQuery {
+  const out: RawQuery = {}
+  for (const [key, value] of Object.entries(query)) {
+    const name = /^([^[\]]+)\[[^\]]*\]$/.exec(key)?.[1] ?? key
+    const values = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string')
+    ;(out[name] ??= []).push(...values)
+  }
+  return out
+}
+
+/** Parses a route's parameters with its schema; the first problem of each parameter is reported. */
+export function parseParams<S extends z.ZodType>(schema: S, query: Record<string, unknown>): z.output<S> {
+  const parsed = schema.safeParse(collectQuery(query))
+  if (parsed.success) return parsed.data
+  const params: Record<string, string> = {}
+  for (const issue of parsed.error.issues) {
+    const name = String(issue.path[0] ?? 'query')
+    params[name] ??= issue.code === 'custom' ? issue.message : `${name} is not valid.`
+  }
+  throw invalidParams(params)
+}
+
+/** What the namespace index and the OpenAPI document say of a parameter. */
+export interface ParamMeta {
+  type: 'string' | 'integer' | 'boolean' | 'array'
+  description: string
+  enum?: readonly string[]
+  items?: { type: 'string'; enum?: readonly string[] }
+  default?: unknown
+  format?: string
+  minimum?: number
+  maximum?: number
+}
+
+const values = z.array(z.string()).optional()
+type Ctx = z.core.$RefinementCtx<string[] | undefined>
+
+function fail(ctx: Ctx, message: string): never {
+  ctx.addIssue({ code: 'custom', message })
+  return z.NEVER as never
+}
+
+/** The one value of a parameter that takes one; given twice is an error (API.md, "Parameters"). */
+function single(name: string, list: string[] | undefined, ctx: Ctx): string | undefined {
+  if (list === undefined || list.length === 0) return undefined
+  if (list.length > 1) fail(ctx, `${name} must be given only once.`)
+  return list[0]
+}
+
+/** A comma-separated list, also as `name[]=a&name[]=b` or a repeated name; blanks dropped. */
+function splitList(list: string[]): string[] {
+  return list.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '')
+}
+
+export function dateParam(name: string, description: string) {
+  return values.transform((list, ctx) => {
+    const value = single(name, list, ctx)
+    if (value === undefined) return undefined
+    return parseDateParam(value) ?? fail(ctx, `${name} must be a date as DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.`)
+  }).meta({ type: 'string', format: 'date', description } satisfies ParamMeta)
+}
+
+/** One of a few words; `caseInsensitive` for those API.md says accept any letter case. */
+export function enumParam<const T extends readonly string[]>(name: string, choices: T, fallback: T[number], description: string, caseInsensitive = false) {
+  return values.transform((list, ctx): T[number] => {
+    const value = single(name, list, ctx)
+    if (value === undefined) return fallback
+    const wanted = caseInsensitive ? value.toLowerCase() : value
+    return choices.find((choice) => choice === wanted) ?? fail(ctx, `${name} must be one of: ${choices.join(', ')}.`)
+  }).meta({ type: 'string', enum: choices, default: fallback, description } satisfies ParamMeta)
+}
+
+/** A list of words from a fixed set; spaces and letter case ignored. */
+export function enumListParam<const T extends readonly string[]>(name: string, choices: T, description: string) {
+  return values.transform((list, ctx): T[number][] | undefined => {
+    if (list === undefined) return undefined
+    const items = splitList(list).map((value) => value.toLowerCase())
+    const unknown = items.filter((item) => !choices.includes(item))
+    if (items.length === 0 || unknown.length > 0) {
+      const got = unknown.length > 0 ? ` (got ${unknown.map((u) => `"${u}"`).join(', ')})` : ''
+      fail(ctx, `${name} must be one or more of ${choices.join(', ')}, comma-separated${got}.`)
+    }
+    return [...new Set(items)] as T[number][]
+  }).meta({ type: 'array', items: { type: 'string', enum: choices }, description } satisfies ParamMeta)
+}
+
+/** Free names, comma-separated (`_fields`). */
+export function nameListParam(name: string, description: string) {
+  return values.transform((list, ctx) => {
+    if (list === undefined) return undefined
+    const items = splitList(list)
+    return items.length > 0 ? [...new Set(items)] : fail(ctx, `${name} must name at least one field, comma-separated.`)
+  }).meta({ type: 'array', items: { type: 'string' }, description } satisfies ParamMeta)
+}
+
+export function integerParam(name: string, min: number, max: number, description: string) {
+  return values.transform((list, ctx) => {
+    const value = single(name, list, ctx)
+    if (value === undefined) return undefined
+    const n = Number(value)
+    if (!/^\d+$/.test(value) || n < min || n > max) {
+      fail(ctx, max === Number.MAX_SAFE_INTEGER ? `${name} must be a whole number of at least ${min}.` : `${name} must be a whole number from ${min} to ${max}.`)
+    }
+    return n
+  }).meta({ type: 'integer', minimum: min, ...(max === Number.MAX_SAFE_INTEGER ? {} : { maximum: max }), description } satisfies ParamMeta)
+}
+
+/** API.md's booleans: 1, true, 0, false in any case; present with no value (`?flat`, `flat=`) means true. */
+export function booleanParam(name: string, description: string) {
+  return values.transform((list, ctx) => {
+    const value = single(name, list, ctx)
+    if (value === undefined) return false
+    const text = value.toLowerCase()
+    if (text === '' || text === '1' || text === 'true') return true
+    if (text === '0' || text === 'false') return false
+    return fail(ctx, `${name} must be true or false (1, true, 0 or false).`)
+  }).meta({ type: 'boolean', default: false, description } satisfies ParamMeta)
+}
+
+/** A service ID or slug; resolved against the database by the route. */
+export function serviceParam(description: string) {
+  return values.transform((list, ctx) => {
+    const value = single('service', list, ctx)
+    if (value === undefined) return undefined
+    return value.trim() !== '' ? value.trim() : fail(ctx, 'service must be a service ID or slug.')
+  }).meta({ type: 'string', description } satisfies ParamMeta)
+}
+
+/** The parameters of a route with what the index and OpenAPI say of each (from the schemas' meta). */
+export function describeParams(schema: z.ZodObject): Record<string, ParamMeta> {
+  const out: Record<string, ParamMeta> = {}
+  for (const [name, field] of Object.entries(schema.shape)) {
+    out[name] = (field as z.ZodType).meta() as unknown as ParamMeta
+  }
+  return out
+}

@@ -1,0 +1,40 @@
+// Reads config, creates the database handle, listens, and closes both on SIGTERM.
+import { loadConfig, ConfigError } from './config.ts'
+import { createDb } from '../db/connect.ts'
+import { createApp } from './app.ts'
+import { createLogger } from './log.ts'
+
+let config
+try {
+  config = loadConfig()
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`booking-calendar-api: ${error.message}\n`)
+    process.exit(1)
+  }
+  throw error
+}
+
+const log = createLogger(config.logLevel)
+const handle = createDb({ ...config.database, tablePrefix: config.tablePrefix, poolSize: config.dbPoolSize, queryTimeoutMs: config.queryTimeoutMs })
+const app = createApp({ db: handle.db, config, log })
+if (config.authMode === 'none' && config.exposeCustomerData) {
+  log.warn('EXPOSE_CUSTOMER_DATA is true while AUTH_MODE is none: anyone who can reach this service reads customer names, emails and phone numbers')
+}
+const server = app.listen(config.port, () => {
+  log.info({ port: config.port, authMode: config.authMode, tablePrefix: config.tablePrefix }, 'listening')
+})
+
+let stopping = false
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return
+    stopping = true
+    log.info({ signal }, 'stopping')
+    server.close(() => {
+      void handle.close().then(() => process.exit(0))
+    })
+    server.closeIdleConnections()
+    setTimeout(() => process.exit(0), 10_000).unref()
+  })
+}

@@ -1,0 +1,24 @@
+// GET disabled-time/ (API.md, "GET disabled-time/"): its parameter schema and a thin handler.
+import type { RequestHandler } from 'express'
+import { z } from 'zod'
+import { dateParam, nameListParam, parseParams, serviceParam } from '../http/params.ts'
+import { answerDisabledTime } from '../domain/disabled-time.ts'
+import { pickFields } from '../domain/records.ts'
+import type { Deps } from '../app.ts'
+
+export const disabledTimeParams = z.object({
+  service: serviceParam('Only the rules of this service (its ID or slug) and the site-wide ones.'),
+  start: dateParam('start', 'The first day, inclusive (default: today in the site\'s time zone).'),
+  end: dateParam('end', 'The last day, inclusive (default: start plus three calendar months).'),
+  _fields: nameListParam('_fields', 'Keep only these fields of each period, comma-separated.'),
+})
+
+export type DisabledTimeParams = z.output<typeof disabledTimeParams>
+
+export const disabledTimeHandler = (deps: Deps): RequestHandler => async (req, res) => {
+  const params = parseParams(disabledTimeParams, req.query)
+  const answer = await answerDisabledTime(deps.db, params, {
+    zone: await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
+  })
+  res.json({ ...answer, disabled_times: answer.disabled_times.map((period) => pickFields(period, params._fields)) })
+}

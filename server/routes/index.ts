@@ -1,0 +1,56 @@
+// The routes of the namespace, and the namespace index built from the same
+// schemas the routes validate with, so the two cannot disagree (API.md, "Where it answers").
+import { Router, type RequestHandler } from 'express'
+import type { z } from 'zod'
+import { describeParams } from '../http/params.ts'
+import { RestError, noRoute } from '../errors.ts'
+import { slotsHandler, slotsParams } from './slots.ts'
+import { disabledTimeHandler, disabledTimeParams } from './disabled-time.ts'
+import type { Deps } from '../app.ts'
+
+export const NAMESPACE = 'booking-calendar/v1'
+
+/** Where the namespace answers: WordPress's address form and the short form (rest_route is rewritten to the latter). */
+export const PREFIXES = [`/wp-json/${NAMESPACE}`, `/${NAMESPACE}`]
+
+export const ALLOW = 'GET, HEAD, OPTIONS'
+
+interface RouteDef {
+  path: string
+  params: z.ZodObject | undefined
+  handler: (deps: Deps) => RequestHandler
+}
+
+const ROUTES: RouteDef[] = [
+  { path: '/', params: undefined, handler: () => (_req, res) => { res.json(namespaceIndex()) } },
+  { path: '/slots', params: slotsParams, handler: slotsHandler },
+  { path: '/disabled-time', params: disabledTimeParams, handler: disabledTimeHandler },
+]
+
+/** The shape WordPress gives `GET /wp-json/{namespace}`, with every parameter of each route in `args`. */
+export function namespaceIndex() {
+  const routes: Record<string, unknown> = {}
+  for (const route of ROUTES) {
+    const name = `/${NAMESPACE}${route.path === '/' ? '' : route.path}`
+    const args: Record<string, unknown> = {}
+    if (route.params) {
+      for (const [param, meta] of Object.entries(describeParams(route.params))) args[param] = { ...meta, required: false }
+    }
+    routes[name] = { namespace: NAMESPACE, methods: ['GET'], endpoints: [{ methods: ['GET'], args }] }
+  }
+  return { namespace: NAMESPACE, routes }
+}
+
+export function apiRouter(deps: Deps): Router {
+  const router = Router()
+  for (const route of ROUTES) {
+    router.route(route.path)
+      .get(route.handler(deps))
+      .options((_req, res) => { res.setHeader('Allow', ALLOW).status(204).end() })
+      .all(() => {
+        throw new RestError(405, 'rest_no_route', 'Method not allowed: this API only reads. Use GET.', { allow: ALLOW })
+      })
+  }
+  router.use(() => { throw noRoute() })
+  return router
+}

@@ -1,0 +1,66 @@
+// GET slots/ (API.md, "GET slots/"): its parameter schema and a thin handler.
+import type { RequestHandler } from 'express'
+import { z } from 'zod'
+import {
+  booleanParam, dateParam, enumListParam, enumParam, integerParam, nameListParam, parseParams, serviceParam,
+} from '../http/params.ts'
+import { answerSlots } from '../domain/slots.ts'
+import { slotsCsvChunks, slotsJsonChunks } from '../http/slots-body.ts'
+import { startIterating, streamBody } from '../http/stream-body.ts'
+import { pagingLinks } from '../http/paging.ts'
+import type { Deps } from '../app.ts'
+
+export const BOOKING_STATUSES = ['pending', 'booked', 'reject', 'completed', 'expired'] as const
+
+export const slotsParams = z.object({
+  status: enumListParam('status', BOOKING_STATUSES,
+    'Only bookings in these statuses, comma-separated. Omitted: every status, legacy values included.'),
+  service: serviceParam('Only the bookings of this service: its ID or slug.'),
+  start: dateParam('start', 'The first day, inclusive: DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.'),
+  end: dateParam('end', 'The last day, inclusive: DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.'),
+  filter_by: enumParam('filter_by', ['booking_date', 'created_date'] as const, 'booking_date',
+    'Which date start and end apply to: the booked day or the day the booking was made.'),
+  flat: booleanParam('flat', 'A plain list of bookings instead of groups by service ID.'),
+  page: integerParam('page', 1, Number.MAX_SAFE_INTEGER, 'The page to show; needs per_page.'),
+  per_page: integerParam('per_page', 1, 1000, 'Bookings per page. Omitted: every matching booking at once.'),
+  _fields: nameListParam('_fields', 'Keep only these fields of each booking, comma-separated.'),
+  format: enumParam('format', ['json', 'csv'] as const, 'json', 'json, or csv for a spreadsheet (Accept: text/csv too).', true),
+}).superRefine((params, ctx) => {
+  if (params.start && params.end && params.start > params.end) {
+    ctx.addIssue({ code: 'custom', path: ['start'], message: `start must not be after end (${params.start} is after ${params.end}).` })
+  }
+  if (params.page !== undefined && params.per_page === undefined) {
+    ctx.addIssue({ code: 'custom', path: ['page'], message: 'page needs per_page: give per_page (1 to 1000) to page through the bookings.' })
+  }
+})
+
+export type SlotsParams = z.output<typeof slotsParams>
+
+export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => {
+  const params = parseParams(slotsParams, req.query)
+  // format=csv, or Accept: text/csv when format is not given.
+  const csv = params.format === 'csv' || (req.query.format === undefined && /\btext\/csv\b/i.test(req.get('accept') ?? ''))
+  const zone = await deps.siteTimezone()
+  await answerSlots(deps.db, params, { zone, exposeCustomer: deps.exposeCustomer(req) }, async (answer) => {
+    const records = req.method === 'HEAD' ? answer.records : await startIterating(answer.records)
+    res.setHeader('X-WP-Total', String(answer.total))
+    if (answer.paging) {
+      res.setHeader('X-WP-TotalPages', String(answer.paging.totalPages))
+      const link = pagingLinks(req, answer.paging.page, answer.paging.totalPages)
+      if (link) res.setHeader('Link', link)
+    }
+    res.setHeader('Vary', 'Accept')
+    if (csv) {
+      res.setHeader('Content-Type', 'text/csv; charset=utf-8')
+      res.setHeader('Content-Disposition', 'attachment; filename="bookings.csv"')
+    } else {
+      res.setHeader('Content-Type', 'application/json; charset=UTF-8')
+    }
+    if (req.method === 'HEAD') {
+      res.end()
+      return
+    }
+    const body = { ...answer, records }
+    await streamBody(res, csv ? slotsCsvChunks(body, params._fields) : slotsJsonChunks(body, params._fields))
+  })
+}

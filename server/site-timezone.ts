@@ -1,0 +1,41 @@
+// The site's zone (API.md, "The site's time zone"): SITE_TIMEZONE when set, else
+// read from {prefix}options and refreshed every minute (the contract asks for at
+// least every five). When a refresh fails, the last known zone is kept.
+import type { Logger } from 'pino'
+import type { Db } from '../db/connect.ts'
+import { readTimezoneOptions } from '../db/options.ts'
+import { zoneFromOptions, zoneLabel, type SiteZone } from './domain/dates.ts'
+
+export type SiteTimezone = () => Promise<SiteZone>
+
+export function createSiteTimezone(options: {
+  db: Db
+  override: SiteZone | undefined
+  log: Logger
+  refreshMs?: number
+  now?: () => number
+}): SiteTimezone {
+  const { db, override, log, refreshMs = 60_000, now = Date.now } = options
+  if (override) return async () => override
+  let known: { zone: SiteZone; readAt: number } | undefined
+  let reading: Promise<SiteZone> | undefined
+  const read = async () => {
+    try {
+      const { timezoneString, gmtOffset } = await readTimezoneOptions(db)
+      const zone = zoneFromOptions(timezoneString, gmtOffset)
+      if (!known || zoneLabel(known.zone) !== zoneLabel(zone)) log.info({ timezone: zoneLabel(zone) }, 'site time zone')
+      known = { zone, readAt: now() }
+      return zone
+    } finally {
+      reading = undefined
+    }
+  }
+  return async () => {
+    if (known && now() - known.readAt < refreshMs) return known.zone
+    reading ??= read()
+    if (!known) return reading
+    // Stale but known: answer with it, refresh beside; a failed refresh keeps it.
+    reading.catch((error: unknown) => log.warn({ err: { message: (error as Error)?.message } }, 'could not refresh the site time zone'))
+    return known.zone
+  }
+}

@@ -1,0 +1,48 @@
+// The service as a test sees it: createApp over a test database, read through
+// the SELECT-only account, with a settable clock and a log the test can read.
+import { Writable } from 'node:stream'
+import type { Express } from 'express'
+import { createApp } from '../../server/app.ts'
+import { loadConfig, type Config } from '../../server/config.ts'
+import { createDb, type DbHandle } from '../../db/connect.ts'
+import { createLogger } from '../../server/log.ts'
+import type { SiteTimezone } from '../../server/site-timezone.ts'
+import { testServer, type TestDatabase } from './database.ts'
+
+export interface TestApp {
+  app: Express
+  handle: DbHandle
+  config: Config
+  /** Every JSON log line written so far. */
+  logs: Record<string, unknown>[]
+  close(): Promise<void>
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>
+  now?: () => number
+  siteTimezone?: SiteTimezone
+  /** Connect here instead of the test server (a proxy that can cut the connection). */
+  port?: number
+}
+
+export function createTestApp(database: TestDatabase, options: TestAppOptions = {}): TestApp {
+  const server = testServer()
+  const config = loadConfig({
+    DATABASE_URL: `mysql://${server.readerUser}:${server.readerPassword}@${server.host}:${options.port ?? server.port}/${database.name}`,
+    TABLE_PREFIX: database.prefix,
+    LOG_LEVEL: 'debug',
+    ...options.env,
+  })
+  const logs: Record<string, unknown>[] = []
+  const sink = new Writable({
+    write(chunk, _encoding, callback) {
+      for (const line of String(chunk).split('\n')) if (line.trim()) logs.push(JSON.parse(line))
+      callback()
+    },
+  })
+  const log = createLogger(config.logLevel, sink)
+  const handle = createDb({ ...config.database, tablePrefix: config.tablePrefix, poolSize: config.dbPoolSize, queryTimeoutMs: config.queryTimeoutMs })
+  const app = createApp({ db: handle.db, config, log, now: options.now, siteTimezone: options.siteTimezone })
+  return { app, handle, config, logs, close: () => handle.close() }
+}

@@ -1,0 +1,72 @@
+// Test databases on the private MariaDB that scripts/test.ts starts: each test
+// file gets its own database, built from db/schema.sql, filled by its own rows
+// as root, and read by the service through the SELECT-only account.
+import mysql from 'mysql2/promise'
+import { schemaSql } from '../../db/schema.ts'
+
+export interface TestServer {
+  host: string
+  port: number
+  socketPath: string
+  readerUser: string
+  readerPassword: string
+}
+
+export function testServer(): TestServer {
+  const { TEST_DB_HOST, TEST_DB_PORT, TEST_DB_SOCKET, TEST_DB_READER_USER, TEST_DB_READER_PASSWORD } = process.env
+  if (!TEST_DB_HOST || !TEST_DB_PORT || !TEST_DB_SOCKET || !TEST_DB_READER_USER || !TEST_DB_READER_PASSWORD) {
+    throw new Error('These tests need the private MariaDB of `npm test` (scripts/test.ts); run them through it.')
+  }
+  return {
+    host: TEST_DB_HOST, port: Number(TEST_DB_PORT), socketPath: TEST_DB_SOCKET,
+    readerUser: TEST_DB_READER_USER, readerPassword: TEST_DB_READER_PASSWORD,
+  }
+}
+
+export type Row = Record<string, unknown>
+
+export interface TestDatabase {
+  name: string
+  prefix: string
+  /** Root's connection to this database, for fixtures and checks. */
+  admin: mysql.Connection
+  insert(table: string, rows: Row[]): Promise<void>
+  setOption(name: string, value: string): Promise<void>
+  truncate(table: string): Promise<void>
+  drop(): Promise<void>
+}
+
+let counter = 0
+
+export async function createTestDatabase(label: string, prefix = 'wp_'): Promise<TestDatabase> {
+  const server = testServer()
+  const name = `bc_${label.replace(/\W/g, '_')}_${process.pid}_${++counter}`
+  const admin = await mysql.createConnection({ socketPath: server.socketPath, user: 'root', multipleStatements: true, dateStrings: true })
+  await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci`)
+  await admin.query(`USE \`${name}\``)
+  await admin.query(schemaSql(prefix))
+  const insert = async (table: string, rows: Row[]) => {
+    if (rows.length === 0) return
+    const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))]
+    const values = rows.map((row) => columns.map((column) => (column in row ? row[column] : undefined)))
+    const placeholders = values.map((v) => `(${v.map((x) => (x === undefined ? 'DEFAULT' : '?')).join(',')})`).join(',')
+    await admin.query(
+      `INSERT INTO \`${prefix}${table}\` (${columns.map((c) => `\`${c}\``).join(',')}) VALUES ${placeholders}`,
+      values.flat().filter((x) => x !== undefined),
+    )
+  }
+  return {
+    name,
+    prefix,
+    admin,
+    insert,
+    setOption: async (option, value) => {
+      await admin.query(`INSERT INTO \`${prefix}options\` (option_name, option_value) VALUES (?, ?) ON DUPLICATE KEY UPDATE option_value = VALUES(option_value)`, [option, value])
+    },
+    truncate: async (table) => { await admin.query(`TRUNCATE TABLE \`${prefix}${table}\``) },
+    drop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS \`${name}\``)
+      await admin.end()
+    },
+  }
+}
