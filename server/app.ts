@@ -83,12 +83,13 @@ function cors(origins: string[]): RequestHandler {
 
 export function createApp(options: AppOptions): Express {
   const { db, config, log } = options
+  const now = options.now ?? Date.now
   const deps: Deps = {
     db,
     config,
     log,
-    siteTimezone: options.siteTimezone ?? createSiteTimezone({ db, override: config.siteTimezone, log }),
-    now: options.now ?? Date.now,
+    siteTimezone: options.siteTimezone ?? createSiteTimezone({ db, override: config.siteTimezone, log, now }),
+    now,
     exposeCustomer: () => config.exposeCustomerData,
     ruleProblems: new RuleProblemLog(log),
   }

@@ -1,0 +1,142 @@
+// API.md, "Errors": the database down (503, then normal again without a
+// restart), a query past QUERY_TIMEOUT_MS (504, cancelled on the server), and
+// 500 bodies that carry no SQL, stack trace or credential.
+import { expect } from 'chai'
+import request from 'supertest'
+import mysql from 'mysql2/promise'
+import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
+import { createTestApp, type TestApp } from '../support/app.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
+import { loadSite } from '../fixtures/site.ts'
+import { createDb } from '../../db/connect.ts'
+
+const SLOTS = '/wp-json/booking-calendar/v1/slots?status=reject&flat'
+
+describe('failures', () => {
+  let db: TestDatabase
+
+  before(async () => {
+    db = await createTestDatabase('failures')
+    await loadSite(db)
+  })
+  after(async () => {
+    await db.drop()
+  })
+
+  describe('rest_database_unavailable', () => {
+    let proxy: TcpProxy
+    let t: TestApp
+
+    before(async () => {
+      proxy = await startTcpProxy(testServer().host, testServer().port)
+      t = createTestApp(db, { port: proxy.port, env: { SITE_TIMEZONE: 'Europe/Berlin' } })
+    })
+    after(async () => {
+      await t.close()
+      await proxy.close()
+    })
+
+    it('answers 503 with Retry-After while the database is down, and normally once it is back, without a restart', async () => {
+      await request(t.app).get(SLOTS).expect(200)
+      await proxy.cut()
+      for (let i = 0; i < 3; i++) {
+        const down = await request(t.app).get(SLOTS).expect(503)
+        expect(down.headers['retry-after']).to.equal('5')
+        expect(down.body).to.deep.equal({
+          code: 'rest_database_unavailable', message: 'The database cannot be reached. Try again shortly.', data: { status: 503 },
+        })
+      }
+      const ready = await request(t.app).get('/readyz').expect(503)
+      expect(ready.body.code).to.equal('rest_database_unavailable')
+      await request(t.app).get('/healthz').expect(200)
+
+      await proxy.restore()
+      const back = await request(t.app).get(SLOTS).expect(200)
+      expect(back.body.total).to.equal(1)
+      await request(t.app).get('/readyz').expect(200)
+    })
+  })
+
+  describe('rest_query_timeout', () => {
+    it('answers 504 when a query runs past QUERY_TIMEOUT_MS, and the server cancels the query', async () => {
+      const t = createTestApp(db, { env: { QUERY_TIMEOUT_MS: '300', SITE_TIMEZONE: 'UTC' } })
+      const locker = await mysql.createConnection({ socketPath: testServer().socketPath, user: 'root', database: db.name })
+      try {
+        // A write lock held elsewhere keeps our SELECT waiting for as long as it is held.
+        await locker.query(`LOCK TABLES ${db.prefix}booking_calendar_bookings WRITE`)
+        const started = Date.now()
+        const res = await request(t.app).get(SLOTS).expect(504)
+        expect(Date.now() - started).to.be.below(5000)
+        expect(res.body).to.deep.equal({
+          code: 'rest_query_timeout',
+          message: 'The database did not answer in time; the query was cancelled. Narrow the date range or ask for fewer bookings.',
+          data: { status: 504 },
+        })
+        // The lock is still held: a query only abandoned by the client would still be waiting on the server.
+        const [running] = await locker.query(
+          `SELECT id, info FROM information_schema.processlist WHERE user = ? AND command = 'Query'`, [testServer().readerUser]) as [unknown[], unknown]
+        expect(running).to.deep.equal([])
+      } finally {
+        await locker.query('UNLOCK TABLES')
+        await locker.end()
+        await t.close()
+      }
+    })
+  })
+
+  describe('rest_internal_error', () => {
+    it('answers 500 with a fixed sentence: no SQL, stack trace or credential; the log has the cause', async () => {
+      const broken = await createTestDatabase('broken')
+      await loadSite(broken)
+      await broken.admin.query(`ALTER TABLE ${broken.prefix}booking_calendar_bookings DROP COLUMN note`)
+      const t = createTestApp(broken)
+      try {
+        const res = await request(t.app).get(SLOTS).expect(500)
+        expect(res.body).to.deep.equal({
+          code: 'rest_internal_error', message: 'The server could not answer this request. The error has been logged.', data: { status: 500 },
+        })
+        expect(res.text).to.not.match(/select|note|at .*\.ts|password|bc_reader/i)
+        const logged = t.logs.find((line) => line.msg === 'request failed')
+        expect(logged, 'an error log line').to.not.equal(undefined)
+        expect(JSON.stringify(logged)).to.include('Unknown column')
+      } finally {
+        await t.close()
+        await broken.drop()
+      }
+    })
+  })
+
+  describe('read-only', () => {
+    it('every pooled session is read-only: a write fails even for an account that may write', async () => {
+      const server = testServer()
+      await db.admin.query(`CREATE USER IF NOT EXISTS 'bc_writer'@'%' IDENTIFIED BY 'writer-pw'; GRANT ALL ON \`${db.name}\`.* TO 'bc_writer'@'%'`)
+      const handle = createDb({
+        host: server.host, port: server.port, user: 'bc_writer', password: 'writer-pw', database: db.name,
+        tablePrefix: db.prefix, poolSize: 2, queryTimeoutMs: 5000,
+      })
+      try {
+        const { sql } = await import('kysely')
+        const readOnly = await sql<{ ro: number }>`SELECT @@session.tx_read_only AS ro`.execute(handle.db)
+        expect(readOnly.rows).to.deep.equal([{ ro: 1 }])
+        let failure: { errno?: number } | undefined
+        try {
+          await sql`INSERT INTO ${sql.table(`${db.prefix}options`)} (option_name, option_value) VALUES ('x', 'y')`.execute(handle.db)
+        } catch (error) {
+          failure = error as { errno?: number }
+        }
+        // ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION
+        expect(failure?.errno).to.equal(1792)
+      } finally {
+        await handle.close()
+        await db.admin.query(`DROP USER 'bc_writer'@'%'`)
+      }
+    })
+
+    it('the test account the service reads with may only SELECT', async () => {
+      const [grants] = await db.admin.query(`SHOW GRANTS FOR '${testServer().readerUser}'@'%'`) as [Record<string, string>[], unknown]
+      const text = grants.map((row) => Object.values(row)[0]).join('\n')
+      expect(text).to.match(/GRANT SELECT ON \*\.\*/)
+      expect(text).to.not.match(/INSERT|UPDATE|DELETE|ALL PRIVILEGES/)
+    })
+  })
+})
