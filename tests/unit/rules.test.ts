@@ -1,0 +1,175 @@
+import { expect } from 'chai'
+import type { RuleRow } from '../../db/disabled-times.ts'
+import { WallClock, type SiteZone } from '../../server/domain/dates.ts'
+import { checkRange, expandRules, readRule, resolveRange, type ValidRule } from '../../server/domain/rules.ts'
+
+const berlin: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
+const newYork: SiteZone = { kind: 'iana', name: 'America/New_York' }
+
+function rule(overrides: Partial<RuleRow>): RuleRow {
+  return {
+    id: 1, service_id: 12, rule_type: 'weekly', weekday: 1, date_from: null, date_to: null,
+    time_from: null, time_to: null, note: '', ...overrides,
+  }
+}
+
+function valid(row: RuleRow): ValidRule {
+  const read = readRule(row)
+  if ('problem' in read) throw new Error(read.problem)
+  return read
+}
+
+/** [start, end, all_day] of each period. */
+function periods(rows: RuleRow[], start: string, end: string, zone: SiteZone = berlin) {
+  return expandRules(rows.map(valid), { start, end }, new WallClock(zone), () => 'haircut')
+    .map((p) => [p.start, p.end, p.all_day])
+}
+
+describe('expandRules: rules into periods', () => {
+  const cases: [string, RuleRow[], string, string, SiteZone, (string | boolean)[][]][] = [
+    ['a weekly window on its weekday', [rule({ weekday: 1, time_from: '12:00:00', time_to: '13:00:00' })], '2026-11-23', '2026-12-06', berlin, [
+      ['2026-11-23T12:00:00+01:00', '2026-11-23T13:00:00+01:00', false],
+      ['2026-11-30T12:00:00+01:00', '2026-11-30T13:00:00+01:00', false],
+    ]],
+    ['a weekly window past midnight ends on the next day', [rule({ weekday: 1, time_from: '18:00:00', time_to: '08:00:00' })], '2026-11-23', '2026-11-24', berlin, [
+      ['2026-11-23T18:00:00+01:00', '2026-11-24T08:00:00+01:00', false],
+    ]],
+    ['a window past midnight the day before the range is cut to the range start', [rule({ weekday: 0, time_from: '22:00:00', time_to: '02:00:00' })], '2026-11-23', '2026-11-24', berlin, [
+      ['2026-11-23T00:00:00+01:00', '2026-11-23T02:00:00+01:00', false],
+    ]],
+    ['a window past midnight on the last day is cut to the range end', [rule({ weekday: 2, time_from: '22:00:00', time_to: '02:00:00' })], '2026-11-23', '2026-11-24', berlin, [
+      ['2026-11-24T22:00:00+01:00', '2026-11-25T00:00:00+01:00', false],
+    ]],
+    ['24:00:00 ends at the next day\'s 00:00', [rule({ weekday: 6, time_from: '14:00:00', time_to: '24:00:00' })], '2026-11-28', '2026-11-29', berlin, [
+      ['2026-11-28T14:00:00+01:00', '2026-11-29T00:00:00+01:00', false],
+    ]],
+    ['a weekly whole day', [rule({ weekday: 0 })], '2026-11-22', '2026-11-22', berlin, [
+      ['2026-11-22T00:00:00+01:00', '2026-11-23T00:00:00+01:00', true],
+    ]],
+    ['a weekly rule inside its own date_from and date_to', [rule({ weekday: 3, date_from: '2026-11-25', date_to: '2026-12-02', time_from: '09:00:00', time_to: '10:00:00' })], '2026-11-01', '2026-12-31', berlin, [
+      ['2026-11-25T09:00:00+01:00', '2026-11-25T10:00:00+01:00', false],
+      ['2026-12-02T09:00:00+01:00', '2026-12-02T10:00:00+01:00', false],
+    ]],
+    ['days off: one period from the first day to the day after the last', [rule({ rule_type: 'date', weekday: null, date_from: '2026-12-24', date_to: '2026-12-26' })], '2026-12-01', '2026-12-31', berlin, [
+      ['2026-12-24T00:00:00+01:00', '2026-12-27T00:00:00+01:00', true],
+    ]],
+    ['days off cut to the range', [rule({ rule_type: 'date', weekday: null, date_from: '2026-12-24', date_to: '2026-12-26' })], '2026-12-25', '2026-12-25', berlin, [
+      ['2026-12-25T00:00:00+01:00', '2026-12-26T00:00:00+01:00', true],
+    ]],
+    ['one day off: date_to NULL is date_from', [rule({ rule_type: 'date', weekday: null, date_from: '2027-01-01' })], '2026-12-01', '2027-01-31', berlin, [
+      ['2027-01-01T00:00:00+01:00', '2027-01-02T00:00:00+01:00', true],
+    ]],
+    ['hours off on each of several days', [rule({ rule_type: 'date', weekday: null, date_from: '2026-12-31', date_to: '2027-01-01', time_from: '13:00:00', time_to: '24:00:00' })], '2026-12-01', '2027-01-31', berlin, [
+      ['2026-12-31T13:00:00+01:00', '2027-01-01T00:00:00+01:00', false],
+      ['2027-01-01T13:00:00+01:00', '2027-01-02T00:00:00+01:00', false],
+    ]],
+    ['a date rule outside the range gives nothing', [rule({ rule_type: 'date', weekday: null, date_from: '2025-12-24', date_to: '2025-12-26' })], '2026-12-01', '2026-12-31', berlin, []],
+    // Europe/Berlin: clocks go forward on 2026-03-29, back on 2026-10-25.
+    ['Berlin, spring: a whole Sunday is 23 hours, each side with its own offset', [rule({ weekday: 0 })], '2026-03-29', '2026-03-29', berlin, [
+      ['2026-03-29T00:00:00+01:00', '2026-03-30T00:00:00+02:00', true],
+    ]],
+    ['Berlin, spring: a window across the change', [rule({ weekday: 0, time_from: '01:00:00', time_to: '04:00:00' })], '2026-03-29', '2026-03-29', berlin, [
+      ['2026-03-29T01:00:00+01:00', '2026-03-29T04:00:00+02:00', false],
+    ]],
+    ['Berlin, spring: a window starting in the gap moves forward by the gap', [rule({ weekday: 0, time_from: '02:30:00', time_to: '05:00:00' })], '2026-03-29', '2026-03-29', berlin, [
+      ['2026-03-29T03:30:00+02:00', '2026-03-29T05:00:00+02:00', false],
+    ]],
+    ['Berlin, autumn: a whole Sunday is 25 hours', [rule({ weekday: 0 })], '2026-10-25', '2026-10-25', berlin, [
+      ['2026-10-25T00:00:00+02:00', '2026-10-26T00:00:00+01:00', true],
+    ]],
+    ['Berlin, autumn: a window in the repeated hour takes its first occurrence', [rule({ weekday: 0, time_from: '02:15:00', time_to: '02:45:00' })], '2026-10-25', '2026-10-25', berlin, [
+      ['2026-10-25T02:15:00+02:00', '2026-10-25T02:45:00+02:00', false],
+    ]],
+    ['Berlin, autumn: a Saturday night window past midnight into the change', [rule({ weekday: 6, time_from: '22:00:00', time_to: '06:00:00' })], '2026-10-24', '2026-10-25', berlin, [
+      ['2026-10-24T22:00:00+02:00', '2026-10-25T06:00:00+01:00', false],
+    ]],
+    // America/New_York: clocks go forward on 2026-03-08, back on 2026-11-01.
+    ['New York, spring: a window across the change', [rule({ weekday: 0, time_from: '00:00:00', time_to: '05:00:00' })], '2026-03-08', '2026-03-08', newYork, [
+      ['2026-03-08T00:00:00-05:00', '2026-03-08T05:00:00-04:00', false],
+    ]],
+    ['New York, autumn: days off across the change', [rule({ rule_type: 'date', weekday: null, date_from: '2026-10-31', date_to: '2026-11-01' })], '2026-10-01', '2026-11-30', newYork, [
+      ['2026-10-31T00:00:00-04:00', '2026-11-02T00:00:00-05:00', true],
+    ]],
+    ['New York, autumn: a window in the repeated hour', [rule({ weekday: 0, time_from: '01:30:00', time_to: '03:00:00' })], '2026-11-01', '2026-11-01', newYork, [
+      ['2026-11-01T01:30:00-04:00', '2026-11-01T03:00:00-05:00', false],
+    ]],
+    ['a fixed offset (gmt_offset 5.75)', [rule({ weekday: 1, time_from: '09:00:00', time_to: '10:00:00' })], '2026-11-23', '2026-11-23', { kind: 'fixed', offsetMinutes: 345 }, [
+      ['2026-11-23T09:00:00+05:45', '2026-11-23T10:00:00+05:45', false],
+    ]],
+    ['UTC', [rule({ weekday: 1, time_from: '09:00:00', time_to: '10:00:00' })], '2026-11-23', '2026-11-23', { kind: 'utc' }, [
+      ['2026-11-23T09:00:00+00:00', '2026-11-23T10:00:00+00:00', false],
+    ]],
+  ]
+  for (const [name, rows, start, end, zone, expected] of cases) {
+    it(name, () => expect(periods(rows, start, end, zone)).to.deep.equal(expected))
+  }
+
+  it('shows a site-wide rule with service_id and service_slug null, and orders by start, service (site-wide first), rule', () => {
+    const rows = [
+      rule({ id: 9, service_id: 12, weekday: 1, time_from: '09:00:00', time_to: '10:00:00', note: 'Late start' }),
+      rule({ id: 3, service_id: 0, weekday: 1, time_from: '09:00:00', time_to: '10:00:00', note: 'Staff meeting' }),
+      rule({ id: 4, service_id: 12, weekday: 1, time_from: '09:00:00', time_to: '09:30:00', note: 'Cleaning' }),
+      rule({ id: 2, service_id: 12, weekday: 1, time_from: '08:00:00', time_to: '09:00:00', note: 'Early' }),
+    ]
+    const out = expandRules(rows.map(valid), { start: '2026-11-23', end: '2026-11-23' }, new WallClock(berlin), (id) => (id === 12 ? 'haircut' : null))
+    expect(out).to.deep.equal([
+      { rule_id: 2, service_id: 12, service_slug: 'haircut', type: 'weekly', start: '2026-11-23T08:00:00+01:00', end: '2026-11-23T09:00:00+01:00', all_day: false, note: 'Early' },
+      { rule_id: 3, service_id: null, service_slug: null, type: 'weekly', start: '2026-11-23T09:00:00+01:00', end: '2026-11-23T10:00:00+01:00', all_day: false, note: 'Staff meeting' },
+      { rule_id: 4, service_id: 12, service_slug: 'haircut', type: 'weekly', start: '2026-11-23T09:00:00+01:00', end: '2026-11-23T09:30:00+01:00', all_day: false, note: 'Cleaning' },
+      { rule_id: 9, service_id: 12, service_slug: 'haircut', type: 'weekly', start: '2026-11-23T09:00:00+01:00', end: '2026-11-23T10:00:00+01:00', all_day: false, note: 'Late start' },
+    ])
+  })
+})
+
+describe('readRule: rows that make no sense are skipped', () => {
+  const problems: [string, Partial<RuleRow>, string][] = [
+    ['a rule_type outside the two', { rule_type: 'monthly' }, 'rule_type "monthly" is neither weekly nor date'],
+    ['a weekly rule without a weekday', { weekday: null }, 'a weekly rule needs a weekday from 0 to 6'],
+    ['a weekday outside 0–6', { weekday: 7 }, 'a weekly rule needs a weekday from 0 to 6'],
+    ['a date rule without date_from', { rule_type: 'date', weekday: null }, 'a date rule needs date_from'],
+    ['date_to before date_from', { rule_type: 'date', date_from: '2026-05-02', date_to: '2026-05-01' }, 'date_to is before date_from'],
+    ['a weekly rule ending before it starts', { date_from: '2026-05-02', date_to: '2026-05-01' }, 'date_to is before date_from'],
+    ['time_from without time_to', { time_from: '09:00:00' }, 'one of time_from and time_to is set and the other is NULL'],
+    ['time_to without time_from', { time_to: '09:00:00' }, 'one of time_from and time_to is set and the other is NULL'],
+    ['time_to equal to time_from', { time_from: '09:00:00', time_to: '09:00:00' }, 'time_to equals time_from'],
+    ['a zero date', { rule_type: 'date', date_from: '0000-00-00' }, 'date_from or date_to is not a date'],
+  ]
+  for (const [name, overrides, problem] of problems) {
+    it(name, () => expect(readRule(rule(overrides))).to.deep.equal({ problem }))
+  }
+
+  it('reads rule_type in any letter case and with spaces', () => {
+    expect(valid(rule({ rule_type: ' Weekly ' })).type).to.equal('weekly')
+  })
+})
+
+describe('the range of disabled-time/', () => {
+  const ranges: [string | undefined, string | undefined, string, [string, string]][] = [
+    [undefined, undefined, '2026-11-21', ['2026-11-21', '2027-02-21']],
+    [undefined, undefined, '2026-11-30', ['2026-11-30', '2027-02-28']],
+    [undefined, undefined, '2027-11-30', ['2027-11-30', '2028-02-29']],
+    ['2026-01-31', undefined, '2026-11-21', ['2026-01-31', '2026-04-30']],
+    [undefined, '2026-12-31', '2026-11-21', ['2026-11-21', '2026-12-31']],
+    ['2026-01-01', '2026-01-05', '2026-11-21', ['2026-01-01', '2026-01-05']],
+  ]
+  for (const [start, end, today, expected] of ranges) {
+    it(`start ${start ?? '(default)'} and end ${end ?? '(default)'} on ${today} give ${expected.join(' to ')}`, () => {
+      expect(resolveRange(start, end, today)).to.deep.equal({ start: expected[0], end: expected[1] })
+    })
+  }
+
+  it('refuses start after end, naming start, or end when start is today by default', () => {
+    expect(checkRange({ start: '2026-12-02', end: '2026-12-01' }, { start: true, end: true }, 731))
+      .to.deep.equal({ param: 'start', message: 'start must not be after end (2026-12-02 is after 2026-12-01).' })
+    expect(checkRange({ start: '2026-11-21', end: '2026-11-01' }, { start: false, end: true }, 731))
+      .to.deep.equal({ param: 'end', message: 'end must not be before start, which defaults to today (2026-11-21).' })
+  })
+
+  it('allows MAX_RANGE_DAYS days counting both ends, and refuses one more', () => {
+    expect(checkRange({ start: '2026-01-01', end: '2027-12-31' }, { start: true, end: true }, 730)).to.equal(undefined)
+    expect(checkRange({ start: '2026-01-01', end: '2028-01-01' }, { start: true, end: true }, 730)).to.deep.equal({
+      param: 'end',
+      message: 'The range from 2026-01-01 to 2028-01-01 spans 731 days; at most 730 are allowed. Choose a later start or an earlier end.',
+    })
+  })
+})
