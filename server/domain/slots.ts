@@ -42,13 +42,13 @@ export function bookingFilter(params: SlotsParams, serviceId: number | undefined
 export async function answerSlots(
   db: Db,
   params: SlotsParams,
-  options: { zone: SiteZone; exposeCustomer: boolean },
+  options: { zone: SiteZone; exposeCustomer: boolean; grouped: boolean },
   send: (answer: SlotsAnswer) => Promise<void>,
 ): Promise<void> {
   const service = params.service === undefined ? undefined : await resolveService(db, params.service)
   const filter = bookingFilter(params, service?.ID)
   const mapping = { clock: new WallClock(options.zone), exposeCustomer: options.exposeCustomer, slugOf: createSlugDecoder() }
-  const grouped = !params.flat
+  const { grouped } = options
 
   await db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(async (trx) => {
     const total = await countBookings(trx, filter)

@@ -41,7 +41,9 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   // format=csv, or Accept: text/csv when format is not given.
   const csv = params.format === 'csv' || (req.query.format === undefined && /\btext\/csv\b/i.test(req.get('accept') ?? ''))
   const zone = await deps.siteTimezone()
-  await answerSlots(deps.db, params, { zone, exposeCustomer: deps.exposeCustomer(req) }, async (answer) => {
+  // CSV is always the flat list (API.md, "CSV").
+  const grouped = !params.flat && !csv
+  await answerSlots(deps.db, params, { zone, exposeCustomer: deps.exposeCustomer(req), grouped }, async (answer) => {
     const records = req.method === 'HEAD' ? answer.records : await startIterating(answer.records)
     res.setHeader('X-WP-Total', String(answer.total))
     if (answer.paging) {

@@ -1,0 +1,74 @@
+// Large answers stream (DEVELOPERS.md, "Quality bar"; issue 2): rows flow from
+// the database cursor to the socket with back-pressure. A client that stops
+// reading leaves the query waiting on the server, not finished into memory; a
+// client that hangs up releases the connection.
+import { expect } from 'chai'
+import { connect, type AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
+import request from 'supertest'
+import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
+import { createTestApp, type TestApp } from '../support/app.ts'
+import { demoDataSql } from '../../db/demo-data.ts'
+
+const BOOKINGS = 100_000
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe('streaming', function () {
+  this.timeout(60_000)
+  let db: TestDatabase
+  let t: TestApp
+  let server: Server
+
+  before(async () => {
+    db = await createTestDatabase('streaming')
+    for (const statement of demoDataSql({ prefix: db.prefix, bookings: BOOKINGS })) await db.admin.query(statement)
+    t = createTestApp(db, { env: { SITE_TIMEZONE: 'Europe/Berlin' } })
+    server = t.app.listen(0, '127.0.0.1')
+    await new Promise((resolve) => server.once('listening', resolve))
+  })
+  after(async () => {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+    await t.close()
+    await db.drop()
+  })
+
+  async function readerQueries(): Promise<unknown[]> {
+    const [rows] = await db.admin.query(
+      `SELECT id, state FROM information_schema.processlist WHERE user = ? AND command = 'Query'`, [testServer().readerUser])
+    return rows as unknown[]
+  }
+
+  it('sends every booking of the call without parameters, whole and in order', async () => {
+    const res = await request(t.app).get('/wp-json/booking-calendar/v1/slots?flat&_fields=id,booking_date').expect(200)
+    expect(res.body.total).to.equal(BOOKINGS)
+    expect(res.body.booked_slots).to.have.length(BOOKINGS)
+    const sorted = res.body.booked_slots.every((b: { booking_date: string }, i: number, all: { booking_date: string }[]) =>
+      i === 0 || all[i - 1]!.booking_date <= b.booking_date)
+    expect(sorted).to.equal(true)
+  })
+
+  it('holds the query open while a client does not read, and releases it when the client hangs up', async () => {
+    const { port } = server.address() as AddressInfo
+    const socket = connect(port, '127.0.0.1')
+    let received = 0
+    await new Promise<void>((resolve) => {
+      socket.once('data', (chunk) => {
+        received += chunk.length
+        socket.pause()
+        resolve()
+      })
+      socket.write('GET /wp-json/booking-calendar/v1/slots HTTP/1.1\r\nHost: test\r\n\r\n')
+    })
+    await sleep(1500)
+    // About 28 MB of JSON are owed; socket buffers hold a few. The cursor must still be open.
+    expect(await readerQueries(), 'the query is still sending rows').to.have.length(1)
+    expect(received).to.be.below(1_000_000)
+
+    socket.destroy()
+    const deadline = Date.now() + 10_000
+    while ((await readerQueries()).length > 0 && Date.now() < deadline) await sleep(100)
+    expect(await readerQueries(), 'the query ended after the client hung up').to.deep.equal([])
+    await request(t.app).get('/wp-json/booking-calendar/v1/slots?per_page=1').expect(200)
+  })
+})

@@ -1,0 +1,82 @@
+import { expect } from 'chai'
+import { spawnSync } from 'node:child_process'
+import { loadConfig, ConfigError } from '../../server/config.ts'
+
+const DB = { DATABASE_URL: 'mysql://reader:s3cret@db.internal:3307/wordpress' }
+
+function refusal(env: Record<string, string>): string {
+  try {
+    loadConfig(env)
+  } catch (error) {
+    expect(error).to.be.instanceOf(ConfigError)
+    return (error as Error).message
+  }
+  throw new Error('expected a refusal')
+}
+
+describe('configuration', () => {
+  it('has API.md\'s defaults', () => {
+    const config = loadConfig(DB)
+    expect(config).to.deep.include({
+      port: 8080, tablePrefix: 'wp_', siteTimezone: undefined, authMode: 'none', authCapability: 'manage_options',
+      authCacheSeconds: 60, apiTokens: [], exposeCustomerData: false, dbPoolSize: 10, queryTimeoutMs: 10_000,
+      maxRangeDays: 731, corsOrigins: [], logLevel: 'info',
+    })
+    expect(config.database).to.deep.equal({ host: 'db.internal', port: 3307, user: 'reader', password: 's3cret', database: 'wordpress' })
+  })
+
+  it('reads the official WordPress image\'s variable names', () => {
+    const config = loadConfig({
+      WORDPRESS_DB_HOST: 'mariadb:3306', WORDPRESS_DB_USER: 'reader', WORDPRESS_DB_PASSWORD: 'pw',
+      WORDPRESS_DB_NAME: 'site', WORDPRESS_TABLE_PREFIX: 'shop_',
+    })
+    expect(config.database).to.deep.equal({ host: 'mariadb', port: 3306, user: 'reader', password: 'pw', database: 'site' })
+    expect(config.tablePrefix).to.equal('shop_')
+    expect(loadConfig({ WORDPRESS_DB_HOST: 'db', WORDPRESS_DB_USER: 'u' }).database).to.include({ port: 3306, database: 'wordpress' })
+  })
+
+  it('TABLE_PREFIX wins over WORDPRESS_TABLE_PREFIX', () => {
+    expect(loadConfig({ ...DB, TABLE_PREFIX: 'wp_2_', WORDPRESS_TABLE_PREFIX: 'shop_' }).tablePrefix).to.equal('wp_2_')
+  })
+
+  it('decodes a percent-encoded password in DATABASE_URL', () => {
+    expect(loadConfig({ DATABASE_URL: 'mysql://u:p%40ss%3Aw@h/db' }).database.password).to.equal('p@ss:w')
+  })
+
+  const refusals: [Record<string, string>, string][] = [
+    [{}, 'DATABASE_URL must be set (mysql://user:password@host:3306/name), or WORDPRESS_DB_HOST, WORDPRESS_DB_USER, WORDPRESS_DB_PASSWORD and WORDPRESS_DB_NAME.'],
+    [{ DATABASE_URL: 'postgres://u:secret@h/db' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name.'],
+    [{ DATABASE_URL: 'not a url with secret' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name.'],
+    [{ ...DB, PORT: 'eighty' }, 'PORT must be a whole number from 1 to 65535.'],
+    [{ ...DB, PORT: '70000' }, 'PORT must be a whole number from 1 to 65535.'],
+    [{ ...DB, TABLE_PREFIX: 'wp-; DROP' }, 'TABLE_PREFIX must be letters, digits and underscores, such as wp_ or shop_.'],
+    [{ ...DB, SITE_TIMEZONE: 'Mars/Olympus' }, 'SITE_TIMEZONE must be an IANA time zone such as Europe/Berlin, UTC, or an offset such as +05:45.'],
+    [{ ...DB, AUTH_MODE: 'open' }, 'AUTH_MODE must be none, wordpress or token.'],
+    [{ ...DB, AUTH_MODE: 'token' }, 'API_TOKENS must hold at least one token (comma-separated) when AUTH_MODE is token.'],
+    [{ ...DB, AUTH_MODE: 'wordpress' }, 'WORDPRESS_URL must be set when AUTH_MODE is wordpress: the site\'s address, such as https://example.com.'],
+    [{ ...DB, WORDPRESS_URL: 'ftp://x' }, 'WORDPRESS_URL must be the site\'s address, such as https://example.com.'],
+    [{ ...DB, EXPOSE_CUSTOMER_DATA: 'maybe' }, 'EXPOSE_CUSTOMER_DATA must be true or false.'],
+    [{ ...DB, QUERY_TIMEOUT_MS: '0' }, 'QUERY_TIMEOUT_MS must be a whole number from 1 to 3600000.'],
+    [{ ...DB, MAX_RANGE_DAYS: '-5' }, 'MAX_RANGE_DAYS must be a whole number from 1 to 36600.'],
+    [{ ...DB, DB_POOL_SIZE: 'lots' }, 'DB_POOL_SIZE must be a whole number from 1 to 200.'],
+    [{ ...DB, LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent.'],
+    [{ WORDPRESS_DB_HOST: 'db:99999', WORDPRESS_DB_USER: 'u' }, 'WORDPRESS_DB_HOST must be a host name, optionally with a port: db or db:3306.'],
+  ]
+  for (const [env, message] of refusals) {
+    it(`refuses ${JSON.stringify(env)} naming the variable, never echoing a secret`, () => {
+      const said = refusal(env)
+      expect(said).to.equal(message)
+      expect(said).to.not.include('secret')
+    })
+  }
+
+  it('a bad value stops the process with one line naming the variable', function () {
+    this.timeout(30_000)
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      env: { PATH: process.env.PATH, ...DB, PORT: 'eighty' }, encoding: 'utf8',
+    })
+    expect(run.status).to.equal(1)
+    expect(run.stdout).to.equal('')
+    expect(run.stderr).to.equal('booking-calendar-api: PORT must be a whole number from 1 to 65535.\n')
+  })
+})
