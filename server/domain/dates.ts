@@ -86,11 +86,37 @@ function pad4(n: number): string {
   return String(n).padStart(4, '0')
 }
 
-/** UTC offset of the zone, in minutes, at a UTC instant. */
+const zoneFormatters = new Map<string, Intl.DateTimeFormat>()
+
+function zoneFormatter(name: string): Intl.DateTimeFormat {
+  let formatter = zoneFormatters.get(name)
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('en-US', {
+      timeZone: name, hourCycle: 'h23', era: 'short',
+      year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
+    })
+    zoneFormatters.set(name, formatter)
+  }
+  return formatter
+}
+
+/**
+ * UTC offset of the zone, in minutes, at a UTC instant. It reads the zone's
+ * wall clock from one Intl.DateTimeFormat kept per zone: dayjs's .tz() builds a
+ * new formatter on every call (about 100 µs against 6 µs here, measured by
+ * scripts/bench-rules.ts), and this runs for every day a request touches.
+ */
 export function offsetAt(zone: SiteZone, utcMs: number): number {
   if (zone.kind === 'utc') return 0
   if (zone.kind === 'fixed') return zone.offsetMinutes
-  return dayjs.utc(utcMs).tz(zone.name).utcOffset()
+  const wholeSecond = Math.floor(utcMs / 1000) * 1000
+  const parts: Record<string, string> = {}
+  for (const part of zoneFormatter(zone.name).formatToParts(new Date(wholeSecond))) parts[part.type] = part.value
+  const year = parts.era === 'BC' ? 1 - Number(parts.year) : Number(parts.year)
+  const wall = new Date(0)
+  wall.setUTCFullYear(year, Number(parts.month) - 1, Number(parts.day))
+  wall.setUTCHours(Number(parts.hour), Number(parts.minute), Number(parts.second), 0)
+  return Math.round((wall.getTime() - wholeSecond) / 60_000)
 }
 
 /**
@@ -217,6 +243,8 @@ export class WallClock {
   readonly #zone: SiteZone
   /** Per day: its one offset in minutes, or null when the offset changes near it. */
   readonly #dayOffsets = new Map<number, number | null>()
+  /** On days whose offset changes: each wall-clock time's answer, as these need several zone look-ups. */
+  readonly #changeDayTimes = new Map<number, string>()
 
   constructor(zone: SiteZone) {
     this.#zone = zone
@@ -237,8 +265,14 @@ export class WallClock {
       this.#dayOffsets.set(day, offset)
     }
     if (offset !== null) return formatInstant(wallMs - offset * 60_000, offset)
-    const { utcMs, offsetMinutes } = wallClockToInstant(this.#zone, wallMs)
-    return formatInstant(utcMs, offsetMinutes)
+    let iso = this.#changeDayTimes.get(wallMs)
+    if (iso === undefined) {
+      const { utcMs, offsetMinutes } = wallClockToInstant(this.#zone, wallMs)
+      iso = formatInstant(utcMs, offsetMinutes)
+      if (this.#changeDayTimes.size > 20_000) this.#changeDayTimes.clear()
+      this.#changeDayTimes.set(wallMs, iso)
+    }
+    return iso
   }
 
   /** ISO 8601 of a DATE and TIME pair as the plugin stores them; undefined when either is no value. */
@@ -257,10 +291,11 @@ export class WallClock {
   }
 
   #steadyOffset(dayMs: number): number | null {
-    // The offset 1 day before and 2 days after midnight: equal means no change
-    // anywhere in this local day (zones change their offset at most every few weeks).
-    const before = offsetAt(this.#zone, dayMs - DAY_MS)
-    const after = offsetAt(this.#zone, dayMs + 2 * DAY_MS)
+    // The wall-clock times of this day are instants between midnight - 14 h and
+    // midnight + 24 h + 12 h (offsets run from -12:00 to +14:00). The same offset
+    // at both ends means no change in between: zones change theirs weeks apart.
+    const before = offsetAt(this.#zone, dayMs - 14 * 3_600_000)
+    const after = offsetAt(this.#zone, dayMs + 36 * 3_600_000)
     return before === after ? before : null
   }
 }
