@@ -1,5 +1,5 @@
 // Every query on {prefix}booking_calendar_bookings.
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely'
+import { CompiledQuery, sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Database } from './database.ts'
 import type { Db } from './connect.ts'
 
@@ -81,9 +81,34 @@ function selectBookings(db: Db, filter: BookingFilter, order: BookingOrder) {
     .orderBy('booking_calendar_bookings.id')
 }
 
-/** All matching bookings, row by row from the server's cursor, with back-pressure. */
-export function streamBookings(db: Db, filter: BookingFilter, order: BookingOrder): AsyncIterable<BookingRow> {
-  return selectBookings(db, filter, order).stream() as AsyncIterable<BookingRow>
+/**
+ * All matching bookings, row by row from the server's cursor, with back-pressure,
+ * read on `trx`'s connection.
+ *
+ * QUERY_TIMEOUT_MS bounds how long the database works before it answers, not how
+ * long a client takes to read a million rows: the session's max_statement_time
+ * would cut a healthy answer off mid-stream. So this one statement runs without
+ * it, and a watchdog on `db`'s pool cancels it on the server (KILL QUERY) when no
+ * first row has come within `firstRowTimeoutMs`; the sort happens before that row.
+ */
+export async function* streamBookings(
+  db: Db, trx: Db, filter: BookingFilter, order: BookingOrder, firstRowTimeoutMs: number,
+): AsyncGenerator<BookingRow> {
+  const { rows } = await sql<{ id: number }>`SELECT CONNECTION_ID() AS id`.execute(trx)
+  const connectionId = rows[0]!.id
+  const compiled = selectBookings(trx, filter, order).compile()
+  const unbounded = CompiledQuery.raw(`SET STATEMENT max_statement_time = 0 FOR ${compiled.sql}`, [...compiled.parameters])
+  const watchdog = setTimeout(() => {
+    sql`KILL QUERY ${connectionId}`.execute(db).catch(() => { /* the query has ended, or the database is gone */ })
+  }, firstRowTimeoutMs)
+  try {
+    for await (const result of trx.getExecutor().stream<BookingRow>(unbounded, 1)) {
+      clearTimeout(watchdog)
+      yield* result.rows
+    }
+  } finally {
+    clearTimeout(watchdog)
+  }
 }
 
 /** One page of matching bookings in booking order (at most 1000 rows: per_page's bound). */

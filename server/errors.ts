@@ -41,15 +41,18 @@ const CONNECTION_CODES = new Set([
   'ER_ACCESS_DENIED_ERROR', 'ER_SERVER_SHUTDOWN', 'ER_BAD_DB_ERROR', 'POOL_CLOSED',
 ])
 const CONNECTION_ERRNOS = new Set([1040, 1045, 1049, 1053, 1203, 2002, 2003, 2006, 2013])
-/** ER_STATEMENT_TIMEOUT: MariaDB stopped the statement at max_statement_time. */
-const STATEMENT_TIMEOUT_ERRNO = 1969
+/**
+ * ER_STATEMENT_TIMEOUT: MariaDB stopped the statement at max_statement_time.
+ * ER_QUERY_INTERRUPTED: our watchdog's KILL QUERY stopped a streamed query (db/bookings.ts).
+ */
+const TIMEOUT_ERRNOS = new Set([1969, 1317])
 
 /** Driver errors mapped in one place: connection failures to 503, query time-outs to 504. */
 export function toRestError(error: unknown): RestError | undefined {
   if (error instanceof RestError) return error
   if (!error || typeof error !== 'object') return undefined
   const { code, errno, fatal } = error as { code?: unknown; errno?: unknown; fatal?: unknown }
-  if (errno === STATEMENT_TIMEOUT_ERRNO) {
+  if (typeof errno === 'number' && TIMEOUT_ERRNOS.has(errno)) {
     return new RestError(504, 'rest_query_timeout', 'The database did not answer in time; the query was cancelled. Narrow the date range or ask for fewer bookings.')
   }
   if ((typeof code === 'string' && CONNECTION_CODES.has(code)) || (typeof errno === 'number' && CONNECTION_ERRNOS.has(errno)) || fatal === true) {

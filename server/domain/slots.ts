@@ -42,7 +42,7 @@ export function bookingFilter(params: SlotsParams, serviceId: number | undefined
 export async function answerSlots(
   db: Db,
   params: SlotsParams,
-  options: { zone: SiteZone; exposeCustomer: boolean; grouped: boolean },
+  options: { zone: SiteZone; exposeCustomer: boolean; grouped: boolean; queryTimeoutMs: number },
   send: (answer: SlotsAnswer) => Promise<void>,
 ): Promise<void> {
   const service = params.service === undefined ? undefined : await resolveService(db, params.service)
@@ -53,7 +53,7 @@ export async function answerSlots(
   await db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(async (trx) => {
     const total = await countBookings(trx, filter)
     if (params.per_page === undefined) {
-      const rows = streamBookings(trx, filter, grouped ? 'service' : 'booking')
+      const rows = streamBookings(db, trx, filter, grouped ? 'service' : 'booking', options.queryTimeoutMs)
       await send({ total, paging: undefined, grouped, records: mapRows(rows, (row) => toBookingRecord(row, mapping)) })
       return
     }

@@ -43,7 +43,8 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   const zone = await deps.siteTimezone()
   // CSV is always the flat list (API.md, "CSV").
   const grouped = !params.flat && !csv
-  await answerSlots(deps.db, params, { zone, exposeCustomer: deps.exposeCustomer(req), grouped }, async (answer) => {
+  const options = { zone, exposeCustomer: deps.exposeCustomer(req), grouped, queryTimeoutMs: deps.config.queryTimeoutMs }
+  await answerSlots(deps.db, params, options, async (answer) => {
     const records = req.method === 'HEAD' ? answer.records : await startIterating(answer.records)
     res.setHeader('X-WP-Total', String(answer.total))
     if (answer.paging) {

@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from '../support/app.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 import { loadSite } from '../fixtures/site.ts'
 import { createDb } from '../../db/connect.ts'
+import { streamBookings } from '../../db/bookings.ts'
 
 const SLOTS = '/wp-json/booking-calendar/v1/slots?status=reject&flat'
 
@@ -80,6 +81,37 @@ describe('failures', () => {
         await locker.query('UNLOCK TABLES')
         await locker.end()
         await t.close()
+      }
+    })
+  })
+
+  describe('the first-row watchdog of streamed answers', () => {
+    it('cancels a streamed query on the server when no first row comes within QUERY_TIMEOUT_MS', async () => {
+      const server = testServer()
+      const handle = createDb({
+        host: server.host, port: server.port, user: server.readerUser, password: server.readerPassword, database: db.name,
+        tablePrefix: db.prefix, poolSize: 2, queryTimeoutMs: 60_000,
+      })
+      const locker = await mysql.createConnection({ socketPath: server.socketPath, user: 'root', database: db.name })
+      try {
+        await locker.query(`LOCK TABLES ${db.prefix}booking_calendar_bookings WRITE, ${db.prefix}posts WRITE`)
+        let failure: { errno?: number } | undefined
+        try {
+          await handle.db.transaction().execute(async (trx) => {
+            for await (const row of streamBookings(handle.db, trx, {}, 'booking', 300)) void row
+          })
+        } catch (error) {
+          failure = error as { errno?: number }
+        }
+        // ER_QUERY_INTERRUPTED: killed by the watchdog, although the session's own limit is a minute.
+        expect(failure?.errno).to.equal(1317)
+        const [running] = await locker.query(
+          `SELECT id FROM information_schema.processlist WHERE user = ? AND command = 'Query'`, [server.readerUser]) as [unknown[], unknown]
+        expect(running).to.deep.equal([])
+      } finally {
+        await locker.query('UNLOCK TABLES')
+        await locker.end()
+        await handle.close()
       }
     })
   })

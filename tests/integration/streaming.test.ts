@@ -22,7 +22,8 @@ describe('streaming', function () {
   before(async () => {
     db = await createTestDatabase('streaming')
     for (const statement of demoDataSql({ prefix: db.prefix, bookings: BOOKINGS })) await db.admin.query(statement)
-    t = createTestApp(db, { env: { SITE_TIMEZONE: 'Europe/Berlin' } })
+    // A short QUERY_TIMEOUT_MS: reading slowly must not count against it.
+    t = createTestApp(db, { env: { SITE_TIMEZONE: 'Europe/Berlin', QUERY_TIMEOUT_MS: '500' } })
     server = t.app.listen(0, '127.0.0.1')
     await new Promise((resolve) => server.once('listening', resolve))
   })
@@ -48,23 +49,45 @@ describe('streaming', function () {
     expect(sorted).to.equal(true)
   })
 
-  it('holds the query open while a client does not read, and releases it when the client hangs up', async () => {
+  /** Sends the call without parameters and stops reading after the first chunk. */
+  async function startSlowClient() {
     const { port } = server.address() as AddressInfo
     const socket = connect(port, '127.0.0.1')
-    let received = 0
+    const chunks: Buffer[] = []
     await new Promise<void>((resolve) => {
       socket.once('data', (chunk) => {
-        received += chunk.length
+        chunks.push(chunk)
         socket.pause()
         resolve()
       })
-      socket.write('GET /wp-json/booking-calendar/v1/slots HTTP/1.1\r\nHost: test\r\n\r\n')
+      socket.write('GET /wp-json/booking-calendar/v1/slots HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n')
     })
+    return { socket, chunks }
+  }
+
+  it('holds the query open while a client does not read, and finishes the answer whole when it reads again, long past QUERY_TIMEOUT_MS', async () => {
+    const { socket, chunks } = await startSlowClient()
     await sleep(1500)
     // About 28 MB of JSON are owed; socket buffers hold a few. The cursor must still be open.
     expect(await readerQueries(), 'the query is still sending rows').to.have.length(1)
-    expect(received).to.be.below(1_000_000)
+    expect(chunks.reduce((n, c) => n + c.length, 0)).to.be.below(1_000_000)
 
+    await new Promise<void>((resolve) => {
+      socket.on('data', (chunk) => chunks.push(chunk))
+      socket.on('close', () => resolve())
+      socket.resume()
+    })
+    const response = Buffer.concat(chunks).toString('utf8')
+    const body = response.slice(response.indexOf('\r\n\r\n') + 4)
+    // Chunked transfer encoding: the last chunk carries the end of the JSON.
+    expect(response.startsWith('HTTP/1.1 200 OK')).to.equal(true)
+    expect(body).to.match(/\]\},"total":100000\}\r\n0\r\n\r\n$/)
+  })
+
+  it('releases the connection when the client hangs up', async () => {
+    const { socket } = await startSlowClient()
+    await sleep(300)
+    expect(await readerQueries(), 'the query is still sending rows').to.have.length(1)
     socket.destroy()
     const deadline = Date.now() + 10_000
     while ((await readerQueries()).length > 0 && Date.now() < deadline) await sleep(100)
