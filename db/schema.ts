@@ -5,3 +5,8 @@ export function schemaSql(prefix: string): string {
   if (!/^[A-Za-z0-9_]+$/.test(prefix)) throw new Error(`not a table prefix: ${prefix}`)
   return readFileSync(new URL('./schema.sql', import.meta.url), 'utf8').replaceAll('{prefix}', prefix)
 }
+
+/** Only the plugin's two tables: beside a real WordPress, which creates posts and options itself. */
+export function pluginTablesSql(prefix: string): string {
+  return schemaSql(prefix).split(';').filter((statement) => /CREATE TABLE \w*booking_calendar_/.test(statement)).join(';\n')
+}

@@ -9,6 +9,7 @@ import { requestLog } from './http/request-log.ts'
 import { ALLOW, apiRouter, NAMESPACE, PREFIXES } from './routes/index.ts'
 import { createSiteTimezone, type SiteTimezone } from './site-timezone.ts'
 import { RuleProblemLog } from './domain/disabled-time.ts'
+import { createAccess, type Access } from './access.ts'
 
 export interface Deps {
   db: Db
@@ -29,6 +30,8 @@ export interface AppOptions {
   log: Logger
   siteTimezone?: SiteTimezone
   now?: () => number
+  /** The access guard; by default built from config (tests pass one with a counting HTTP client). */
+  access?: Access
 }
 
 /**
@@ -84,13 +87,14 @@ function cors(origins: string[]): RequestHandler {
 export function createApp(options: AppOptions): Express {
   const { db, config, log } = options
   const now = options.now ?? Date.now
+  const access = options.access ?? createAccess(config, log)
   const deps: Deps = {
     db,
     config,
     log,
     siteTimezone: options.siteTimezone ?? createSiteTimezone({ db, override: config.siteTimezone, log, now }),
     now,
-    exposeCustomer: () => config.exposeCustomerData,
+    exposeCustomer: access.exposeCustomer,
     ruleProblems: new RuleProblemLog(log),
   }
 
@@ -117,7 +121,8 @@ export function createApp(options: AppOptions): Express {
   app.use(cors(config.corsOrigins))
   app.use(restRouteForm)
   const router = apiRouter(deps)
-  for (const prefix of PREFIXES) app.use(prefix, router)
+  // Everything under the prefixes is guarded, the namespace index included.
+  for (const prefix of PREFIXES) app.use(prefix, access.guard, router)
   app.use(() => { throw noRoute() })
   app.use(errorMiddleware(log))
   return app

@@ -52,7 +52,7 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
       const link = pagingLinks(req, answer.paging.page, answer.paging.totalPages)
       if (link) res.setHeader('Link', link)
     }
-    res.setHeader('Vary', 'Accept')
+    res.vary('Accept')
     if (csv) {
       res.setHeader('Content-Type', 'text/csv; charset=utf-8')
       res.setHeader('Content-Disposition', 'attachment; filename="bookings.csv"')

@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../server/config.ts'
 import { createDb, type DbHandle } from '../../db/connect.ts'
 import { createLogger } from '../../server/log.ts'
 import type { SiteTimezone } from '../../server/site-timezone.ts'
+import { createAccess, type Access, type AccessOptions } from '../../server/access.ts'
 import { testServer, type TestDatabase } from './database.ts'
 
 export interface TestApp {
@@ -15,6 +16,8 @@ export interface TestApp {
   config: Config
   /** Every JSON log line written so far. */
   logs: Record<string, unknown>[]
+  /** The access guard, with its counts of cache hits and calls to WordPress. */
+  access: Access
   close(): Promise<void>
 }
 
@@ -24,6 +27,8 @@ export interface TestAppOptions {
   siteTimezone?: SiteTimezone
   /** Connect here instead of the test server (a proxy that can cut the connection). */
   port?: number
+  /** For AUTH_MODE=wordpress: the verdict cache's clock, WordPress's time-out. */
+  access?: AccessOptions
 }
 
 export function createTestApp(database: TestDatabase, options: TestAppOptions = {}): TestApp {
@@ -43,6 +48,7 @@ export function createTestApp(database: TestDatabase, options: TestAppOptions = 
   })
   const log = createLogger(config.logLevel, sink)
   const handle = createDb({ ...config.database, tablePrefix: config.tablePrefix, poolSize: config.dbPoolSize, queryTimeoutMs: config.queryTimeoutMs })
-  const app = createApp({ db: handle.db, config, log, now: options.now, siteTimezone: options.siteTimezone })
-  return { app, handle, config, logs, close: () => handle.close() }
+  const access = createAccess(config, log, options.access)
+  const app = createApp({ db: handle.db, config, log, now: options.now, siteTimezone: options.siteTimezone, access })
+  return { app, handle, config, logs, access, close: () => handle.close() }
 }

@@ -2,7 +2,7 @@
 // file gets its own database, built from db/schema.sql, filled by its own rows
 // as root, and read by the service through the SELECT-only account.
 import mysql from 'mysql2/promise'
-import { schemaSql } from '../../db/schema.ts'
+import { pluginTablesSql, schemaSql } from '../../db/schema.ts'
 
 export interface TestServer {
   host: string
@@ -38,13 +38,14 @@ export interface TestDatabase {
 
 let counter = 0
 
-export async function createTestDatabase(label: string, prefix = 'wp_'): Promise<TestDatabase> {
+/** `plugin`: only the plugin's tables, for a real WordPress to install its own beside them. */
+export async function createTestDatabase(label: string, prefix = 'wp_', tables: 'all' | 'plugin' = 'all'): Promise<TestDatabase> {
   const server = testServer()
   const name = `bc_${label.replace(/\W/g, '_')}_${process.pid}_${++counter}`
   const admin = await mysql.createConnection({ socketPath: server.socketPath, user: 'root', multipleStatements: true, dateStrings: true })
   await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci`)
   await admin.query(`USE \`${name}\``)
-  await admin.query(schemaSql(prefix))
+  await admin.query(tables === 'all' ? schemaSql(prefix) : pluginTablesSql(prefix))
   const insert = async (table: string, rows: Row[]) => {
     if (rows.length === 0) return
     const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))]

@@ -1,0 +1,153 @@
+// Who may call (API.md, "Access"). AUTH_MODE none: anyone, customer data hidden
+// unless EXPOSE_CUSTOMER_DATA. token: a bearer token from API_TOKENS. wordpress:
+// the caller's Authorization header is checked by the site itself. Never an open
+// door: when WordPress cannot answer, the answer is 503.
+import { createHash, timingSafeEqual } from 'node:crypto'
+import axios, { type AxiosInstance } from 'axios'
+import type { Request, RequestHandler } from 'express'
+import type { Logger } from 'pino'
+import type { Config } from './config.ts'
+import { RestError } from './errors.ts'
+
+export interface Access {
+  /** Guards everything under the API prefixes; OPTIONS passes without credentials. */
+  guard: RequestHandler
+  /** Whether this request's bookings carry `customer`. */
+  exposeCustomer(req: Request): boolean
+  /** How often a verdict came from the cache, and how often WordPress was asked. */
+  stats: { cacheHits: number; wordpressCalls: number }
+}
+
+const authenticated = new WeakSet<Request>()
+
+const notLoggedIn = () => new RestError(401, 'rest_not_logged_in', 'You are not currently logged in.')
+const forbidden = () => new RestError(403, 'rest_forbidden', 'Sorry, you are not allowed to do that.')
+const authUnavailable = () =>
+  new RestError(503, 'rest_auth_unavailable', 'The site cannot check credentials right now. Try again shortly.', { retryAfterSeconds: 5 })
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest()
+}
+
+/** A verdict WordPress gave: allowed, or the refusal to send (401 or 403). */
+type Verdict = { allowed: true } | { allowed: false; error: RestError }
+
+export interface AccessOptions {
+  /** The HTTP client for WordPress; tests pass one to count calls. */
+  http?: AxiosInstance
+  now?: () => number
+  /** Cached verdicts at most; the oldest go first. */
+  cacheSize?: number
+  timeoutMs?: number
+}
+
+export function createAccess(config: Config, log: Logger, options: AccessOptions = {}): Access {
+  const stats = { cacheHits: 0, wordpressCalls: 0 }
+  const pass = (req: Request) => { authenticated.add(req) }
+  const exposeCustomer = (req: Request) => (config.authMode === 'none' ? config.exposeCustomerData : authenticated.has(req))
+
+  if (config.authMode === 'none') {
+    return { guard: (_req, _res, next) => next(), exposeCustomer, stats }
+  }
+
+  if (config.authMode === 'token') {
+    // Digests of equal length, each compared in full whatever the others gave, so
+    // the time taken says nothing about how close a guess was.
+    const digests = config.apiTokens.map(sha256)
+    const guard: RequestHandler = (req, res, next) => {
+      if (req.method === 'OPTIONS') return next()
+      const header = req.get('authorization') ?? ''
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+      res.setHeader('WWW-Authenticate', 'Bearer realm="booking-calendar-api"')
+      if (!match) throw notLoggedIn()
+      const given = sha256(match[1]!)
+      let valid = false
+      for (const digest of digests) valid = timingSafeEqual(digest, given) || valid
+      if (!valid) throw new RestError(401, 'rest_not_logged_in', 'The bearer token is not valid.')
+      res.removeHeader('WWW-Authenticate')
+      pass(req)
+      next()
+    }
+    return { guard, exposeCustomer, stats }
+  }
+
+  const wordpressUrl = new URL(config.wordpressUrl!)
+  const http = options.http ?? axios.create()
+  const now = options.now ?? Date.now
+  const cacheSize = options.cacheSize ?? 10_000
+  const ttlMs = config.authCacheSeconds * 1000
+  /** Verdicts by SHA-256 of the Authorization header, never the header itself. */
+  const cache = new Map<string, { verdict: Verdict; expires: number }>()
+  /** Calls under way, so concurrent requests with the same credentials share one. */
+  const inFlight = new Map<string, Promise<Verdict>>()
+
+  async function askWordPress(authorization: string): Promise<Verdict> {
+    stats.wordpressCalls++
+    let response
+    try {
+      response = await http.get(`${config.wordpressUrl}/wp-json/wp/v2/users/me`, {
+        params: { context: 'edit' },
+        headers: { Authorization: authorization, Accept: 'application/json' },
+        timeout: options.timeoutMs ?? 5_000,
+        validateStatus: () => true,
+        maxRedirects: 3,
+        // Credentials never follow a redirect to another host.
+        beforeRedirect: (redirect: { hostname?: string; host?: string }) => {
+          if ((redirect.hostname ?? redirect.host) !== wordpressUrl.hostname) throw new Error('redirect to another host refused')
+        },
+        responseType: 'json',
+      })
+    } catch (error) {
+      log.warn({ err: { message: (error as Error).message, code: (error as { code?: string }).code } }, 'WordPress did not answer the credentials check')
+      throw authUnavailable()
+    }
+    const body = response.data as { code?: unknown; message?: unknown; capabilities?: Record<string, unknown> } | undefined
+    if (response.status === 200 && body && typeof body === 'object' && body.capabilities && typeof body.capabilities === 'object') {
+      return body.capabilities[config.authCapability] === true ? { allowed: true } : { allowed: false, error: forbidden() }
+    }
+    if (response.status === 401) {
+      // WordPress's own code passes through: incorrect_password, invalid_username, rest_not_logged_in…
+      const code = typeof body?.code === 'string' && /^[a-z_]{1,64}$/.test(body.code) ? body.code : 'rest_not_logged_in'
+      const message = typeof body?.message === 'string' ? body.message.replace(/<[^>]*>/g, '').slice(0, 300) : 'You are not currently logged in.'
+      return { allowed: false, error: new RestError(401, code, message) }
+    }
+    if (response.status === 403) return { allowed: false, error: forbidden() }
+    log.warn({ status: response.status }, 'WordPress gave an unexpected answer to the credentials check')
+    throw authUnavailable()
+  }
+
+  async function verdictFor(authorization: string): Promise<Verdict> {
+    const key = sha256(authorization).toString('hex')
+    const cached = cache.get(key)
+    if (cached && cached.expires > now()) {
+      stats.cacheHits++
+      return cached.verdict
+    }
+    cache.delete(key)
+    let call = inFlight.get(key)
+    if (!call) {
+      call = askWordPress(authorization)
+        .then((verdict) => {
+          if (ttlMs > 0) {
+            if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!)
+            cache.set(key, { verdict, expires: now() + ttlMs })
+          }
+          return verdict
+        })
+        .finally(() => inFlight.delete(key))
+      inFlight.set(key, call)
+    }
+    return call
+  }
+
+  const guard: RequestHandler = async (req, _res, next) => {
+    if (req.method === 'OPTIONS') return next()
+    const authorization = req.get('authorization')
+    if (!authorization) throw notLoggedIn()
+    const verdict = await verdictFor(authorization)
+    if (!verdict.allowed) throw verdict.error
+    pass(req)
+    next()
+  }
+  return { guard, exposeCustomer, stats }
+}
