@@ -3,6 +3,8 @@
 // wp_insert_post, verdicts cached, and never an open door when WordPress fails.
 import { expect } from 'chai'
 import request from 'supertest'
+import { createServer, type IncomingHttpHeaders } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { startWordPress, type WordPressSite } from '../support/wordpress.ts'
@@ -17,9 +19,9 @@ describe('AUTH_MODE=wordpress, against a real WordPress', function () {
   let now = Date.UTC(2026, 10, 21, 12)
   let t: TestApp
 
-  const appWith = (env: Record<string, string> = {}, timeoutMs = 3000) => createTestApp(db, {
+  const appWith = (env: Record<string, string> = {}, timeoutMs = 3000, cacheSize?: number) => createTestApp(db, {
     env: { AUTH_MODE: 'wordpress', WORDPRESS_URL: wp.url, AUTH_CACHE_SECONDS: '60', ...env },
-    access: { now: () => now, timeoutMs },
+    access: { now: () => now, timeoutMs, cacheSize },
   })
 
   before(async () => {
@@ -117,6 +119,45 @@ describe('AUTH_MODE=wordpress, against a real WordPress', function () {
       expect(cached.access.stats.wordpressCalls).to.equal(3)
     } finally {
       await cached.close()
+    }
+  })
+
+  it('keeps at most cacheSize verdicts: the oldest goes first', async () => {
+    const small = appWith({}, 3000, 2)
+    try {
+      await request(small.app).get(SLOTS).set('Authorization', basic(wp.admin)).expect(200)
+      await request(small.app).get(SLOTS).set('Authorization', basic(wp.subscriber)).expect(403)
+      await request(small.app).get(SLOTS).set('Authorization', basic(wp.admin)).expect(200)
+      expect(small.access.stats.wordpressCalls).to.equal(2)
+      await request(small.app).get(SLOTS).set('Authorization', basic('admin:abcd efgh ijkl mnop qrst uvwx')).expect(401)
+      // Three credentials in a cache of two: the administrator's verdict, the oldest, is gone.
+      await request(small.app).get(SLOTS).set('Authorization', basic(wp.admin)).expect(200)
+      expect(small.access.stats.wordpressCalls).to.equal(4)
+    } finally {
+      await small.close()
+    }
+  })
+
+  it('does not follow a redirect to another host with the caller\'s credentials', async () => {
+    // In front of the real WordPress: a server that sends every request to another host name.
+    const seen: IncomingHttpHeaders[] = []
+    const elsewhere = createServer((req, res) => { seen.push(req.headers); res.end('{}') })
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve))
+    const redirector = createServer((req, res) => {
+      res.writeHead(302, { Location: `http://localhost:${(elsewhere.address() as AddressInfo).port}${req.url}` }).end()
+    })
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve))
+    const redirected = createTestApp(db, {
+      env: { AUTH_MODE: 'wordpress', WORDPRESS_URL: `http://127.0.0.1:${(redirector.address() as AddressInfo).port}`, AUTH_CACHE_SECONDS: '0' },
+    })
+    try {
+      const res = await request(redirected.app).get(SLOTS).set('Authorization', basic(wp.admin)).expect(503)
+      expect(res.body.code).to.equal('rest_auth_unavailable')
+      expect(seen, 'the other host was never asked').to.deep.equal([])
+    } finally {
+      await redirected.close()
+      redirector.close()
+      elsewhere.close()
     }
   })
 
