@@ -1,5 +1,6 @@
 // Every query on {prefix}booking_calendar_bookings.
-import { CompiledQuery, sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
+import type { Expression, ExpressionBuilder, SqlBool } from 'kysely'
+import type { Snapshot } from './snapshot.ts'
 import type { Database } from './database.ts'
 import type { Db } from './connect.ts'
 
@@ -50,13 +51,14 @@ function matches(eb: ExpressionBuilder<Database, 'booking_calendar_bookings'>, f
   return eb.and(conditions)
 }
 
-export async function countBookings(db: Db, filter: BookingFilter): Promise<number> {
-  const row = await db
+/** How many bookings match, read in the snapshot the rows will come from. */
+export async function countBookings(db: Db, snapshot: Snapshot, filter: BookingFilter): Promise<number> {
+  const query = db
     .selectFrom('booking_calendar_bookings')
     .select((eb) => eb.fn.countAll<number | string>().as('total'))
     .where((eb) => matches(eb, filter))
-    .executeTakeFirstOrThrow()
-  return Number(row.total)
+  const [row] = await snapshot.rows(query.compile())
+  return Number(row?.total ?? 0)
 }
 
 function selectBookings(db: Db, filter: BookingFilter, order: BookingOrder) {
@@ -82,36 +84,17 @@ function selectBookings(db: Db, filter: BookingFilter, order: BookingOrder) {
 }
 
 /**
- * All matching bookings, row by row from the server's cursor, with back-pressure,
- * read on `trx`'s connection.
- *
- * QUERY_TIMEOUT_MS bounds how long the database works before it answers, not how
- * long a client takes to read a million rows: the session's max_statement_time
- * would cut a healthy answer off mid-stream. So this one statement runs without
- * it, and a watchdog on `db`'s pool cancels it on the server (KILL QUERY) when no
- * first row has come within `firstRowTimeoutMs`; the sort happens before that row.
+ * All matching bookings from the server's cursor, in batches, with
+ * back-pressure. QUERY_TIMEOUT_MS bounds the time to the first row (the sort
+ * happens before it), not the time a client takes to read a million rows.
  */
-export async function* streamBookings(
-  db: Db, trx: Db, filter: BookingFilter, order: BookingOrder, firstRowTimeoutMs: number,
-): AsyncGenerator<BookingRow> {
-  const { rows } = await sql<{ id: number }>`SELECT CONNECTION_ID() AS id`.execute(trx)
-  const connectionId = rows[0]!.id
-  const compiled = selectBookings(trx, filter, order).compile()
-  const unbounded = CompiledQuery.raw(`SET STATEMENT max_statement_time = 0 FOR ${compiled.sql}`, [...compiled.parameters])
-  const watchdog = setTimeout(() => {
-    sql`KILL QUERY ${connectionId}`.execute(db).catch(() => { /* the query has ended, or the database is gone */ })
-  }, firstRowTimeoutMs)
-  try {
-    for await (const result of trx.getExecutor().stream<BookingRow>(unbounded, 1)) {
-      clearTimeout(watchdog)
-      yield* result.rows
-    }
-  } finally {
-    clearTimeout(watchdog)
-  }
+export function streamBookings(
+  db: Db, snapshot: Snapshot, filter: BookingFilter, order: BookingOrder, firstRowTimeoutMs: number,
+): AsyncGenerator<BookingRow[]> {
+  return snapshot.batches(selectBookings(db, filter, order).compile() as never, { firstRowTimeoutMs }) as AsyncGenerator<BookingRow[]>
 }
 
 /** One page of matching bookings in booking order (at most 1000 rows: per_page's bound). */
-export async function findBookingsPage(db: Db, filter: BookingFilter, limit: number, offset: number): Promise<BookingRow[]> {
-  return await selectBookings(db, filter, 'booking').limit(limit).offset(offset).execute() as BookingRow[]
+export async function findBookingsPage(db: Db, snapshot: Snapshot, filter: BookingFilter, limit: number, offset: number): Promise<BookingRow[]> {
+  return await snapshot.rows(selectBookings(db, filter, 'booking').limit(limit).offset(offset).compile()) as BookingRow[]
 }

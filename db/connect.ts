@@ -1,6 +1,6 @@
 // The database handle: a mysql2 pool (the callback API, which Kysely's
 // MysqlDialect streams from) whose every session is read-only and bounded in time.
-import { CompiledQuery, Kysely, MysqlDialect, OperationNodeTransformer, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type TableNode, type UnknownRow } from 'kysely'
+import { Kysely, MysqlDialect, OperationNodeTransformer, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type TableNode, type UnknownRow } from 'kysely'
 import { createPool, type Pool } from 'mysql2'
 import type { Database } from './database.ts'
 
@@ -74,17 +74,18 @@ export function createDb(settings: DbSettings): DbHandle {
     maxIdle: Math.min(settings.poolSize, 4),
   })
   const statementSeconds = (settings.queryTimeoutMs / 1000).toFixed(3)
+  // Every connection the pool makes, whoever takes it (Kysely or db/snapshot.ts),
+  // starts with these; mysql2 queues them before any other statement on it.
+  pool.on('connection', (connection) => {
+    const failed = (error: Error | null) => { if (error) connection.destroy() }
+    // The account is read-only; the session is too, so no bug of ours can write.
+    connection.query('SET SESSION TRANSACTION READ ONLY', failed)
+    // QUERY_TIMEOUT_MS is enforced by the server, which cancels the statement
+    // itself (ER_STATEMENT_TIMEOUT), instead of the client only giving up on it.
+    connection.query(`SET SESSION max_statement_time = ${statementSeconds}`, failed)
+  })
   const db = new Kysely<Database>({
-    dialect: new MysqlDialect({
-      pool,
-      async onCreateConnection(connection) {
-        // The account is read-only; the session is too, so no bug of ours can write.
-        await connection.executeQuery(CompiledQuery.raw('SET SESSION TRANSACTION READ ONLY'))
-        // QUERY_TIMEOUT_MS is enforced by the server, which cancels the statement
-        // itself (ER_STATEMENT_TIMEOUT), instead of the client only giving up on it.
-        await connection.executeQuery(CompiledQuery.raw(`SET SESSION max_statement_time = ${statementSeconds}`))
-      },
-    }),
+    dialect: new MysqlDialect({ pool }),
     plugins: [new TablePrefixPlugin(settings.tablePrefix)],
   })
   return {

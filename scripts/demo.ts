@@ -41,7 +41,7 @@ const config = loadConfig({
 const log = createLogger(config.logLevel)
 const handle = createDb({ ...config.database, tablePrefix: config.tablePrefix, poolSize: config.dbPoolSize, queryTimeoutMs: config.queryTimeoutMs })
 closeDb = handle.close
-const app = createApp({ db: handle.db, config, log })
+const app = createApp({ db: handle.db, pool: handle.pool, config, log })
 server = app.listen(config.port, '127.0.0.1', () => {
   const base = `http://localhost:${config.port}`
   say('')

@@ -1,6 +1,7 @@
 // createApp builds the Express app without listening, so tests and main.ts build it the same way.
 import express, { type Express, type Request, type RequestHandler } from 'express'
 import type { Logger } from 'pino'
+import type { Pool } from 'mysql2'
 import type { Db } from '../db/connect.ts'
 import { pingDatabase } from '../db/options.ts'
 import type { Config } from './config.ts'
@@ -13,6 +14,8 @@ import { createAccess, type Access } from './access.ts'
 
 export interface Deps {
   db: Db
+  /** The pool under `db`: the bookings answer reads its cursor directly (db/snapshot.ts). */
+  pool: Pool
   config: Config
   log: Logger
   siteTimezone: SiteTimezone
@@ -26,6 +29,7 @@ export interface Deps {
 
 export interface AppOptions {
   db: Db
+  pool: Pool
   config: Config
   log: Logger
   siteTimezone?: SiteTimezone
@@ -90,6 +94,7 @@ export function createApp(options: AppOptions): Express {
   const access = options.access ?? createAccess(config, log)
   const deps: Deps = {
     db,
+    pool: options.pool,
     config,
     log,
     siteTimezone: options.siteTimezone ?? createSiteTimezone({ db, override: config.siteTimezone, log, now }),

@@ -17,7 +17,7 @@ try {
 
 const log = createLogger(config.logLevel)
 const handle = createDb({ ...config.database, tablePrefix: config.tablePrefix, poolSize: config.dbPoolSize, queryTimeoutMs: config.queryTimeoutMs })
-const app = createApp({ db: handle.db, config, log })
+const app = createApp({ db: handle.db, pool: handle.pool, config, log })
 if (config.authMode === 'none' && config.exposeCustomerData) {
   log.warn('EXPOSE_CUSTOMER_DATA is true while AUTH_MODE is none: anyone who can reach this service reads customer names, emails and phone numbers')
 }

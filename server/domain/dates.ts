@@ -277,10 +277,36 @@ export class WallClock {
 
   /** ISO 8601 of a DATE and TIME pair as the plugin stores them; undefined when either is no value. */
   iso(date: string, time: string): string | undefined {
-    const dayMs = dayToMs(date)
-    const seconds = timeToSeconds(time)
+    const dayMs = this.dayMs(date)
+    const seconds = this.seconds(time)
     if (Number.isNaN(dayMs) || Number.isNaN(seconds)) return undefined
     return this.isoAt(dayMs, seconds)
+  }
+
+  // A million bookings repeat a few thousand dates and times: each is parsed once.
+  readonly #days = new Map<string, number>()
+  readonly #times = new Map<string, number>()
+
+  /** dayToMs, remembered. */
+  dayMs(date: string): number {
+    let ms = this.#days.get(date)
+    if (ms === undefined) {
+      ms = dayToMs(date)
+      if (this.#days.size > 50_000) this.#days.clear()
+      this.#days.set(date, ms)
+    }
+    return ms
+  }
+
+  /** timeToSeconds, remembered. */
+  seconds(time: string): number {
+    let seconds = this.#times.get(time)
+    if (seconds === undefined) {
+      seconds = timeToSeconds(time)
+      if (this.#times.size > 100_000) this.#times.clear()
+      this.#times.set(time, seconds)
+    }
+    return seconds
   }
 
   /** ISO 8601 of a DATETIME value; undefined for the zero date or anything else that is no date. */

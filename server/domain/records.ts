@@ -1,6 +1,6 @@
 // Database rows in, the JSON records of API.md out. Pure: no database, no clock.
 import type { BookingRow } from '../../db/bookings.ts'
-import { dayToMs, timeToSeconds, type WallClock } from './dates.ts'
+import type { WallClock } from './dates.ts'
 
 export interface BookingRecord {
   id: number
@@ -80,8 +80,8 @@ const DAY_SECONDS = 86_400
 
 /** API.md, "A booking": one row in, one record out. */
 export function toBookingRecord(row: BookingRow, { clock, exposeCustomer, slugOf }: BookingMapping): BookingRecord {
-  const dayMs = dayToMs(row.booking_date)
-  const from = row.time_from === null ? NaN : timeToSeconds(row.time_from)
+  const dayMs = clock.dayMs(row.booking_date)
+  const from = row.time_from === null ? NaN : clock.seconds(row.time_from)
   // A whole-day booking (and, defensively, a start no TIME parser can read) runs 00:00 to the next 00:00.
   const allDay = row.time_from === null
   let start: string | null = null
@@ -92,7 +92,7 @@ export function toBookingRecord(row: BookingRow, { clock, exposeCustomer, slugOf
       end = clock.isoAt(dayMs, DAY_SECONDS)
     } else {
       start = clock.isoAt(dayMs, from)
-      const to = row.time_to === null ? NaN : timeToSeconds(row.time_to)
+      const to = row.time_to === null ? NaN : clock.seconds(row.time_to)
       if (!Number.isNaN(to)) {
         // An end before the start runs past midnight; 24:00:00 is the next day's 00:00 by arithmetic.
         end = clock.isoAt(dayMs, to < from ? DAY_SECONDS + to : to)

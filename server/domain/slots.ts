@@ -1,7 +1,9 @@
 // What `GET slots/` means (API.md, "GET slots/"): which bookings, in which
 // order, on which page. No req or res here.
+import type { Pool } from 'mysql2'
 import type { Db } from '../../db/connect.ts'
-import { countBookings, findBookingsPage, streamBookings, type BookingFilter } from '../../db/bookings.ts'
+import { readSnapshot } from '../../db/snapshot.ts'
+import { countBookings, findBookingsPage, streamBookings, type BookingFilter, type BookingRow } from '../../db/bookings.ts'
 import { RestError } from '../errors.ts'
 import { WallClock, type SiteZone } from './dates.ts'
 import { createSlugDecoder, toBookingRecord, type BookingRecord } from './records.ts'
@@ -13,8 +15,8 @@ export interface SlotsAnswer {
   total: number
   /** With per_page: the page shown and how many there are. */
   paging: { page: number; perPage: number; totalPages: number } | undefined
-  /** The records, in booking order, or grouped by service ID when `grouped`. */
-  records: AsyncIterable<BookingRecord>
+  /** The records in batches, in booking order, or grouped by service ID when `grouped`. */
+  batches: AsyncIterable<BookingRecord[]>
   grouped: boolean
 }
 
@@ -36,11 +38,12 @@ export function bookingFilter(params: SlotsParams, serviceId: number | undefined
 
 /**
  * Answers `GET slots/`. The count and the rows are read in one read-only
- * transaction, so `total` and the bookings sent agree even while the site takes
- * new bookings; `send` runs inside it and must consume `records` before returning.
+ * snapshot, so `total` and the bookings sent agree even while the site takes
+ * new bookings; `send` runs inside it and must consume `batches` before returning.
  */
 export async function answerSlots(
   db: Db,
+  pool: Pool,
   params: SlotsParams,
   options: { zone: SiteZone; exposeCustomer: boolean; grouped: boolean; queryTimeoutMs: number },
   send: (answer: SlotsAnswer) => Promise<void>,
@@ -48,13 +51,14 @@ export async function answerSlots(
   const service = params.service === undefined ? undefined : await resolveService(db, params.service)
   const filter = bookingFilter(params, service?.ID)
   const mapping = { clock: new WallClock(options.zone), exposeCustomer: options.exposeCustomer, slugOf: createSlugDecoder() }
+  const toRecord = (row: BookingRow) => toBookingRecord(row, mapping)
   const { grouped } = options
 
-  await db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(async (trx) => {
-    const total = await countBookings(trx, filter)
+  await readSnapshot(pool, async (snapshot) => {
+    const total = await countBookings(db, snapshot, filter)
     if (params.per_page === undefined) {
-      const rows = streamBookings(db, trx, filter, grouped ? 'service' : 'booking', options.queryTimeoutMs)
-      await send({ total, paging: undefined, grouped, records: mapRows(rows, (row) => toBookingRecord(row, mapping)) })
+      const rows = streamBookings(db, snapshot, filter, grouped ? 'service' : 'booking', options.queryTimeoutMs)
+      await send({ total, paging: undefined, grouped, batches: mapBatches(rows, toRecord) })
       return
     }
     const perPage = params.per_page
@@ -63,16 +67,16 @@ export async function answerSlots(
     if (total > 0 && page > totalPages) {
       throw new RestError(400, 'rest_invalid_page_number', 'The page number requested is larger than the number of pages available.')
     }
-    const rows = total === 0 ? [] : await findBookingsPage(trx, filter, perPage, (page - 1) * perPage)
-    const records = rows.map((row) => toBookingRecord(row, mapping))
+    const rows = total === 0 ? [] : await findBookingsPage(db, snapshot, filter, perPage, (page - 1) * perPage)
+    const records = rows.map(toRecord)
     // A page is cut from the bookings in booking order, then grouped (at most per_page records held).
     if (grouped) records.sort((a, b) => a.service_id - b.service_id)
-    await send({ total, paging: { page, perPage, totalPages }, grouped, records: fromArray(records) })
+    await send({ total, paging: { page, perPage, totalPages }, grouped, batches: fromArray([records]) })
   })
 }
 
-async function* mapRows<R, T>(rows: AsyncIterable<R>, map: (row: R) => T): AsyncGenerator<T> {
-  for await (const row of rows) yield map(row)
+async function* mapBatches<R, T>(batches: AsyncIterable<R[]>, map: (row: R) => T): AsyncGenerator<T[]> {
+  for await (const batch of batches) yield batch.map(map)
 }
 
 async function* fromArray<T>(items: T[]): AsyncGenerator<T> {

@@ -12,14 +12,16 @@ export async function* slotsJsonChunks(answer: SlotsAnswer, fields: readonly str
   let out = answer.grouped ? '{"booked_slots":{' : '{"booked_slots":['
   let group: number | undefined
   let first = true
-  for await (const record of answer.records) {
-    if (answer.grouped && record.service_id !== group) {
-      out += `${group === undefined ? '' : '],'}"${record.service_id}":[`
-      group = record.service_id
-      first = true
+  for await (const batch of answer.batches) {
+    for (const record of batch) {
+      if (answer.grouped && record.service_id !== group) {
+        out += `${group === undefined ? '' : '],'}"${record.service_id}":[`
+        group = record.service_id
+        first = true
+      }
+      out += (first ? '' : ',') + JSON.stringify(pickFields(record, fields))
+      first = false
     }
-    out += (first ? '' : ',') + JSON.stringify(pickFields(record, fields))
-    first = false
     if (out.length >= CHUNK_CHARS) {
       yield out
       out = ''
@@ -59,8 +61,8 @@ function csvColumns(fields: readonly string[] | undefined): CsvColumn[] {
 export async function* slotsCsvChunks(answer: SlotsAnswer, fields: readonly string[] | undefined): AsyncGenerator<string> {
   const columns = csvColumns(fields)
   let out = `${columns.map((column) => column.name).join(',')}\r\n`
-  for await (const record of answer.records) {
-    out += `${columns.map((column) => csvCell(column.value(record))).join(',')}\r\n`
+  for await (const batch of answer.batches) {
+    for (const record of batch) out += `${columns.map((column) => csvCell(column.value(record))).join(',')}\r\n`
     if (out.length >= CHUNK_CHARS) {
       yield out
       out = ''

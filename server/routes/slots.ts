@@ -44,8 +44,8 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   // CSV is always the flat list (API.md, "CSV").
   const grouped = !params.flat && !csv
   const options = { zone, exposeCustomer: deps.exposeCustomer(req), grouped, queryTimeoutMs: deps.config.queryTimeoutMs }
-  await answerSlots(deps.db, params, options, async (answer) => {
-    const records = req.method === 'HEAD' ? answer.records : await startIterating(answer.records)
+  await answerSlots(deps.db, deps.pool, params, options, async (answer) => {
+    const batches = req.method === 'HEAD' ? answer.batches : await startIterating(answer.batches)
     res.setHeader('X-WP-Total', String(answer.total))
     if (answer.paging) {
       res.setHeader('X-WP-TotalPages', String(answer.paging.totalPages))
@@ -63,7 +63,7 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
       res.end()
       return
     }
-    const body = { ...answer, records }
+    const body = { ...answer, batches }
     await streamBody(res, csv ? slotsCsvChunks(body, params._fields) : slotsJsonChunks(body, params._fields))
   })
 }

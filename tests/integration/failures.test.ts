@@ -10,6 +10,7 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 import { loadSite } from '../fixtures/site.ts'
 import { createDb } from '../../db/connect.ts'
 import { streamBookings } from '../../db/bookings.ts'
+import { readSnapshot } from '../../db/snapshot.ts'
 
 const SLOTS = '/wp-json/booking-calendar/v1/slots?status=reject&flat'
 
@@ -97,8 +98,8 @@ describe('failures', () => {
         await locker.query(`LOCK TABLES ${db.prefix}booking_calendar_bookings WRITE, ${db.prefix}posts WRITE`)
         let failure: { errno?: number } | undefined
         try {
-          await handle.db.transaction().execute(async (trx) => {
-            for await (const row of streamBookings(handle.db, trx, {}, 'booking', 300)) void row
+          await readSnapshot(handle.pool, async (snapshot) => {
+            for await (const batch of streamBookings(handle.db, snapshot, {}, 'booking', 300)) void batch
           })
         } catch (error) {
           failure = error as { errno?: number }

@@ -49,6 +49,6 @@ export function createTestApp(database: TestDatabase, options: TestAppOptions = 
   const log = createLogger(config.logLevel, sink)
   const handle = createDb({ ...config.database, tablePrefix: config.tablePrefix, poolSize: config.dbPoolSize, queryTimeoutMs: config.queryTimeoutMs })
   const access = createAccess(config, log, options.access)
-  const app = createApp({ db: handle.db, config, log, now: options.now, siteTimezone: options.siteTimezone, access })
+  const app = createApp({ db: handle.db, pool: handle.pool, config, log, now: options.now, siteTimezone: options.siteTimezone, access })
   return { app, handle, config, logs, access, close: () => handle.close() }
 }
