@@ -83,6 +83,12 @@ function selectBookings(db: Db, filter: BookingFilter, order: BookingOrder) {
     .orderBy('booking_calendar_bookings.id')
 }
 
+/** The SQL the service sends for these bookings, for EXPLAIN and the benchmark's raw timings. */
+export function compileBookingsQuery(db: Db, filter: BookingFilter, order: BookingOrder, page?: { limit: number; offset: number }) {
+  const query = selectBookings(db, filter, order)
+  return (page ? query.limit(page.limit).offset(page.offset) : query).compile()
+}
+
 /**
  * All matching bookings from the server's cursor, in batches, with
  * back-pressure. QUERY_TIMEOUT_MS bounds the time to the first row (the sort

@@ -14,6 +14,8 @@ export interface DemoOptions {
   years: number
   /** How many extra weekly rules per service, besides the site-wide ones and the holidays. */
   rulesPerService: number
+  /** Pads the rules with single days off per service up to this many rules in all (the benchmark's 200). */
+  rules?: number
   timezone: string
 }
 
@@ -146,6 +148,10 @@ export function demoDataSql(options: Partial<DemoOptions> = {}): string[] {
   rule(0, 'weekly', null, null, null, '09:00:00', '10:00:00', 'A weekly rule without a weekday')
   rule(0, 'date', null, `${firstYear}-05-02`, `${firstYear}-05-01`, null, null, 'date_to before date_from')
   rule(0, 'weekly', 2, null, null, '09:00:00', null, 'Only one time set')
+  for (let i = 0; rules.length < (o.rules ?? 0); i++) {
+    const day = new Date(Date.UTC(firstYear, 0, 1) + ((i * 37) % (o.years * 365)) * 86_400_000).toISOString().slice(0, 10)
+    rule(serviceIds[i % serviceIds.length]!, 'date', null, day, null, null, null, 'Day off')
+  }
   statements.push(`INSERT INTO ${p}booking_calendar_disabled_times
     (service_id, rule_type, weekday, date_from, date_to, time_from, time_to, note, created_at) VALUES ${rules.join(',\n')}`)
   return statements

@@ -1,0 +1,42 @@
+// The benchmark's database (issue 5): 1,000,000 bookings over five years in
+// every status across 50 services, and 200 disabled-time rules, made by the
+// demo's set-based generator in a private MariaDB; and the indexes an operator
+// would add, which only this script applies, to its own private database.
+import type { MariaDbServer } from '../mariadb.ts'
+import { schemaSql } from '../../db/schema.ts'
+import { demoDataSql } from '../../db/demo-data.ts'
+
+export const BENCH_DATA = { bookings: 1_000_000, years: 5, services: 50, rulesPerService: 3, rules: 200, firstDay: '2024-01-01' }
+export const BENCH_DATABASE = 'wordpress'
+export const READER = { user: 'booking_api', password: 'bench-reader' }
+
+/**
+ * The indexes we recommend (README, "Sizing"). The plugin ships only
+ * service_id; these let the typical queries read in order instead of sorting.
+ * InnoDB appends the primary key (id) to each, which completes the ORDER BY.
+ */
+export function recommendedIndexesSql(prefix: string): string {
+  return `ALTER TABLE ${prefix}booking_calendar_bookings
+  ADD INDEX bc_api_service_date (service_id, booking_date, time_from),
+  ADD INDEX bc_api_date (booking_date, time_from),
+  ADD INDEX bc_api_created (created_at);`
+}
+
+export async function createBenchDatabase(server: MariaDbServer, prefix = 'wp_'): Promise<number> {
+  const started = Date.now()
+  await server.adminQuery(`
+    CREATE DATABASE ${BENCH_DATABASE} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci;
+    CREATE USER '${READER.user}'@'%' IDENTIFIED BY '${READER.password}';
+    GRANT SELECT ON ${BENCH_DATABASE}.* TO '${READER.user}'@'%';
+    USE ${BENCH_DATABASE};
+    ${schemaSql(prefix)}`)
+  for (const statement of demoDataSql({ ...BENCH_DATA, prefix })) await server.adminQuery(`USE ${BENCH_DATABASE}; ${statement}`)
+  await server.adminQuery(`USE ${BENCH_DATABASE}; ANALYZE TABLE ${prefix}booking_calendar_bookings`)
+  return Date.now() - started
+}
+
+export async function addRecommendedIndexes(server: MariaDbServer, prefix = 'wp_'): Promise<number> {
+  const started = Date.now()
+  await server.adminQuery(`USE ${BENCH_DATABASE}; ${recommendedIndexesSql(prefix)} ANALYZE TABLE ${prefix}booking_calendar_bookings;`)
+  return Date.now() - started
+}

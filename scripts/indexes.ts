@@ -1,0 +1,61 @@
+// npm run indexes: the indexes we recommend, as SQL for the operator to apply
+// (the service never applies them: it only reads), with the EXPLAIN of the
+// typical queries before and after, on a private MariaDB holding the
+// benchmark's million bookings. With DATABASE_URL set, it explains those queries
+// on that database as it is, and applies nothing.
+import mysql from 'mysql2/promise'
+import { Kysely, MysqlDialect } from 'kysely'
+import { createPool } from 'mysql2'
+import { startMariaDb, stopOnExit } from './mariadb.ts'
+import { addRecommendedIndexes, BENCH_DATABASE, createBenchDatabase, READER, recommendedIndexesSql } from './bench/dataset.ts'
+import { BENCH_QUERIES } from './bench/queries.ts'
+import { TablePrefixPlugin } from '../db/connect.ts'
+import type { Database } from '../db/database.ts'
+import { loadConfig } from '../server/config.ts'
+
+const say = (line = '') => process.stdout.write(`${line}\n`)
+
+async function explainAll(url: { host: string; port: number; user: string; password: string; database: string }, prefix: string) {
+  const compiler = new Kysely<Database>({ dialect: new MysqlDialect({ pool: createPool({ ...url }) }), plugins: [new TablePrefixPlugin(prefix)] })
+  const connection = await mysql.createConnection({ ...url })
+  try {
+    for (const query of BENCH_QUERIES.filter((q) => q.key !== 'd')) {
+      const compiled = query.sql(compiler)
+      const [rows] = await connection.query(`EXPLAIN ${compiled.sql}`, compiled.parameters as unknown[])
+      say(`(${query.key}) ${query.name}`)
+      for (const row of rows as Record<string, unknown>[]) {
+        say(`    ${row.table}: type=${row.type} key=${row.key ?? 'NULL'} rows=${row.rows} ${row.Extra ?? ''}`)
+      }
+    }
+  } finally {
+    await connection.end()
+    await compiler.destroy()
+  }
+}
+
+if (process.env.DATABASE_URL || process.env.WORDPRESS_DB_HOST) {
+  const config = loadConfig()
+  say('-- Recommended indexes (apply with an account that may ALTER; the service never does):')
+  say(recommendedIndexesSql(config.tablePrefix))
+  say()
+  say('EXPLAIN of the typical queries on this database, as it is:')
+  await explainAll(config.database, config.tablePrefix)
+} else {
+  const server = await startMariaDb({ bufferPoolMb: 1024 })
+  stopOnExit(server)
+  try {
+    say(`A private MariaDB with the benchmark's data: generated in ${((await createBenchDatabase(server)) / 1000).toFixed(1)} s.`)
+    const url = { host: server.host, port: server.port, user: READER.user, password: READER.password, database: BENCH_DATABASE }
+    say()
+    say('EXPLAIN before (the plugin\'s own indexes only):')
+    await explainAll(url, 'wp_')
+    say()
+    say(`Applied the recommended indexes in ${((await addRecommendedIndexes(server)) / 1000).toFixed(1)} s:`)
+    say(recommendedIndexesSql('wp_'))
+    say()
+    say('EXPLAIN after:')
+    await explainAll(url, 'wp_')
+  } finally {
+    await server.stop()
+  }
+}
