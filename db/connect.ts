@@ -79,7 +79,9 @@ export function createDb(settings: DbSettings): DbHandle {
   pool.on('connection', (connection) => {
     const failed = (error: Error | null) => { if (error) connection.destroy() }
     // The account is read-only; the session is too, so no bug of ours can write.
-    connection.query('SET SESSION TRANSACTION READ ONLY', failed)
+    // REPEATABLE READ (InnoDB's default, set in case a server changed it): a
+    // transaction sees one snapshot, so a count and its rows agree (db/snapshot.ts).
+    connection.query('SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY', failed)
     // QUERY_TIMEOUT_MS is enforced by the server, which cancels the statement
     // itself (ER_STATEMENT_TIMEOUT), instead of the client only giving up on it.
     connection.query(`SET SESSION max_statement_time = ${statementSeconds}`, failed)

@@ -37,8 +37,8 @@ export async function readSnapshot<T>(pool: Pool, work: (snapshot: Snapshot) => 
     batches: (query, options) => readBatches(pool, connection, query, options),
   }
   try {
-    await run(connection, 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ')
-    await run(connection, 'START TRANSACTION READ ONLY')
+    // The session is REPEATABLE READ and READ ONLY already (db/connect.ts).
+    await run(connection, 'START TRANSACTION')
     const result = await work(snapshot)
     await run(connection, 'COMMIT')
     return result
@@ -60,7 +60,8 @@ async function* readBatches<R>(
   pool: Pool, connection: PoolConnection, query: CompiledQuery<R>, options: { firstRowTimeoutMs: number; batchSize?: number },
 ): AsyncGenerator<R[]> {
   const batchSize = options.batchSize ?? 1000
-  const [{ id: connectionId }] = await run<{ id: number }>(connection, 'SELECT CONNECTION_ID() AS id') as [{ id: number }]
+  // mysql2 knows the server's id of its connection (CONNECTION_ID()) from the handshake.
+  const connectionId = connection.threadId
   const stream = connection
     .query({ sql: `SET STATEMENT max_statement_time = 0 FOR ${query.sql}`, values: query.parameters as unknown[] })
     .stream({ highWaterMark: 4 * batchSize })

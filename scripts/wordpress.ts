@@ -76,11 +76,22 @@ $table_prefix = ${quotePhp(options.prefix)};
 if (!defined('ABSPATH')) define('ABSPATH', __DIR__ . '/');
 require_once ABSPATH . 'wp-settings.php';
 `)
-  // php -S has no .htaccess: send every path that is no file to WordPress.
+  // php -S has no .htaccess: send every path that is no file to WordPress. It
+  // also ends a body by closing the connection, without Content-Length, which
+  // load tools such as autocannon never count as an answer; the REST server has
+  // built its whole JSON before echoing it anyway, so the length is added here
+  // (at shutdown: rest_api_loaded() ends in die()).
   writeFileSync(join(root, 'router.php'), `<?php
 $path = parse_url($_SERVER['REQUEST_URI'], PHP_URL_PATH);
 if ($path !== '/' && is_file(__DIR__ . $path)) return false;
 $_SERVER['SCRIPT_NAME'] = '/index.php';
+ob_start();
+register_shutdown_function(function () {
+  $body = '';
+  while (ob_get_level() > 0) $body = ob_get_clean() . $body;
+  if (!headers_sent()) header('Content-Length: ' . strlen($body));
+  echo $body;
+});
 require __DIR__ . '/index.php';
 `)
   mkdirSync(join(root, 'wp-content', 'mu-plugins'), { recursive: true })

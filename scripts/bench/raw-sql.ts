@@ -1,0 +1,55 @@
+// A child process of the benchmark: the raw database time of one benchmark
+// query, the very SQL the service sends, through mysql2 with no HTTP.
+// argv: <key> load <concurrency> <seconds>  |  <key> stream
+// Prints one JSON line of results.
+import { readFileSync } from 'node:fs'
+import { createPool } from 'mysql2'
+import { Kysely, MysqlDialect } from 'kysely'
+import { TablePrefixPlugin } from '../../db/connect.ts'
+import type { Database } from '../../db/database.ts'
+import { BENCH_QUERIES } from './queries.ts'
+
+const [key, mode, concurrencyText, secondsText] = process.argv.slice(2)
+const settings = JSON.parse(process.env.BENCH_DB!) as { host: string; port: number; user: string; password: string; database: string }
+const pool = createPool({ ...settings, dateStrings: true, connectionLimit: Number(concurrencyText ?? 1), charset: 'UTF8MB4_UNICODE_520_CI' })
+const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }), plugins: [new TablePrefixPlugin('wp_')] })
+const compiled = BENCH_QUERIES.find((query) => query.key === key)!.sql(db)
+const peakRssMb = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024
+
+const query = () => new Promise<number>((resolve, reject) => {
+  pool.query(compiled.sql, compiled.parameters as unknown[], (error, rows) => (error ? reject(error) : resolve((rows as unknown[]).length)))
+})
+
+if (mode === 'stream') {
+  const started = process.hrtime.bigint()
+  const rows = await new Promise<number>((resolve, reject) => {
+    pool.getConnection((error, connection) => {
+      if (error) return reject(error)
+      let n = 0
+      const stream = connection.query({ sql: compiled.sql, values: compiled.parameters as unknown[] }).stream({ highWaterMark: 4000 })
+      stream.on('readable', () => { while (stream.read() !== null) n++ })
+      stream.on('end', () => { connection.release(); resolve(n) })
+      stream.on('error', reject)
+    })
+  })
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9
+  console.log(JSON.stringify({ rows, seconds, rowsPerSecond: rows / seconds, peakRssMb: peakRssMb() }))
+} else {
+  const concurrency = Number(concurrencyText)
+  const deadline = Date.now() + Number(secondsText) * 1000
+  const latencies: number[] = []
+  let rows = 0
+  const started = Date.now()
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (Date.now() < deadline) {
+      const t = process.hrtime.bigint()
+      rows = await query()
+      latencies.push(Number(process.hrtime.bigint() - t) / 1e6)
+    }
+  }))
+  latencies.sort((a, b) => a - b)
+  const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!
+  console.log(JSON.stringify({ rows, requests: latencies.length, rps: latencies.length / ((Date.now() - started) / 1000), p50: at(0.5), p99: at(0.99) }))
+}
+// Kysely only compiled here and never connected, so its destroy() would leave the pool open.
+await new Promise<void>((resolve) => pool.end(() => resolve()))
