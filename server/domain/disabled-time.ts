@@ -4,7 +4,7 @@ import type { Db } from '../../db/connect.ts'
 import { findRules } from '../../db/disabled-times.ts'
 import { findAllServices } from '../../db/services.ts'
 import { invalidParams } from '../errors.ts'
-import { WallClock, todayInZone, zoneLabel, type SiteZone } from './dates.ts'
+import { todayInZone, wallClockFor, zoneLabel, type SiteZone } from './dates.ts'
 import { decodeSlug } from './records.ts'
 import { checkRange, expandRules, readRule, resolveRange, type DisabledPeriod, type ValidRule } from './rules.ts'
 import { resolveService } from './services.ts'
@@ -56,6 +56,6 @@ export async function answerDisabledTime(
   }
   // A rule of a deleted service keeps its service_id, with service_slug null.
   const slugs = new Map(services.map((s) => [s.ID, decodeSlug(s.post_name)]))
-  const periods = expandRules(rules, range, new WallClock(options.zone), (id) => slugs.get(id) ?? null)
+  const periods = expandRules(rules, range, wallClockFor(options.zone), (id) => slugs.get(id) ?? null)
   return { disabled_times: periods, start: range.start, end: range.end, timezone: zoneLabel(options.zone), total: periods.length }
 }

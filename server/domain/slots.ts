@@ -5,7 +5,7 @@ import type { Db } from '../../db/connect.ts'
 import { readSnapshot } from '../../db/snapshot.ts'
 import { countBookings, findBookingsPage, streamBookings, type BookingFilter, type BookingRow } from '../../db/bookings.ts'
 import { RestError } from '../errors.ts'
-import { WallClock, type SiteZone } from './dates.ts'
+import { wallClockFor, type SiteZone } from './dates.ts'
 import { createSlugDecoder, toBookingRecord, type BookingRecord } from './records.ts'
 import { resolveService } from './services.ts'
 import type { SlotsParams } from '../routes/slots.ts'
@@ -50,7 +50,7 @@ export async function answerSlots(
 ): Promise<void> {
   const service = params.service === undefined ? undefined : await resolveService(db, params.service)
   const filter = bookingFilter(params, service?.ID)
-  const mapping = { clock: new WallClock(options.zone), exposeCustomer: options.exposeCustomer, slugOf: createSlugDecoder() }
+  const mapping = { clock: wallClockFor(options.zone), exposeCustomer: options.exposeCustomer, slugOf: createSlugDecoder() }
   const toRecord = (row: BookingRow) => toBookingRecord(row, mapping)
   const { grouped } = options
 

@@ -9,7 +9,9 @@ import type { Response } from 'express'
 export const CHUNK_CHARS = 64 * 1024
 
 export async function streamBody(res: Response, chunks: AsyncIterable<string>): Promise<void> {
-  await pipeline(Readable.from(chunks), res)
+  // One chunk ahead is enough: the socket's own buffer holds the next. The
+  // default (16 chunks of up to a batch each) held megabytes per slow client.
+  await pipeline(Readable.from(chunks, { highWaterMark: 1 }), res)
 }
 
 /**
