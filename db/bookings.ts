@@ -1,5 +1,5 @@
 // Every query on {prefix}booking_calendar_bookings.
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely'
+import type { CompiledQuery, Expression, ExpressionBuilder, SqlBool } from 'kysely'
 import type { Snapshot } from './snapshot.ts'
 import type { Database } from './database.ts'
 import type { Db } from './connect.ts'
@@ -97,7 +97,9 @@ export function compileBookingsQuery(db: Db, filter: BookingFilter, order: Booki
 export function streamBookings(
   db: Db, snapshot: Snapshot, filter: BookingFilter, order: BookingOrder, firstRowTimeoutMs: number,
 ): AsyncGenerator<BookingRow[]> {
-  return snapshot.batches(selectBookings(db, filter, order).compile() as never, { firstRowTimeoutMs }) as AsyncGenerator<BookingRow[]>
+  // The selected columns are BookingRow's (the join makes Kysely's inferred type wider than it is).
+  const query = selectBookings(db, filter, order).compile() as CompiledQuery<BookingRow>
+  return snapshot.batches(query, { firstRowTimeoutMs })
 }
 
 /** One page of matching bookings in booking order (at most 1000 rows: per_page's bound). */

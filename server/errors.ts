@@ -75,7 +75,8 @@ export function sendRestError(res: Response, error: RestError): void {
  * ever reaches a client.
  */
 export function errorMiddleware(log: Logger): ErrorRequestHandler {
-  return (error, req, res, next) => {
+  // Four parameters: that is how Express knows an error middleware.
+  return (error, req, res, _next) => {
     const known = toRestError(error)
     if (known && known.status < 500) {
       req.log?.debug({ code: known.code }, 'request refused')
@@ -92,7 +93,6 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
     // Express marks malformed requests (a bad percent-escape in the path, say) with a 4xx status.
     const status = (error as { status?: unknown })?.status
     if (typeof status === 'number' && status >= 400 && status < 500) return sendRestError(res, noRoute())
-    void next
     sendRestError(res, new RestError(500, 'rest_internal_error', 'The server could not answer this request. The error has been logged.'))
   }
 }

@@ -11,6 +11,20 @@ dayjs.extend(timezone)
 
 const DAY_MS = 86_400_000
 
+/**
+ * The value under `key`, computed once and kept; a cache that reaches `limit`
+ * entries starts over, so a long-running process never grows it without bound.
+ */
+export function remember<K, V>(cache: Map<K, V>, limit: number, key: K, compute: (key: K) => V): V {
+  let value = cache.get(key)
+  if (value === undefined) {
+    value = compute(key)
+    if (cache.size >= limit) cache.clear()
+    cache.set(key, value)
+  }
+  return value
+}
+
 /** The zone offsets come from: an IANA zone, a fixed offset (gmt_offset), or UTC. */
 export type SiteZone =
   | { kind: 'iana'; name: string }
@@ -258,21 +272,12 @@ export class WallClock {
   isoAt(dayMs: number, secondsAfterMidnight: number): string {
     const wallMs = dayMs + secondsAfterMidnight * 1000
     const day = Math.floor(wallMs / DAY_MS) * DAY_MS
-    let offset = this.#dayOffsets.get(day)
-    if (offset === undefined) {
-      offset = this.#steadyOffset(day)
-      if (this.#dayOffsets.size > 20_000) this.#dayOffsets.clear()
-      this.#dayOffsets.set(day, offset)
-    }
+    const offset = remember(this.#dayOffsets, 20_000, day, (d) => this.#steadyOffset(d))
     if (offset !== null) return formatInstant(wallMs - offset * 60_000, offset)
-    let iso = this.#changeDayTimes.get(wallMs)
-    if (iso === undefined) {
-      const { utcMs, offsetMinutes } = wallClockToInstant(this.#zone, wallMs)
-      iso = formatInstant(utcMs, offsetMinutes)
-      if (this.#changeDayTimes.size > 20_000) this.#changeDayTimes.clear()
-      this.#changeDayTimes.set(wallMs, iso)
-    }
-    return iso
+    return remember(this.#changeDayTimes, 20_000, wallMs, (ms) => {
+      const { utcMs, offsetMinutes } = wallClockToInstant(this.#zone, ms)
+      return formatInstant(utcMs, offsetMinutes)
+    })
   }
 
   /** ISO 8601 of a DATE and TIME pair as the plugin stores them; undefined when either is no value. */
@@ -289,24 +294,12 @@ export class WallClock {
 
   /** dayToMs, remembered. */
   dayMs(date: string): number {
-    let ms = this.#days.get(date)
-    if (ms === undefined) {
-      ms = dayToMs(date)
-      if (this.#days.size > 50_000) this.#days.clear()
-      this.#days.set(date, ms)
-    }
-    return ms
+    return remember(this.#days, 50_000, date, dayToMs)
   }
 
   /** timeToSeconds, remembered. */
   seconds(time: string): number {
-    let seconds = this.#times.get(time)
-    if (seconds === undefined) {
-      seconds = timeToSeconds(time)
-      if (this.#times.size > 100_000) this.#times.clear()
-      this.#times.set(time, seconds)
-    }
-    return seconds
+    return remember(this.#times, 100_000, time, timeToSeconds)
   }
 
   /** ISO 8601 of a DATETIME value; undefined for the zero date or anything else that is no date. */

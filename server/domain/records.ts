@@ -1,6 +1,6 @@
 // Database rows in, the JSON records of API.md out. Pure: no database, no clock.
 import type { BookingRow } from '../../db/bookings.ts'
-import type { WallClock } from './dates.ts'
+import { remember, type WallClock } from './dates.ts'
 
 export interface BookingRecord {
   id: number
@@ -58,16 +58,7 @@ export function storedSlugForms(slug: string): string[] {
 /** decodeSlug, remembered per post_name: a million bookings name at most a few hundred services. */
 export function createSlugDecoder(): (postName: string | null) => string | null {
   const cache = new Map<string, string>()
-  return (postName) => {
-    if (postName === null) return null
-    let slug = cache.get(postName)
-    if (slug === undefined) {
-      slug = decodeSlug(postName)
-      if (cache.size > 10_000) cache.clear()
-      cache.set(postName, slug)
-    }
-    return slug
-  }
+  return (postName) => (postName === null ? null : remember(cache, 10_000, postName, decodeSlug))
 }
 
 export interface BookingMapping {
