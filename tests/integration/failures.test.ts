@@ -75,9 +75,7 @@ describe('failures', () => {
           data: { status: 504 },
         })
         // The lock is still held: a query only abandoned by the client would still be waiting on the server.
-        const [running] = await locker.query(
-          `SELECT id, info FROM information_schema.processlist WHERE user = ? AND command = 'Query'`, [testServer().readerUser]) as [unknown[], unknown]
-        expect(running).to.deep.equal([])
+        expect(await db.readerQueries()).to.deep.equal([])
       } finally {
         await locker.query('UNLOCK TABLES')
         await locker.end()
@@ -106,9 +104,7 @@ describe('failures', () => {
         }
         // ER_QUERY_INTERRUPTED: killed by the watchdog, although the session's own limit is a minute.
         expect(failure?.errno).to.equal(1317)
-        const [running] = await locker.query(
-          `SELECT id FROM information_schema.processlist WHERE user = ? AND command = 'Query'`, [server.readerUser]) as [unknown[], unknown]
-        expect(running).to.deep.equal([])
+        expect(await db.readerQueries()).to.deep.equal([])
       } finally {
         await locker.query('UNLOCK TABLES')
         await locker.end()

@@ -6,7 +6,7 @@ import { expect } from 'chai'
 import { connect, type AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import request from 'supertest'
-import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
+import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 
@@ -33,12 +33,6 @@ describe('streaming', function () {
     await t.close()
     await db.drop()
   })
-
-  async function readerQueries(): Promise<unknown[]> {
-    const [rows] = await db.admin.query(
-      `SELECT id, state FROM information_schema.processlist WHERE user = ? AND command = 'Query'`, [testServer().readerUser])
-    return rows as unknown[]
-  }
 
   it('sends every booking of the call without parameters, whole and in order', async () => {
     const res = await request(t.app).get('/wp-json/booking-calendar/v1/slots?flat&_fields=id,booking_date').expect(200)
@@ -69,7 +63,7 @@ describe('streaming', function () {
     const { socket, chunks } = await startSlowClient()
     await sleep(1500)
     // About 28 MB of JSON are owed; socket buffers hold a few. The cursor must still be open.
-    expect(await readerQueries(), 'the query is still sending rows').to.have.length(1)
+    expect(await db.readerQueries(), 'the query is still sending rows').to.have.length(1)
     expect(chunks.reduce((n, c) => n + c.length, 0)).to.be.below(1_000_000)
 
     await new Promise<void>((resolve) => {
@@ -87,11 +81,11 @@ describe('streaming', function () {
   it('releases the connection when the client hangs up', async () => {
     const { socket } = await startSlowClient()
     await sleep(300)
-    expect(await readerQueries(), 'the query is still sending rows').to.have.length(1)
+    expect(await db.readerQueries(), 'the query is still sending rows').to.have.length(1)
     socket.destroy()
     const deadline = Date.now() + 10_000
-    while ((await readerQueries()).length > 0 && Date.now() < deadline) await sleep(100)
-    expect(await readerQueries(), 'the query ended after the client hung up').to.deep.equal([])
+    while ((await db.readerQueries()).length > 0 && Date.now() < deadline) await sleep(100)
+    expect(await db.readerQueries(), 'the query ended after the client hung up').to.deep.equal([])
     await request(t.app).get('/wp-json/booking-calendar/v1/slots?per_page=1').expect(200)
   })
 })

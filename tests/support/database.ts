@@ -33,6 +33,8 @@ export interface TestDatabase {
   insert(table: string, rows: Row[]): Promise<void>
   setOption(name: string, value: string): Promise<void>
   truncate(table: string): Promise<void>
+  /** The statements the service's reader account is running on the server right now. */
+  readerQueries(): Promise<unknown[]>
   drop(): Promise<void>
 }
 
@@ -65,6 +67,11 @@ export async function createTestDatabase(label: string, prefix = 'wp_', tables: 
       await admin.query(`INSERT INTO \`${prefix}options\` (option_name, option_value) VALUES (?, ?) ON DUPLICATE KEY UPDATE option_value = VALUES(option_value)`, [option, value])
     },
     truncate: async (table) => { await admin.query(`TRUNCATE TABLE \`${prefix}${table}\``) },
+    readerQueries: async () => {
+      const [rows] = await admin.query(
+        `SELECT id, state FROM information_schema.processlist WHERE user = ? AND command = 'Query'`, [server.readerUser])
+      return rows as unknown[]
+    },
     drop: async () => {
       await admin.query(`DROP DATABASE IF EXISTS \`${name}\``)
       await admin.end()
