@@ -8,7 +8,7 @@ import { demoDataSql, DEMO_DEFAULTS } from '../db/demo-data.ts'
 import { createDb } from '../db/connect.ts'
 import { createApp } from '../server/app.ts'
 import { loadConfig } from '../server/config.ts'
-import { createLogger } from '../server/log.ts'
+import { createDemoLogger } from './demo-log.ts'
 
 const say = (line: string) => process.stdout.write(`${line}\n`)
 
@@ -38,7 +38,7 @@ const config = loadConfig({
   DATABASE_URL: `mysql://booking_api:${password}@127.0.0.1:${mariadb.port}/wordpress`,
   TABLE_PREFIX: DEMO_DEFAULTS.prefix,
 })
-const log = createLogger(config.logLevel)
+const log = createDemoLogger(config.logLevel)
 const handle = createDb({ ...config.database, tablePrefix: config.tablePrefix, poolSize: config.dbPoolSize, queryTimeoutMs: config.queryTimeoutMs })
 closeDb = handle.close
 const app = createApp({ db: handle.db, pool: handle.pool, config, log })

@@ -11,6 +11,7 @@ import { ALLOW, apiRouter, NAMESPACE, PREFIXES } from './routes/index.ts'
 import { createSiteTimezone, type SiteTimezone } from './site-timezone.ts'
 import { RuleProblemLog } from './domain/disabled-time.ts'
 import { createAccess, type Access } from './access.ts'
+import { createMetrics } from './metrics.ts'
 
 export interface Deps {
   db: Db
@@ -107,12 +108,19 @@ export function createApp(options: AppOptions): Express {
   app.disable('x-powered-by')
   app.disable('etag')
   app.set('query parser', 'simple')
+  const metrics = createMetrics({ pool: options.pool, access, token: config.metricsToken })
   app.use(requestLog(log))
+  app.use(metrics.observe)
   app.use(securityHeaders)
 
-  // Open in every access mode; /healthz makes no database call.
-  app.get('/healthz', (_req, res) => { res.json({ status: 'ok' }) })
+  // Open in every access mode (METRICS_TOKEN guards /metrics); /healthz makes no database call.
+  app.get('/healthz', (_req, res) => {
+    res.locals.route = 'healthz'
+    res.json({ status: 'ok' })
+  })
+  app.get('/metrics', metrics.serve)
   app.get('/readyz', async (_req, res) => {
+    res.locals.route = 'readyz'
     try {
       await withTimeout(pingDatabase(db), 1000)
       res.json({ status: 'ok' })

@@ -27,6 +27,10 @@ export interface Config {
   maxRangeDays: number
   corsOrigins: string[]
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  /** Guards GET /metrics when set; open otherwise. */
+  metricsToken: string | undefined
+  /** How long requests in flight may take to finish after SIGTERM. */
+  shutdownGraceMs: number
 }
 
 export class ConfigError extends Error {}
@@ -95,6 +99,8 @@ const envSchema = z.object({
   QUERY_TIMEOUT_MS: integer('QUERY_TIMEOUT_MS', 1, 3_600_000, 10_000),
   MAX_RANGE_DAYS: integer('MAX_RANGE_DAYS', 1, 36_600, 731),
   CORS_ORIGINS: list,
+  METRICS_TOKEN: z.string().optional().transform((value) => value?.trim() || undefined),
+  SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 3_600_000, 8_000),
   LOG_LEVEL: z.string().optional().transform((value, ctx) => {
     const level = (value ?? '').trim().toLowerCase() || 'info'
     const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -183,5 +189,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     maxRangeDays: env.MAX_RANGE_DAYS,
     corsOrigins: env.CORS_ORIGINS,
     logLevel: env.LOG_LEVEL,
+    metricsToken: env.METRICS_TOKEN,
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
   }
 }

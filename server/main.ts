@@ -1,8 +1,9 @@
-// Reads config, creates the database handle, listens, and closes both on SIGTERM.
+// Reads config, creates the database handle, listens, and on SIGTERM stops gracefully (server/shutdown.ts).
 import { loadConfig, ConfigError } from './config.ts'
 import { createDb } from '../db/connect.ts'
 import { createApp } from './app.ts'
 import { createLogger } from './log.ts'
+import { shutDownGracefully } from './shutdown.ts'
 
 let config
 try {
@@ -30,11 +31,13 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
     if (stopping) return
     stopping = true
-    log.info({ signal }, 'stopping')
-    server.close(() => {
-      void handle.close().then(() => process.exit(0))
-    })
-    server.closeIdleConnections()
-    setTimeout(() => process.exit(0), 10_000).unref()
+    log.info({ signal, graceMs: config.shutdownGraceMs }, 'stopping: no new connections; finishing the requests in flight')
+    // Should closing the pool hang on a dead database, the process still ends.
+    setTimeout(() => process.exit(0), config.shutdownGraceMs + 5_000).unref()
+    void shutDownGracefully(server, { graceMs: config.shutdownGraceMs, log, closeDb: handle.close })
+      .then(() => process.exit(0), (error: unknown) => {
+        log.error({ err: error }, 'stopping failed')
+        process.exit(1)
+      })
   })
 }

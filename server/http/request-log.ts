@@ -1,9 +1,11 @@
 // One JSON log line per request, with a request id (an incoming X-Request-Id is
-// honoured). The query string is left out: nothing a client sends is logged but
+// honoured), the route that answered, the status, the duration and the rows
+// sent. The query string is left out: nothing a client sends is logged but
 // the path, so no credential or customer data can reach the log this way.
 import { randomUUID } from 'node:crypto'
 import type { RequestHandler } from 'express'
 import type { Logger } from 'pino'
+import { routeOf } from '../metrics.ts'
 
 export function requestLog(log: Logger): RequestHandler {
   return (req, res, next) => {
@@ -18,8 +20,8 @@ export function requestLog(log: Logger): RequestHandler {
       logged = true
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6
       req.log!.info({
-        method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode,
-        durationMs: Math.round(durationMs * 10) / 10, completed: res.writableFinished,
+        method: req.method, path: req.originalUrl.split('?')[0], route: routeOf(res), status: res.statusCode,
+        durationMs: Math.round(durationMs * 10) / 10, rowsSent: res.locals.rowsSent ?? 0, completed: res.writableFinished,
       }, 'request')
     }
     res.on('finish', done)

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { dateParam, nameListParam, parseParams, serviceParam } from '../http/params.ts'
 import { answerDisabledTime } from '../domain/disabled-time.ts'
 import { pickFields } from '../domain/records.ts'
+import { addRowsSent } from '../metrics.ts'
 import type { Deps } from '../app.ts'
 
 export const disabledTimeParams = z.object({
@@ -20,5 +21,6 @@ export const disabledTimeHandler = (deps: Deps): RequestHandler => async (req, r
   const answer = await answerDisabledTime(deps.db, params, {
     zone: await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
   })
+  addRowsSent(res, answer.disabled_times.length)
   res.json({ ...answer, disabled_times: answer.disabled_times.map((period) => pickFields(period, params._fields)) })
 }

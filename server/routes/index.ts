@@ -17,14 +17,16 @@ export const ALLOW = 'GET, HEAD, OPTIONS'
 
 interface RouteDef {
   path: string
+  /** The route's name in logs and metrics. */
+  name: string
   params: z.ZodObject | undefined
   handler: (deps: Deps) => RequestHandler
 }
 
 const ROUTES: RouteDef[] = [
-  { path: '/', params: undefined, handler: () => (_req, res) => { res.json(namespaceIndex()) } },
-  { path: '/slots', params: slotsParams, handler: slotsHandler },
-  { path: '/disabled-time', params: disabledTimeParams, handler: disabledTimeHandler },
+  { path: '/', name: 'index', params: undefined, handler: () => (_req, res) => { res.json(namespaceIndex()) } },
+  { path: '/slots', name: 'slots', params: slotsParams, handler: slotsHandler },
+  { path: '/disabled-time', name: 'disabled-time', params: disabledTimeParams, handler: disabledTimeHandler },
 ]
 
 /** The shape WordPress gives `GET /wp-json/{namespace}`, with every parameter of each route in `args`. */
@@ -45,6 +47,10 @@ export function apiRouter(deps: Deps): Router {
   const router = Router()
   for (const route of ROUTES) {
     router.route(route.path)
+      .all((_req, res, next) => {
+        res.locals.route = route.name
+        next()
+      })
       .get(route.handler(deps))
       .options((_req, res) => { res.setHeader('Allow', ALLOW).status(204).end() })
       .all(() => {

@@ -8,6 +8,7 @@ import { answerSlots } from '../domain/slots.ts'
 import { slotsCsvChunks, slotsJsonChunks } from '../http/slots-body.ts'
 import { startIterating, streamBody } from '../http/stream-body.ts'
 import { pagingLinks } from '../http/paging.ts'
+import { countRowsSent } from '../metrics.ts'
 import type { Deps } from '../app.ts'
 
 export const BOOKING_STATUSES = ['pending', 'booked', 'reject', 'completed', 'expired'] as const
@@ -63,7 +64,7 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
       res.end()
       return
     }
-    const body = { ...answer, batches }
+    const body = { ...answer, batches: countRowsSent(res, batches) }
     await streamBody(res, csv ? slotsCsvChunks(body, params._fields) : slotsJsonChunks(body, params._fields))
   })
 }

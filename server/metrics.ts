@@ -1,0 +1,115 @@
+// GET /metrics in Prometheus's text format (prom-client): requests by route and
+// status, their durations, rows streamed, the database pool, and the access
+// guard's cache. One registry per app, so tests can build many apps side by side.
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { RequestHandler, Response } from 'express'
+import type { Pool } from 'mysql2'
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { Access } from './access.ts'
+import { RestError } from './errors.ts'
+
+export interface Metrics {
+  /** Counts and times every request, by the route that answered it (`res.locals.route`). */
+  observe: RequestHandler
+  /** Serves the registry, behind METRICS_TOKEN when one is set. */
+  serve: RequestHandler
+  registry: Registry
+}
+
+/** The name of the route that answered, for labels; never the raw path (one series per URL would grow without end). */
+export function routeOf(res: Response): string {
+  return typeof res.locals.route === 'string' ? res.locals.route : 'no_route'
+}
+
+/** How many bookings or disabled times a handler sent (logged and counted after the response). */
+export function addRowsSent(res: Response, rows: number): void {
+  res.locals.rowsSent = (typeof res.locals.rowsSent === 'number' ? res.locals.rowsSent : 0) + rows
+}
+
+/** Passes batches through, adding each one's size to the rows sent as it goes out. */
+export async function* countRowsSent<T>(res: Response, batches: AsyncIterable<T[]>): AsyncGenerator<T[]> {
+  for await (const batch of batches) {
+    addRowsSent(res, batch.length)
+    yield batch
+  }
+}
+
+/** What mysql2's pool holds right now. Its counts are private fields: read defensively. */
+function poolCounts(pool: Pool): { all: number; free: number; waiting: number } {
+  const inner = pool as unknown as Record<string, { length?: number } | undefined>
+  return {
+    all: inner._allConnections?.length ?? 0,
+    free: inner._freeConnections?.length ?? 0,
+    waiting: inner._connectionQueue?.length ?? 0,
+  }
+}
+
+export function createMetrics(options: { pool: Pool; access: Access; token: string | undefined }): Metrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+
+  const labelNames = ['route', 'method', 'status'] as const
+  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route, method and status.', labelNames, registers: [registry] })
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from the request to the last byte of the answer, by route, method and status.',
+    labelNames,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  })
+  const rows = new Counter({ name: 'booking_calendar_rows_sent_total', help: 'Bookings and disabled times sent, by route.', labelNames: ['route'], registers: [registry] })
+  const { pool, access } = options
+  new Gauge({
+    name: 'booking_calendar_db_pool_connections', help: 'Database pool connections, by state (in_use, idle).', labelNames: ['state'], registers: [registry],
+    collect() {
+      const counts = poolCounts(pool)
+      this.set({ state: 'in_use' }, counts.all - counts.free)
+      this.set({ state: 'idle' }, counts.free)
+    },
+  })
+  new Gauge({
+    name: 'booking_calendar_db_pool_waiting', help: 'Requests waiting for a database connection.', registers: [registry],
+    collect() { this.set(poolCounts(pool).waiting) },
+  })
+  new Gauge({
+    name: 'booking_calendar_auth_cache_hits', help: 'Requests whose credentials were answered from the cache (AUTH_MODE=wordpress), since start.', registers: [registry],
+    collect() { this.set(access.stats.cacheHits) },
+  })
+  new Gauge({
+    name: 'booking_calendar_auth_wordpress_calls', help: 'Calls to WordPress to check credentials (AUTH_MODE=wordpress), since start.', registers: [registry],
+    collect() { this.set(access.stats.wordpressCalls) },
+  })
+
+  const observe: RequestHandler = (req, res, next) => {
+    const started = process.hrtime.bigint()
+    let done = false
+    const finish = () => {
+      if (done) return
+      done = true
+      const labels = { route: routeOf(res), method: req.method, status: String(res.statusCode) }
+      requests.inc(labels)
+      duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9)
+      if (typeof res.locals.rowsSent === 'number' && res.locals.rowsSent > 0) rows.inc({ route: labels.route }, res.locals.rowsSent)
+    }
+    res.on('finish', finish)
+    res.on('close', finish)
+    next()
+  }
+
+  const expected = options.token === undefined ? undefined : createHash('sha256').update(options.token).digest()
+  const serve: RequestHandler = async (req, res) => {
+    res.locals.route = 'metrics'
+    if (expected) {
+      const given = /^Bearer\s+(.+)$/i.exec(req.get('authorization') ?? '')?.[1]?.trim()
+      if (!given || !timingSafeEqual(createHash('sha256').update(given).digest(), expected)) {
+        res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"')
+        throw new RestError(401, 'rest_not_logged_in', 'The metrics need the token of METRICS_TOKEN: send it as Authorization: Bearer <token>.')
+      }
+    }
+    const text = await registry.metrics()
+    res.setHeader('Content-Type', registry.contentType)
+    res.send(text)
+  }
+
+  return { observe, serve, registry }
+}

@@ -1,0 +1,126 @@
+// Operating the service (issue 6, "Operations"): the request log line, LOG_LEVEL,
+// and GET /metrics in Prometheus's format, open or behind METRICS_TOKEN.
+import { expect } from 'chai'
+import request from 'supertest'
+import { createTestDatabase, type TestDatabase } from '../support/database.ts'
+import { createTestApp, type TestApp } from '../support/app.ts'
+import { loadSite } from '../fixtures/site.ts'
+
+const SLOTS = '/wp-json/booking-calendar/v1/slots'
+
+/** The value of one sample of the metrics text, or undefined when absent. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `))
+  return line === undefined ? undefined : Number(line.slice(series.length + 1))
+}
+
+describe('operations', () => {
+  let db: TestDatabase
+  let t: TestApp
+
+  before(async () => {
+    db = await createTestDatabase('operations')
+    await loadSite(db)
+    await db.insert('booking_calendar_disabled_times', [
+      { id: 1, service_id: 0, rule_type: 'weekly', weekday: 1, time_from: '18:00:00', time_to: '08:00:00', note: 'After hours' },
+    ])
+    t = createTestApp(db)
+  })
+  after(async () => {
+    await t.close()
+    await db.drop()
+  })
+
+  describe('the request log', () => {
+    it('one JSON line per request: the incoming X-Request-Id, method, route, path without the query, status, duration, rows sent', async () => {
+      t.logs.length = 0
+      const res = await request(t.app).get(`${SLOTS}?flat&service=haircut&_fields=id`).set('X-Request-Id', 'report-42').expect(200)
+      expect(res.headers['x-request-id']).to.equal('report-42')
+      const line = t.logs.find((l) => l.msg === 'request')!
+      expect(line).to.include({
+        service: 'booking-calendar-api', requestId: 'report-42', method: 'GET', path: SLOTS, route: 'slots',
+        status: 200, rowsSent: res.body.booked_slots.length, completed: true,
+      })
+      expect(res.body.booked_slots.length).to.be.above(2)
+      expect(line.durationMs).to.be.a('number')
+      expect(line.level).to.equal(30)
+    })
+
+    it('counts the periods of disabled-time/, and names no route for a path that has none', async () => {
+      t.logs.length = 0
+      const res = await request(t.app).get('/wp-json/booking-calendar/v1/disabled-time?start=2026-12-01&end=2026-12-31').expect(200)
+      await request(t.app).get('/wp-json/nothing-here').expect(404)
+      const [periods, missing] = t.logs.filter((l) => l.msg === 'request')
+      expect(periods).to.include({ route: 'disabled-time', rowsSent: res.body.disabled_times.length })
+      expect(res.body.disabled_times.length).to.be.above(0)
+      expect(missing).to.include({ route: 'no_route', status: 404, rowsSent: 0 })
+    })
+
+    it('an X-Request-Id that is not a plain token is replaced by a new id', async () => {
+      const res = await request(t.app).get('/healthz').set('X-Request-Id', 'bad id with spaces').expect(200)
+      expect(res.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/)
+    })
+
+    it('LOG_LEVEL=warn leaves requests out of the log', async () => {
+      const quiet = createTestApp(db, { env: { LOG_LEVEL: 'warn' } })
+      try {
+        await request(quiet.app).get(`${SLOTS}?flat`).expect(200)
+        expect(quiet.logs).to.deep.equal([])
+      } finally {
+        await quiet.close()
+      }
+    })
+  })
+
+  describe('GET /metrics', () => {
+    it('counts requests by route, method and status, times them, and counts the rows sent', async () => {
+      const fresh = createTestApp(db)
+      try {
+        const slots = await request(fresh.app).get(`${SLOTS}?flat`).expect(200)
+        await request(fresh.app).get(`${SLOTS}?flat`).expect(200)
+        await request(fresh.app).get(`${SLOTS}?status=nope`).expect(400)
+        const res = await request(fresh.app).get('/metrics').expect(200)
+        expect(res.headers['content-type']).to.match(/^text\/plain; version=0\.0\.4/)
+        const text = res.text
+        expect(sample(text, 'http_requests_total{route="slots",method="GET",status="200"}')).to.equal(2)
+        expect(sample(text, 'http_requests_total{route="slots",method="GET",status="400"}')).to.equal(1)
+        expect(sample(text, 'http_request_duration_seconds_count{route="slots",method="GET",status="200"}')).to.equal(2)
+        expect(sample(text, 'http_request_duration_seconds_bucket{le="+Inf",route="slots",method="GET",status="200"}')).to.equal(2)
+        expect(sample(text, 'booking_calendar_rows_sent_total{route="slots"}')).to.equal(2 * slots.body.booked_slots.length)
+        expect(slots.body.booked_slots.length).to.be.above(10)
+      } finally {
+        await fresh.close()
+      }
+    })
+
+    it('shows the database pool: connections in use, idle, and requests waiting', async () => {
+      await request(t.app).get(`${SLOTS}?flat`).expect(200)
+      const text = (await request(t.app).get('/metrics').expect(200)).text
+      expect(sample(text, 'booking_calendar_db_pool_connections{state="in_use"}')).to.equal(0)
+      expect(sample(text, 'booking_calendar_db_pool_connections{state="idle"}')).to.be.at.least(1)
+      expect(sample(text, 'booking_calendar_db_pool_waiting')).to.equal(0)
+      expect(sample(text, 'booking_calendar_auth_cache_hits')).to.equal(0)
+      expect(text).to.include('process_resident_memory_bytes')
+    })
+
+    it('METRICS_TOKEN guards it: 401 with WWW-Authenticate without the token or with a wrong one', async () => {
+      const guarded = createTestApp(db, { env: { METRICS_TOKEN: 'scrape-secret' } })
+      try {
+        const none = await request(guarded.app).get('/metrics').expect(401)
+        expect(none.body).to.deep.equal({
+          code: 'rest_not_logged_in',
+          message: 'The metrics need the token of METRICS_TOKEN: send it as Authorization: Bearer <token>.',
+          data: { status: 401 },
+        })
+        expect(none.headers['www-authenticate']).to.equal('Bearer realm="metrics"')
+        await request(guarded.app).get('/metrics').set('Authorization', 'Bearer wrong').expect(401)
+        const ok = await request(guarded.app).get('/metrics').set('Authorization', 'Bearer scrape-secret').expect(200)
+        expect(ok.text).to.include('http_requests_total')
+        // The token guards /metrics only: the routes keep AUTH_MODE's rule (none here).
+        await request(guarded.app).get(`${SLOTS}?flat`).expect(200)
+      } finally {
+        await guarded.close()
+      }
+    })
+  })
+})
