@@ -12,6 +12,7 @@ import { createSiteTimezone, type SiteTimezone } from './site-timezone.ts'
 import { RuleProblemLog } from './domain/disabled-time.ts'
 import { createAccess, type Access } from './access.ts'
 import { createMetrics } from './metrics.ts'
+import { buildOpenApiDocument } from './openapi.ts'
 
 export interface Deps {
   db: Db
@@ -119,6 +120,12 @@ export function createApp(options: AppOptions): Express {
     res.json({ status: 'ok' })
   })
   app.get('/metrics', metrics.serve)
+  // The document describes the API, not its data: open like /healthz.
+  const openApi = buildOpenApiDocument()
+  app.get('/openapi.json', (_req, res) => {
+    res.locals.route = 'openapi'
+    res.json(openApi)
+  })
   app.get('/readyz', async (_req, res) => {
     res.locals.route = 'readyz'
     try {

@@ -23,7 +23,7 @@ interface RouteDef {
   handler: (deps: Deps) => RequestHandler
 }
 
-const ROUTES: RouteDef[] = [
+export const ROUTES: RouteDef[] = [
   { path: '/', name: 'index', params: undefined, handler: () => (_req, res) => { res.json(namespaceIndex()) } },
   { path: '/slots', name: 'slots', params: slotsParams, handler: slotsHandler },
   { path: '/disabled-time', name: 'disabled-time', params: disabledTimeParams, handler: disabledTimeHandler },

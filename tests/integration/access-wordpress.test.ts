@@ -2,7 +2,7 @@
 // php -S): application passwords made by WordPress, services written by
 // wp_insert_post, verdicts cached, and never an open door when WordPress fails.
 import { expect } from 'chai'
-import request from 'supertest'
+import request from '../support/request.ts'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'

@@ -1,7 +1,7 @@
 // AUTH_MODE token and none, CORS, and what the logs never hold (API.md, "Access").
 import { expect } from 'chai'
 import { spawn } from 'node:child_process'
-import request from 'supertest'
+import request from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp } from '../support/app.ts'
 import { loadSite } from '../fixtures/site.ts'

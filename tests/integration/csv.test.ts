@@ -1,6 +1,6 @@
 // API.md, "CSV": format=csv and Accept: text/csv, RFC 4180, CRLF, the formula guard.
 import { expect } from 'chai'
-import request from 'supertest'
+import request from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { loadSite } from '../fixtures/site.ts'

@@ -1,6 +1,6 @@
 // GET disabled-time/ over a real MariaDB, with a clock the test sets.
 import { expect } from 'chai'
-import request from 'supertest'
+import request from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { loadSite, HAIRCUT, STRIZHKA, DELETED_SERVICE } from '../fixtures/site.ts'

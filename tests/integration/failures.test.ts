@@ -2,7 +2,7 @@
 // restart), a query past QUERY_TIMEOUT_MS (504, cancelled on the server), and
 // 500 bodies that carry no SQL, stack trace or credential.
 import { expect } from 'chai'
-import request from 'supertest'
+import request from '../support/request.ts'
 import mysql from 'mysql2/promise'
 import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'

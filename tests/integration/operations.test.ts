@@ -1,10 +1,11 @@
 // Operating the service (issue 6, "Operations"): the request log line, LOG_LEVEL,
 // and GET /metrics in Prometheus's format, open or behind METRICS_TOKEN.
 import { expect } from 'chai'
-import request from 'supertest'
+import request from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { loadSite } from '../fixtures/site.ts'
+import { buildOpenApiDocument } from '../../server/openapi.ts'
 
 const SLOTS = '/wp-json/booking-calendar/v1/slots'
 
@@ -118,6 +119,20 @@ describe('operations', () => {
         expect(ok.text).to.include('http_requests_total')
         // The token guards /metrics only: the routes keep AUTH_MODE's rule (none here).
         await request(guarded.app).get(`${SLOTS}?flat`).expect(200)
+      } finally {
+        await guarded.close()
+      }
+    })
+  })
+
+  describe('GET /openapi.json', () => {
+    it('serves the document, open whatever AUTH_MODE says: it describes the API, not its data', async () => {
+      const guarded = createTestApp(db, { env: { AUTH_MODE: 'token', API_TOKENS: 'a-token' } })
+      try {
+        await request(guarded.app).get(`${SLOTS}?flat`).expect(401)
+        const res = await request(guarded.app).get('/openapi.json').expect(200)
+        expect(res.headers['content-type']).to.equal('application/json; charset=utf-8')
+        expect(res.body).to.deep.equal(JSON.parse(JSON.stringify(buildOpenApiDocument())))
       } finally {
         await guarded.close()
       }

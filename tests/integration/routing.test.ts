@@ -1,7 +1,7 @@
 // Where the API answers (API.md, "Where it answers"): the three prefixes, the
 // namespace index, HEAD, OPTIONS, 404, 405, /healthz and /readyz.
 import { expect } from 'chai'
-import request from 'supertest'
+import request from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { loadSite } from '../fixtures/site.ts'

@@ -1,7 +1,7 @@
 // Configuration that changes answers: TABLE_PREFIX, the site's time zone from
 // {prefix}options (timezone_string, gmt_offset, UTC), its refresh, and SITE_TIMEZONE.
 import { expect } from 'chai'
-import request from 'supertest'
+import request from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp } from '../support/app.ts'
 import { loadSite, RECORDS } from '../fixtures/site.ts'

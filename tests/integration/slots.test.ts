@@ -1,6 +1,6 @@
 // GET slots/ over a real MariaDB holding every quirk of PLUGIN_TABLES.md.
 import { expect } from 'chai'
-import request from 'supertest'
+import request from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { BOOKING_ORDER, RECORDS, loadSite, type BookingId } from '../fixtures/site.ts'

@@ -5,7 +5,7 @@
 import { expect } from 'chai'
 import { connect, type AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
-import request from 'supertest'
+import request from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { demoDataSql } from '../../db/demo-data.ts'

@@ -1,0 +1,86 @@
+// The shapes the routes answer with, as zod schemas, for the OpenAPI document
+// (server/openapi.ts). The compile-time checks at the end tie each schema to the
+// TypeScript type the code builds, so the document cannot drift from the code.
+import { z } from 'zod'
+import type { BookingRecord } from '../domain/records.ts'
+import type { DisabledPeriod } from '../domain/rules.ts'
+import type { DisabledTimeAnswer } from '../domain/disabled-time.ts'
+
+const isoWithOffset = (description: string) =>
+  z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/).meta({ description, examples: ['2026-11-25T09:00:00+01:00'] })
+
+export const bookingSchema = z.object({
+  id: z.number().int(),
+  service_id: z.number().int(),
+  service_slug: z.string().nullable().meta({ description: 'The slug, decoded to Unicode; null when the service post no longer exists.' }),
+  status: z.string().meta({ description: 'Trimmed and in lower case; legacy values are passed on as stored.' }),
+  booking_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).meta({ description: 'YYYY-MM-DD.' }),
+  start: isoWithOffset('ISO 8601 with the site\'s UTC offset on that date; 00:00 of the day for a whole-day booking.').nullable(),
+  end: isoWithOffset('The same form; the next day\'s 00:00 for a whole-day booking; null when the stored end is NULL.').nullable(),
+  all_day: z.boolean(),
+  created_date: isoWithOffset('When the booking was made; null for the zero date.').nullable(),
+  customer: z.object({ name: z.string(), email: z.string(), phone: z.string() }).strict().nullable()
+    .meta({ description: 'For an authenticated caller; null in AUTH_MODE=none unless EXPOSE_CUSTOMER_DATA=true.' }),
+  note: z.string().nullable(),
+}).strict().meta({ id: 'Booking', description: 'A booking (API.md, "GET slots/").' })
+
+/** A booking cut by `_fields`: the fields named, nothing else. */
+export const bookingFieldsSchema = bookingSchema.partial().strict()
+  .meta({ id: 'BookingFields', description: 'A booking with only the fields `_fields` named.' })
+
+const bookingOrFields = z.union([bookingSchema, bookingFieldsSchema])
+
+export const slotsAnswerSchema = z.object({
+  booked_slots: z.union([
+    z.record(z.string().regex(/^\d+$/), z.array(bookingOrFields)).meta({ description: 'Grouped by service ID, keys in ascending numeric order.' }),
+    z.array(bookingOrFields).meta({ description: 'With flat: the bookings in booking order.' }),
+  ]),
+  total: z.number().int().min(0).meta({ description: 'The bookings that match, over all pages.' }),
+}).strict().meta({ id: 'SlotsAnswer' })
+
+export const disabledPeriodSchema = z.object({
+  rule_id: z.number().int(),
+  service_id: z.number().int().nullable().meta({ description: 'null for a site-wide rule.' }),
+  service_slug: z.string().nullable(),
+  type: z.enum(['weekly', 'date']),
+  start: isoWithOffset('Where the period starts, cut to the range.'),
+  end: isoWithOffset('Where it ends, cut to the range.'),
+  all_day: z.boolean(),
+  note: z.string(),
+}).strict().meta({ id: 'DisabledPeriod', description: 'A disabled period (API.md, "GET disabled-time/").' })
+
+export const disabledPeriodFieldsSchema = disabledPeriodSchema.partial().strict()
+  .meta({ id: 'DisabledPeriodFields', description: 'A period with only the fields `_fields` named.' })
+
+export const disabledTimeAnswerSchema = z.object({
+  disabled_times: z.array(z.union([disabledPeriodSchema, disabledPeriodFieldsSchema])),
+  start: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  end: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  timezone: z.string().meta({ description: 'The IANA name, +05:45 for a fixed offset, or UTC.' }),
+  total: z.number().int().min(0),
+}).strict().meta({ id: 'DisabledTimeAnswer' })
+
+export const restErrorSchema = z.object({
+  code: z.string().meta({ examples: ['rest_invalid_param', 'rest_no_route', 'rest_service_not_found'] }),
+  message: z.string().meta({ description: 'A sentence a person can act on.' }),
+  data: z.object({
+    status: z.number().int(),
+    params: z.record(z.string(), z.string()).optional().meta({ description: 'With rest_invalid_param: a sentence per bad parameter.' }),
+  }).strict(),
+}).strict().meta({ id: 'WP_Error', description: 'WordPress\'s error shape.' })
+
+export const namespaceIndexSchema = z.object({
+  namespace: z.literal('booking-calendar/v1'),
+  routes: z.record(z.string(), z.object({
+    namespace: z.string(),
+    methods: z.array(z.string()),
+    endpoints: z.array(z.object({ methods: z.array(z.string()), args: z.record(z.string(), z.object({}).passthrough()) })),
+  })),
+}).strict().meta({ id: 'NamespaceIndex', description: 'What WordPress answers for GET /wp-json/{namespace}.' })
+
+// The code's types and the documented shapes are the same, or this does not compile.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+const bookingIsDocumented: Same<z.output<typeof bookingSchema>, BookingRecord> = true
+const periodIsDocumented: Same<z.output<typeof disabledPeriodSchema>, DisabledPeriod> = true
+const answerIsDocumented: Same<Omit<z.output<typeof disabledTimeAnswerSchema>, 'disabled_times'>, Omit<DisabledTimeAnswer, 'disabled_times'>> = true
+void [bookingIsDocumented, periodIsDocumented, answerIsDocumented]

@@ -1,0 +1,149 @@
+// The OpenAPI 3.1 document of the namespace, generated from the zod schemas the
+// routes validate their parameters with (server/routes/*.ts) and the shapes they
+// answer with (server/http/response-schemas.ts). `npm run openapi` writes it to
+// openapi.json; GET /openapi.json serves it; tests check both against the code.
+import { readFileSync } from 'node:fs'
+import { z } from 'zod'
+import { ROUTES, NAMESPACE } from './routes/index.ts'
+import {
+  disabledTimeAnswerSchema, namespaceIndexSchema, restErrorSchema, slotsAnswerSchema,
+} from './http/response-schemas.ts'
+
+type JsonSchema = Record<string, unknown>
+
+const REF = (id: string) => ({ $ref: `#/components/schemas/${id}` })
+
+/**
+ * A parameter's JSON Schema. zod sees what the query parser hands it (a list of
+ * strings); the `.meta()` of each parameter says what a client sends, so it
+ * replaces what zod derived. A date accepts three forms, which `format: date` would deny.
+ */
+function parameterSchema(field: z.ZodType): JsonSchema {
+  return z.toJSONSchema(field, {
+    io: 'input',
+    unrepresentable: 'any',
+    override: (ctx) => {
+      const meta = z.globalRegistry.get(ctx.zodSchema) as JsonSchema | undefined
+      if (!meta || typeof meta.type !== 'string') return
+      for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as JsonSchema)[key]
+      const { format, ...rest } = meta
+      Object.assign(ctx.jsonSchema, rest)
+      if (format === 'date') {
+        Object.assign(ctx.jsonSchema, { pattern: '^(\\d{4}-\\d{2}-\\d{2}|\\d{2}[./]\\d{2}[./]\\d{4})$', examples: ['2026-11-01', '01.11.2026', '01/11/2026'] })
+      }
+    },
+  }) as JsonSchema
+}
+
+function parameters(schema: z.ZodObject | undefined) {
+  if (!schema) return []
+  return Object.entries(schema.shape).map(([name, field]) => {
+    const { $schema: _ignored, description, ...fieldSchema } = parameterSchema(field as z.ZodType)
+    return {
+      name, in: 'query', required: false, description,
+      schema: fieldSchema,
+      // Lists are comma-separated (status=pending,booked); name[]=a&name[]=b works too.
+      ...(fieldSchema.type === 'array' ? { style: 'form', explode: false } : {}),
+      // ?flat alone means true, as in WordPress.
+      ...(fieldSchema.type === 'boolean' ? { allowEmptyValue: true } : {}),
+    }
+  })
+}
+
+/** Every named schema (`.meta({ id })`) as components. */
+function componentSchemas(): Record<string, JsonSchema> {
+  const all = z.toJSONSchema(z.globalRegistry, {
+    io: 'output', target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, JsonSchema> }
+  const out: Record<string, JsonSchema> = {}
+  for (const [id, schema] of Object.entries(all.schemas)) {
+    const { $schema: _ignored, $id: _id, ...rest } = schema
+    out[id] = rest
+  }
+  return out
+}
+
+const error = (description: string) => ({ description, content: { 'application/json': { schema: REF('WP_Error') } } })
+const header = (description: string, type: 'integer' | 'string') => ({ description, schema: { type } })
+
+const ERRORS = {
+  400: error('A parameter is not valid (rest_invalid_param, with a sentence per parameter), or rest_invalid_page_number.'),
+  401: error('No credentials, or credentials WordPress or API_TOKENS does not accept (AUTH_MODE wordpress or token).'),
+  403: error('Good credentials without the capability AUTH_CAPABILITY names.'),
+  404: error('rest_service_not_found: no service has this ID or slug.'),
+  500: error('rest_internal_error: a fixed sentence; the details are in the log.'),
+  503: error('rest_database_unavailable or rest_auth_unavailable, with Retry-After.'),
+  504: error('rest_query_timeout: the query ran longer than QUERY_TIMEOUT_MS and was cancelled.'),
+}
+
+export function buildOpenApiDocument(): Record<string, unknown> {
+  // Referenced so that their ids are registered before the components are read.
+  void [slotsAnswerSchema, disabledTimeAnswerSchema, restErrorSchema, namespaceIndexSchema]
+  const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
+  const requestId = header('The request\'s id: the X-Request-Id sent, or a new one. It is in the log line of the request.', 'string')
+  const route = (path: string) => ROUTES.find((r) => r.path === path)!
+
+  const slots = {
+    summary: 'Booked slots in every status',
+    description: 'Without per_page every matching booking is sent, streamed. With format=csv or Accept: text/csv, the flat list as CSV.',
+    operationId: 'getSlots',
+    parameters: parameters(route('/slots').params),
+    responses: {
+      200: {
+        description: 'The bookings, grouped by service ID or flat.',
+        headers: {
+          'X-WP-Total': header('The bookings that match, over all pages.', 'integer'),
+          'X-WP-TotalPages': header('With per_page: how many pages.', 'integer'),
+          Link: header('With per_page: rel="prev" and rel="next", keeping the other parameters.', 'string'),
+          'X-Request-Id': requestId,
+        },
+        content: {
+          'application/json': { schema: REF('SlotsAnswer') },
+          'text/csv': { schema: { type: 'string', description: 'RFC 4180, UTF-8, one header row; a cell starting =, +, -, @, tab or CR gets a leading \'.' } },
+        },
+      },
+      ...ERRORS,
+    },
+  }
+  const disabledTime = {
+    summary: 'Disabled times: non-working hours and days off, expanded into periods',
+    operationId: 'getDisabledTime',
+    parameters: parameters(route('/disabled-time').params),
+    responses: {
+      200: { description: 'The periods of the range.', headers: { 'X-Request-Id': requestId }, content: { 'application/json': { schema: REF('DisabledTimeAnswer') } } },
+      ...ERRORS,
+    },
+  }
+  const index = {
+    summary: 'The namespace index, as WordPress gives it, with every parameter of each route',
+    operationId: 'getNamespaceIndex',
+    responses: {
+      200: { description: 'The routes of the namespace.', content: { 'application/json': { schema: REF('NamespaceIndex') } } },
+      401: ERRORS[401], 403: ERRORS[403], 503: ERRORS[503],
+    },
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'booking-calendar-api',
+      version,
+      description: 'Read-only access to a WordPress booking calendar plugin\'s bookings and disabled times, in the WordPress REST API\'s dialect.',
+    },
+    servers: [{ url: '{site}/wp-json/' + NAMESPACE, variables: { site: { default: 'http://localhost:8080', description: 'The site\'s address, or the service\'s own.' } } }],
+    // AUTH_MODE decides which one applies: none (no credentials), wordpress (basic) or token (bearer).
+    security: [{}, { applicationPassword: [] }, { apiToken: [] }],
+    paths: {
+      '/': { get: index },
+      '/slots': { get: slots },
+      '/disabled-time': { get: disabledTime },
+    },
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: {
+        applicationPassword: { type: 'http', scheme: 'basic', description: 'AUTH_MODE=wordpress: a WordPress user name and application password, checked by the site.' },
+        apiToken: { type: 'http', scheme: 'bearer', description: 'AUTH_MODE=token: one of API_TOKENS.' },
+      },
+    },
+  }
+}

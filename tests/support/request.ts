@@ -1,0 +1,82 @@
+// supertest, with every answer checked against openapi.json (issue 6): the
+// status must be one the document lists for the operation, the content type one
+// it lists for that status, and a JSON body must match the schema it gives. The
+// integration tests import `request` from here, so the document cannot drift
+// from what the service really sends.
+import supertest from 'supertest'
+import type { Response } from 'supertest'
+import type { App } from 'supertest/types.js'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import { buildOpenApiDocument } from '../../server/openapi.ts'
+
+interface Operation { responses: Record<string, { content?: Record<string, { schema: unknown }> }> }
+const doc = buildOpenApiDocument() as { paths: Record<string, { get: Operation }>; components: unknown }
+const ajv = new Ajv2020({ strict: false, allErrors: false })
+ajv.addSchema({ $id: 'openapi', components: doc.components })
+
+const validators = new Map<string, ReturnType<typeof ajv.compile>>()
+function validatorFor(schema: unknown): ReturnType<typeof ajv.compile> {
+  const key = JSON.stringify(schema)
+  let validate = validators.get(key)
+  if (!validate) {
+    const text = key.replaceAll('"#/components/', '"openapi#/components/')
+    validate = ajv.compile(JSON.parse(text) as object)
+    validators.set(key, validate)
+  }
+  return validate
+}
+
+const NAMESPACE_PATH = /^(?:\/wp-json)?\/booking-calendar\/v1(\/[^/?]*)?\/?$/i
+
+/** The document's path for a request URL, or undefined outside the namespace. */
+export function documentedPath(url: string): string | undefined {
+  const parsed = new URL(url, 'http://test')
+  const restRoute = parsed.pathname === '/' || parsed.pathname === '/index.php' ? parsed.searchParams.get('rest_route') : null
+  const match = NAMESPACE_PATH.exec(restRoute ?? parsed.pathname)
+  if (!match) return undefined
+  const path = (match[1] ?? '/').toLowerCase()
+  return doc.paths[path === '' ? '/' : path] ? path : undefined
+}
+
+/** What is wrong with an answer by the document; undefined when nothing is. */
+export function contractProblem(method: string, url: string, res: Response): string | undefined {
+  if (method !== 'GET' && method !== 'HEAD') return undefined
+  const path = documentedPath(url)
+  const type = (res.headers['content-type'] ?? '').split(';')[0]!.trim()
+  let schema: unknown
+  if (path !== undefined) {
+    const response = doc.paths[path]!.get.responses[String(res.status)]
+    if (!response) return `${method} ${url}: status ${res.status} is not in openapi.json for ${path}`
+    if (method === 'HEAD') return undefined
+    const content = response.content?.[type]
+    if (!content) return `${method} ${url}: ${res.status} with ${type} is not in openapi.json for ${path}`
+    schema = content.schema
+  } else if (res.status >= 400 && type === 'application/json') {
+    // Outside the namespace, errors still have WordPress's shape.
+    schema = { $ref: '#/components/schemas/WP_Error' }
+  } else {
+    return undefined
+  }
+  if (type !== 'application/json') return undefined
+  const validate = validatorFor(schema)
+  if (validate(res.body)) return undefined
+  return `${method} ${url}: the ${res.status} body does not match openapi.json: ${ajv.errorsText(validate.errors)}`
+}
+
+type Verb = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete' | 'options'
+type Agent = ReturnType<typeof supertest>
+
+/** supertest(app), with each GET and HEAD answer checked against openapi.json before the test's own expectations. */
+export default function request(app: App): Agent {
+  const agent = supertest(app)
+  return new Proxy(agent, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown
+      if (typeof value !== 'function' || !['get', 'head', 'post', 'put', 'patch', 'delete', 'options'].includes(property as string)) return value
+      return (url: string) => (target[property as Verb](url)).expect((res: Response) => {
+        const problem = contractProblem((property as string).toUpperCase(), url, res)
+        if (problem) throw new Error(problem)
+      })
+    },
+  })
+}
