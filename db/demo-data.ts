@@ -76,9 +76,11 @@ export function demoDataSql(options: Partial<DemoOptions> = {}): string[] {
   // IGNORE and ON DUPLICATE KEY: beside a real WordPress (the benchmark), its own
   // posts 1 and 2 and its options are already there; the time zone is set either way.
   statements.push(`INSERT IGNORE INTO ${p}posts (ID, post_type, post_name, post_title, post_status) VALUES ${posts.join(',\n')}`)
-  statements.push(`INSERT INTO ${p}options (option_name, option_value) VALUES ('siteurl', 'http://localhost'), ('blogname', 'Demo salon'),
+  // Only the time zone: a siteurl option would make a WordPress not installed yet
+  // believe it is (is_blog_installed), so the seed of the compose stack leaves it to WordPress.
+  statements.push(`INSERT INTO ${p}options (option_name, option_value) VALUES
     ('timezone_string', ${quote(o.timezone)}), ('gmt_offset', '1')
-    ON DUPLICATE KEY UPDATE option_value = IF(option_name IN ('timezone_string', 'gmt_offset'), VALUES(option_value), option_value)`)
+    ON DUPLICATE KEY UPDATE option_value = VALUES(option_value)`)
 
   const days = Math.round(o.years * 365.25)
   const services = o.services

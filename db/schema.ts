@@ -7,6 +7,7 @@ export function schemaSql(prefix: string): string {
 }
 
 /** Only the plugin's two tables: beside a real WordPress, which creates posts and options itself. */
-export function pluginTablesSql(prefix: string): string {
-  return schemaSql(prefix).split(';').filter((statement) => /CREATE TABLE \w*booking_calendar_/.test(statement)).join(';\n')
+export function pluginTablesSql(prefix: string, options: { ifMissing?: boolean } = {}): string {
+  const sql = schemaSql(prefix).split(';').filter((statement) => /CREATE TABLE \w*booking_calendar_/.test(statement)).join(';\n')
+  return options.ifMissing ? sql.replaceAll('CREATE TABLE ', 'CREATE TABLE IF NOT EXISTS ') : sql
 }

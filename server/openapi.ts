@@ -76,10 +76,20 @@ const ERRORS = {
   504: error('rest_query_timeout: the query ran longer than QUERY_TIMEOUT_MS and was cancelled.'),
 }
 
+/** package.json's version: one folder up from server/ here, two from dist/server/ in the image. */
+function packageVersion(): string {
+  for (const path of ['../package.json', '../../package.json']) {
+    try {
+      return (JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { version: string }).version
+    } catch { /* try the next */ }
+  }
+  return '0.0.0'
+}
+
 export function buildOpenApiDocument(): Record<string, unknown> {
   // Referenced so that their ids are registered before the components are read.
   void [slotsAnswerSchema, disabledTimeAnswerSchema, restErrorSchema, namespaceIndexSchema]
-  const version = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
+  const version = packageVersion()
   const requestId = header('The request\'s id: the X-Request-Id sent, or a new one. It is in the log line of the request.', 'string')
   const route = (path: string) => ROUTES.find((r) => r.path === path)!
 
