@@ -106,3 +106,12 @@ export function streamBookings(
 export async function findBookingsPage(db: Db, snapshot: Snapshot, filter: BookingFilter, limit: number, offset: number): Promise<BookingRow[]> {
   return await snapshot.rows(selectBookings(db, filter, 'booking').limit(limit).offset(offset).compile()) as BookingRow[]
 }
+
+/**
+ * The first `limit` matching bookings in one statement, outside any
+ * transaction: a single statement reads one snapshot by itself. Used to answer
+ * small results without a count or a transaction (domain/slots.ts).
+ */
+export async function findFirstBookings(db: Db, filter: BookingFilter, order: BookingOrder, limit: number): Promise<BookingRow[]> {
+  return await selectBookings(db, filter, order).limit(limit).execute() as BookingRow[]
+}

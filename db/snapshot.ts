@@ -12,7 +12,7 @@ export interface Snapshot {
   rows<R>(query: CompiledQuery<R>): Promise<R[]>
   /**
    * The rows of a large query from the server's cursor, in batches of at most
-   * `batchSize`, with back-pressure. The statement runs without
+   * `batchSize` (250: a few milliseconds of work each), with back-pressure. The statement runs without
    * max_statement_time (it would cut a slow reader off mid-stream); when no first
    * row comes within `firstRowTimeoutMs`, KILL QUERY cancels it on the server.
    */
@@ -59,12 +59,12 @@ export async function readSnapshot<T>(pool: Pool, work: (snapshot: Snapshot) => 
 async function* readBatches<R>(
   pool: Pool, connection: PoolConnection, query: CompiledQuery<R>, options: { firstRowTimeoutMs: number; batchSize?: number },
 ): AsyncGenerator<R[]> {
-  const batchSize = options.batchSize ?? 1000
+  const batchSize = options.batchSize ?? 100
   // mysql2 knows the server's id of its connection (CONNECTION_ID()) from the handshake.
   const connectionId = connection.threadId
   const stream = connection
     .query({ sql: `SET STATEMENT max_statement_time = 0 FOR ${query.sql}`, values: query.parameters as unknown[] })
-    .stream({ highWaterMark: 4 * batchSize })
+    .stream({ highWaterMark: 1000 })
   let ended = false
   let failure: unknown
   stream.on('end', () => { ended = true })
@@ -81,6 +81,12 @@ async function* readBatches<R>(
       if (batch.length > 0) {
         clearTimeout(watchdog)
         yield batch
+        // The event loop's turn. While the database and the client keep up,
+        // every await from here to the socket resolves at once, as a microtask:
+        // one answer then ran for over a second without letting another
+        // request, a timer or a health check in (npm run bench, event-loop
+        // delay). Now a batch is at most one turn of work.
+        await new Promise<void>((resolve) => setImmediate(resolve))
         continue
       }
       if (ended) return

@@ -259,6 +259,8 @@ export class WallClock {
   readonly #dayOffsets = new Map<number, number | null>()
   /** On days whose offset changes: each wall-clock time's answer, as these need several zone look-ups. */
   readonly #changeDayTimes = new Map<number, string>()
+  /** Per day: its `YYYY-MM-DD`. */
+  readonly #dayTexts = new Map<number, string>()
 
   constructor(zone: SiteZone) {
     this.#zone = zone
@@ -273,7 +275,10 @@ export class WallClock {
     const wallMs = dayMs + secondsAfterMidnight * 1000
     const day = Math.floor(wallMs / DAY_MS) * DAY_MS
     const offset = remember(this.#dayOffsets, 20_000, day, (d) => this.#steadyOffset(d))
-    if (offset !== null) return formatInstant(wallMs - offset * 60_000, offset)
+    // A steady day prints its wall-clock time as it is, with the day's offset:
+    // three remembered pieces, no Date (the answer of formatInstant, measured at
+    // a quarter of the cost of a million-row answer's mapping when built anew).
+    if (offset !== null) return `${remember(this.#dayTexts, 20_000, day, dayText)}T${timeOfDayText(wallMs - day)}${offsetText(offset)}`
     return remember(this.#changeDayTimes, 20_000, wallMs, (ms) => {
       const { utcMs, offsetMinutes } = wallClockToInstant(this.#zone, ms)
       return formatInstant(utcMs, offsetMinutes)
@@ -317,6 +322,26 @@ export class WallClock {
     const after = offsetAt(this.#zone, dayMs + 36 * 3_600_000)
     return before === after ? before : null
   }
+}
+
+/** `YYYY-MM-DD` of a day's UTC midnight in milliseconds. */
+function dayText(dayMs: number): string {
+  const d = new Date(dayMs)
+  return `${pad4(d.getUTCFullYear())}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`
+}
+
+const timeTexts: string[] = []
+/** `HH:MM:SS` of milliseconds after midnight (0 to a day), each built once. */
+function timeOfDayText(msAfterMidnight: number): string {
+  const seconds = Math.floor(msAfterMidnight / 1000)
+  return timeTexts[seconds] ??= `${pad2(Math.floor(seconds / 3600))}:${pad2(Math.floor(seconds / 60) % 60)}:${pad2(seconds % 60)}`
+}
+
+const offsetTexts = new Map<number, string>()
+function offsetText(offsetMinutes: number): string {
+  let text = offsetTexts.get(offsetMinutes)
+  if (text === undefined) offsetTexts.set(offsetMinutes, text = formatOffset(offsetMinutes))
+  return text
 }
 
 const sharedClocks = new Map<string, WallClock>()

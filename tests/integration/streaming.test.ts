@@ -43,6 +43,15 @@ describe('streaming', function () {
     expect(sorted).to.equal(true)
   })
 
+  it('a narrow filter that matches more than 1000 bookings still gets every one of them, with the right total', async () => {
+    const res = await request(t.app).get('/wp-json/booking-calendar/v1/slots?service=10&flat&_fields=id,service_id').expect(200)
+    expect(res.body.total).to.be.above(1000)
+    expect(res.body.booked_slots).to.have.length(res.body.total)
+    expect(res.headers['x-wp-total']).to.equal(String(res.body.total))
+    const [rows] = await db.admin.query('SELECT COUNT(*) AS n FROM wp_booking_calendar_bookings WHERE service_id = 10')
+    expect(res.body.total).to.equal(Number((rows as { n: number }[])[0]!.n))
+  })
+
   /** Sends the call without parameters and stops reading after the first chunk. */
   async function startSlowClient() {
     const { port } = server.address() as AddressInfo
