@@ -6,7 +6,17 @@ import type { MariaDbServer } from '../mariadb.ts'
 import { schemaSql } from '../../db/schema.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 
-export const BENCH_DATA = { bookings: 1_000_000, years: 5, services: 50, rulesPerService: 3, rules: 200, firstDay: '2024-01-01' }
+/** BENCH_BOOKINGS sets the size (the README's 100,000 row: BENCH_BOOKINGS=100000); a million by default. */
+export const BENCH_DATA = { bookings: benchBookings(), years: 5, services: 50, rulesPerService: 3, rules: 200, firstDay: '2024-01-01' }
+
+function benchBookings(): number {
+  const text = process.env.BENCH_BOOKINGS?.trim() || '1000000'
+  if (!/^\d+$/.test(text) || Number(text) < 1000) throw new Error('BENCH_BOOKINGS must be a whole number of at least 1000.')
+  return Number(text)
+}
+
+/** Where the results go: results.md for the million, results-<n>.md for another size. */
+export const RESULTS_FILE = BENCH_DATA.bookings === 1_000_000 ? 'results.md' : `results-${BENCH_DATA.bookings}.md`
 export const BENCH_DATABASE = 'wordpress'
 export const READER = { user: 'booking_api', password: 'bench-reader' }
 

@@ -12,7 +12,7 @@ import { startMariaDb, stopOnExit, findFreePort } from '../mariadb.ts'
 import { installSitePhp, prepareWordPress } from '../wordpress.ts'
 import { pluginTablesSql } from '../../db/schema.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
-import { addRecommendedIndexes, BENCH_DATA, BENCH_DATABASE, READER } from './dataset.ts'
+import { addRecommendedIndexes, BENCH_DATA, BENCH_DATABASE, READER, RESULTS_FILE } from './dataset.ts'
 import { BENCH_QUERIES, type BenchQuery } from './queries.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
@@ -223,8 +223,8 @@ MariaDB ${spawnSync('mariadbd', ['--version'], { encoding: 'utf8' }).stdout.trim
 Loads by autocannon from a second process, ${SECONDS} s each; WordPress ${'6.1 (Debian)'} under \`php -S\` with 2 workers, OPcache on, memory_limit 128M.
 `
 if (!PARTIAL) {
-  writeFileSync(join(here, 'results.md'), `${header}${results.join('\n')}\n`)
-  say(`\nwritten to scripts/bench/results.md`)
+  writeFileSync(join(here, RESULTS_FILE), `${header}${results.join('\n')}\n`)
+  say(`\nwritten to scripts/bench/${RESULTS_FILE}`)
 }
 await wordpress.close()
 await mariadb.stop()
