@@ -43,6 +43,17 @@ describe('streaming', function () {
     expect(sorted).to.equal(true)
   })
 
+  it('streams CSV the same way: every booking, one line each, after the header', async () => {
+    const res = await request(t.app).get('/wp-json/booking-calendar/v1/slots?format=csv&_fields=id,note').buffer(true).expect(200)
+    expect(res.headers['content-type']).to.equal('text/csv; charset=utf-8')
+    expect(res.headers['transfer-encoding']).to.equal('chunked')
+    const lines = res.text.split('\r\n')
+    expect(lines[0]).to.equal('id,note')
+    expect(lines.at(-1)).to.equal('')
+    // A note may hold a line break inside quotes; ids start every record line.
+    expect(lines.filter((line) => /^\d+,/.test(line) || /^\d+$/.test(line))).to.have.length(BOOKINGS)
+  })
+
   it('a narrow filter that matches more than 1000 bookings still gets every one of them, with the right total', async () => {
     const res = await request(t.app).get('/wp-json/booking-calendar/v1/slots?service=10&flat&_fields=id,service_id').expect(200)
     expect(res.body.total).to.be.above(1000)
