@@ -11,7 +11,16 @@ export const CHUNK_CHARS = 64 * 1024
 export async function streamBody(res: Response, chunks: AsyncIterable<string>): Promise<void> {
   // One chunk ahead is enough: the socket's own buffer holds the next. The
   // default (16 chunks of up to a batch each) held megabytes per slow client.
-  await pipeline(Readable.from(chunks, { highWaterMark: 1 }), res)
+  await pipeline(Readable.from(asUtf8(chunks), { highWaterMark: 1 }), res)
+}
+
+/**
+ * Each chunk encoded once, here. Given a string, Node's HTTP response measures
+ * its UTF-8 length in one pass and the socket encodes it in another (a tenth of
+ * the service's CPU in a profile of ten concurrent bulk answers).
+ */
+async function* asUtf8(chunks: AsyncIterable<string>): AsyncGenerator<Buffer> {
+  for await (const chunk of chunks) yield Buffer.from(chunk, 'utf8')
 }
 
 /**
