@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServer } from 'node:net'
 import mysql from 'mysql2/promise'
+import { aptInstall } from './apt.ts'
 
 export interface MariaDbServer {
   host: string
@@ -32,15 +33,7 @@ function findBinary(name: string): string | undefined {
 /** Installs Debian's mariadb-server when mariadbd is missing (CI machines have only Node). */
 export function ensureMariaDbInstalled(): void {
   if (findBinary('mariadbd')) return
-  if (process.getuid?.() !== 0) {
-    throw new Error('mariadbd is missing; install it with: sudo apt-get install -y --no-install-recommends mariadb-server')
-  }
-  say('mariadbd is missing: installing Debian\'s mariadb-server (this takes a minute, once)')
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-  for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'mariadb-server']]) {
-    const result = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env })
-    if (result.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed with exit code ${result.status}`)
-  }
+  aptInstall(['mariadb-server'], 'mariadbd')
   if (!findBinary('mariadbd')) throw new Error('mariadb-server was installed but mariadbd is still missing')
 }
 

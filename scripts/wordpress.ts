@@ -7,19 +7,14 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } fro
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { findFreePort } from './mariadb.ts'
+import { aptInstall } from './apt.ts'
 
 const WORDPRESS_DIR = '/usr/share/wordpress'
 
 export function ensureWordPressInstalled(): void {
   const hasPhp = spawnSync('php', ['-m'], { encoding: 'utf8' }).stdout?.includes('mysqli')
   if (existsSync(join(WORDPRESS_DIR, 'wp-settings.php')) && hasPhp) return
-  if (process.getuid?.() !== 0) throw new Error('WordPress needs Debian\'s wordpress, php-cli and php-mysql: apt-get install them')
-  process.stderr.write('[wordpress] installing Debian\'s wordpress, php-cli and php-mysql (once)\n')
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-  for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'wordpress', 'php-cli', 'php-mysql']]) {
-    const result = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env })
-    if (result.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed`)
-  }
+  aptInstall(['wordpress', 'php-cli', 'php-mysql'], 'WordPress with PHP')
 }
 
 export interface WordPressOptions {

@@ -6,20 +6,17 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { findFreePort } from '../../scripts/mariadb.ts'
+import { aptInstall } from '../../scripts/apt.ts'
 
 export const NGINX_TEMPLATE = new URL('../../docker/nginx/templates/default.conf.template', import.meta.url)
 
+const findNginx = () => ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path))
+
 export function ensureNginxInstalled(): string {
-  const binary = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path))
-  if (binary) return binary
-  if (process.getuid?.() !== 0) throw new Error('nginx is missing: apt-get install -y --no-install-recommends nginx')
-  process.stderr.write('[nginx] installing Debian\'s nginx (once)\n')
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
-  for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'nginx']]) {
-    const result = spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env })
-    if (result.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed`)
-  }
-  return ensureNginxInstalled()
+  if (!findNginx()) aptInstall(['nginx'], 'nginx')
+  const binary = findNginx()
+  if (!binary) throw new Error('nginx was installed but its binary is still missing')
+  return binary
 }
 
 /**
