@@ -25,7 +25,24 @@ const forbidden = () => new RestError(403, 'rest_forbidden', 'Sorry, you are not
 const authUnavailable = () =>
   new RestError(503, 'rest_auth_unavailable', 'The site cannot check credentials right now. Try again shortly.', { retryAfterSeconds: 5 })
 
-function sha256(text: string): Buffer {
+/** The token of an `Authorization: Bearer <token>` header; undefined when there is none. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1]
+}
+
+/**
+ * Whether a token is one of these (given as sha256 digests). Digests of equal
+ * length, each compared in full whatever the others gave, so the time taken
+ * says nothing about how close a guess was.
+ */
+export function tokenIsOneOf(token: string, digests: readonly Buffer[]): boolean {
+  const given = sha256(token)
+  let valid = false
+  for (const digest of digests) valid = timingSafeEqual(digest, given) || valid
+  return valid
+}
+
+export function sha256(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest()
 }
 
@@ -51,19 +68,13 @@ export function createAccess(config: Config, log: Logger, options: AccessOptions
   }
 
   if (config.authMode === 'token') {
-    // Digests of equal length, each compared in full whatever the others gave, so
-    // the time taken says nothing about how close a guess was.
     const digests = config.apiTokens.map(sha256)
     const guard: RequestHandler = (req, res, next) => {
       if (req.method === 'OPTIONS') return next()
-      const header = req.get('authorization') ?? ''
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+      const token = bearerToken(req.get('authorization'))
       res.setHeader('WWW-Authenticate', 'Bearer realm="booking-calendar-api"')
-      if (!match) throw notLoggedIn()
-      const given = sha256(match[1]!)
-      let valid = false
-      for (const digest of digests) valid = timingSafeEqual(digest, given) || valid
-      if (!valid) throw new RestError(401, 'rest_not_logged_in', 'The bearer token is not valid.')
+      if (token === undefined) throw notLoggedIn()
+      if (!tokenIsOneOf(token, digests)) throw new RestError(401, 'rest_not_logged_in', 'The bearer token is not valid.')
       res.removeHeader('WWW-Authenticate')
       pass(req)
       next()

@@ -1,11 +1,10 @@
 // GET /metrics in Prometheus's text format (prom-client): requests by route and
 // status, their durations, rows streamed, the database pool, and the access
 // guard's cache. One registry per app, so tests can build many apps side by side.
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { RequestHandler, Response } from 'express'
 import type { Pool } from 'mysql2'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import type { Access } from './access.ts'
+import { bearerToken, sha256, tokenIsOneOf, type Access } from './access.ts'
 import { RestError } from './errors.ts'
 
 export interface Metrics {
@@ -96,12 +95,12 @@ export function createMetrics(options: { pool: Pool; access: Access; token: stri
     next()
   }
 
-  const expected = options.token === undefined ? undefined : createHash('sha256').update(options.token).digest()
+  const digests = options.token === undefined ? undefined : [sha256(options.token)]
   const serve: RequestHandler = async (req, res) => {
     res.locals.route = 'metrics'
-    if (expected) {
-      const given = /^Bearer\s+(.+)$/i.exec(req.get('authorization') ?? '')?.[1]?.trim()
-      if (!given || !timingSafeEqual(createHash('sha256').update(given).digest(), expected)) {
+    if (digests) {
+      const token = bearerToken(req.get('authorization'))
+      if (token === undefined || !tokenIsOneOf(token, digests)) {
         res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"')
         throw new RestError(401, 'rest_not_logged_in', 'The metrics need the token of METRICS_TOKEN: send it as Authorization: Bearer <token>.')
       }
