@@ -8,6 +8,7 @@ import { answerSlots } from '../domain/slots.ts'
 import { slotsCsvChunks, slotsJsonChunks } from '../http/slots-body.ts'
 import { startIterating, streamBody } from '../http/stream-body.ts'
 import { pagingLinks } from '../http/paging.ts'
+import { negotiateFormat } from '../http/negotiate.ts'
 import { countRowsSent } from '../metrics.ts'
 import type { Deps } from '../app.ts'
 
@@ -39,8 +40,7 @@ export type SlotsParams = z.output<typeof slotsParams>
 
 export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => {
   const params = parseParams(slotsParams, req.query)
-  // format=csv, or Accept: text/csv when format is not given.
-  const csv = params.format === 'csv' || (req.query.format === undefined && /\btext\/csv\b/i.test(req.get('accept') ?? ''))
+  const csv = negotiateFormat(req, params.format, ['json', 'csv']) === 'csv'
   const zone = await deps.siteTimezone()
   // CSV is always the flat list (API.md, "CSV").
   const grouped = !params.flat && !csv

@@ -48,6 +48,16 @@ describe('GET slots/ as CSV', () => {
     expect(json.body).to.deep.equal({ booked_slots: { 22: [{ id: 114 }] }, total: 1 })
   })
 
+  it('Accept is negotiated with its quality values (format): text/csv;q=0 never gives CSV, a preferred text/csv does', async () => {
+    const refused = await request(t.app).get(`${URL}?_fields=id&start=2026-11-29`).set('Accept', 'text/csv;q=0, application/json').expect(200)
+    expect(refused.headers['content-type']).to.equal('application/json; charset=UTF-8')
+    expect(refused.body).to.deep.equal({ booked_slots: { 22: [{ id: 114 }] }, total: 1 })
+    const preferred = await request(t.app).get(`${URL}?_fields=id&start=2026-11-29`).set('Accept', 'application/json;q=0.5, text/csv').expect(200)
+    expect(preferred.text).to.equal('id\r\n114\r\n')
+    const json = await request(t.app).get(`${URL}?_fields=id&start=2026-11-29`).set('Accept', 'text/csv;q=0.2, application/json;q=0.9').expect(200)
+    expect(json.body).to.deep.equal({ booked_slots: { 22: [{ id: 114 }] }, total: 1 })
+  })
+
   it('pages like JSON (rest_invalid_page_number included), and _fields customer keeps its three columns', async () => {
     const past = await request(t.app).get(`${URL}?format=csv&per_page=1&page=2&start=2026-11-29`).expect(400)
     expect(past.body.code).to.equal('rest_invalid_page_number')
