@@ -1,7 +1,8 @@
 // Who may call (API.md, "Access"). AUTH_MODE none: anyone, customer data hidden
 // unless EXPOSE_CUSTOMER_DATA. token: a bearer token from API_TOKENS. wordpress:
 // the caller's Authorization header is checked by the site itself. Never an open
-// door: when WordPress cannot answer, the answer is 503.
+// door: when WordPress cannot answer, the answer is 503. In token mode only,
+// a calendar feed may carry its token in the query string (feedToken).
 import { createHash, timingSafeEqual } from 'node:crypto'
 import axios, { type AxiosInstance } from 'axios'
 import type { Request, RequestHandler } from 'express'
@@ -46,6 +47,38 @@ export function sha256(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest()
 }
 
+/** The feeds that take `access_token`: the paths under a prefix, as the router matches them (any case, trailing slash). */
+const FEED_PATH = /^\/(slots|disabled-time)\/?$/i
+
+/**
+ * AUTH_MODE token: calendar apps cannot send headers, so a feed request
+ * (`format=ics` in the query, GET or HEAD of slots/ or disabled-time/) may carry
+ * its token as `access_token` (RFC 6750, 2.3; API.md, "Calendar feeds"). On any
+ * other request the parameter opens nothing: 401, saying where the token goes.
+ * Undefined when there is no `access_token`.
+ */
+export function feedToken(req: Request): string | undefined {
+  const given = queryValues(req.query, 'access_token')
+  if (given.length === 0) return undefined
+  const format = queryValues(req.query, 'format')
+  const isFeed = (req.method === 'GET' || req.method === 'HEAD') && FEED_PATH.test(req.path) &&
+    format.length === 1 && format[0]!.toLowerCase() === 'ics'
+  if (!isFeed) {
+    throw new RestError(401, 'rest_not_logged_in',
+      'access_token is accepted only on calendar feeds (format=ics of slots/ or disabled-time/); send the token as Authorization: Bearer instead.')
+  }
+  if (given.length > 1) throw new RestError(401, 'rest_not_logged_in', 'access_token must be given only once.')
+  return given[0]
+}
+
+/** Every string value of a query parameter, `name[]` forms included. */
+function queryValues(query: Record<string, unknown>, name: string): string[] {
+  return Object.entries(query)
+    .filter(([key]) => key === name || key.startsWith(`${name}[`))
+    .flatMap(([, value]) => (Array.isArray(value) ? value : [value]))
+    .filter((value): value is string => typeof value === 'string')
+}
+
 /** A verdict WordPress gave: allowed, or the refusal to send (401 or 403). */
 type Verdict = { allowed: true } | { allowed: false; error: RestError }
 
@@ -71,8 +104,8 @@ export function createAccess(config: Config, log: Logger, options: AccessOptions
     const digests = config.apiTokens.map(sha256)
     const guard: RequestHandler = (req, res, next) => {
       if (req.method === 'OPTIONS') return next()
-      const token = bearerToken(req.get('authorization'))
       res.setHeader('WWW-Authenticate', 'Bearer realm="booking-calendar-api"')
+      const token = bearerToken(req.get('authorization')) ?? feedToken(req)
       if (token === undefined) throw notLoggedIn()
       if (!tokenIsOneOf(token, digests)) throw new RestError(401, 'rest_not_logged_in', 'The bearer token is not valid.')
       res.removeHeader('WWW-Authenticate')

@@ -1,7 +1,9 @@
 // GET disabled-time/ (API.md, "GET disabled-time/"): its parameter schema and a thin handler.
 import type { RequestHandler } from 'express'
 import { z } from 'zod'
-import { dateParam, nameListParam, parseParams, serviceParam } from '../http/params.ts'
+import { dateParam, enumParam, nameListParam, parseParams, serviceParam } from '../http/params.ts'
+import { negotiateFormat } from '../http/negotiate.ts'
+import { sendDisabledTimeFeed } from './feeds.ts'
 import { answerDisabledTime } from '../domain/disabled-time.ts'
 import { pickFields } from '../domain/records.ts'
 import { addRowsSent } from '../metrics.ts'
@@ -12,12 +14,15 @@ export const disabledTimeParams = z.object({
   start: dateParam('start', 'The first day, inclusive (default: today in the site\'s time zone).'),
   end: dateParam('end', 'The last day, inclusive (default: start plus three calendar months).'),
   _fields: nameListParam('_fields', 'Keep only these fields of each period, comma-separated.'),
+  format: enumParam('format', ['json', 'ics'] as const, 'json', 'json, or ics for a calendar app (Accept: text/calendar too).', true),
 })
 
 export type DisabledTimeParams = z.output<typeof disabledTimeParams>
 
 export const disabledTimeHandler = (deps: Deps): RequestHandler => async (req, res) => {
   const params = parseParams(disabledTimeParams, req.query)
+  if (negotiateFormat(req, params.format, ['json', 'ics']) === 'ics') return sendDisabledTimeFeed(deps, req, res, params)
+  res.vary('Accept')
   const answer = await answerDisabledTime(deps.db, params, {
     zone: await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
   })

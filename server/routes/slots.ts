@@ -9,6 +9,7 @@ import { slotsCsvChunks, slotsJsonChunks } from '../http/slots-body.ts'
 import { startIterating, streamBody } from '../http/stream-body.ts'
 import { pagingLinks } from '../http/paging.ts'
 import { negotiateFormat } from '../http/negotiate.ts'
+import { sendSlotsFeed } from './feeds.ts'
 import { countRowsSent } from '../metrics.ts'
 import type { Deps } from '../app.ts'
 
@@ -26,7 +27,8 @@ export const slotsParams = z.object({
   page: integerParam('page', 1, Number.MAX_SAFE_INTEGER, 'The page to show; needs per_page.'),
   per_page: integerParam('per_page', 1, 1000, 'Bookings per page. Omitted: every matching booking at once.'),
   _fields: nameListParam('_fields', 'Keep only these fields of each booking, comma-separated.'),
-  format: enumParam('format', ['json', 'csv'] as const, 'json', 'json, or csv for a spreadsheet (Accept: text/csv too).', true),
+  format: enumParam('format', ['json', 'csv', 'ics'] as const, 'json',
+    'json, csv for a spreadsheet (Accept: text/csv too), or ics for a calendar app (Accept: text/calendar too).', true),
 }).superRefine((params, ctx) => {
   if (params.start && params.end && params.start > params.end) {
     ctx.addIssue({ code: 'custom', path: ['start'], message: `start must not be after end (${params.start} is after ${params.end}).` })
@@ -40,7 +42,9 @@ export type SlotsParams = z.output<typeof slotsParams>
 
 export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => {
   const params = parseParams(slotsParams, req.query)
-  const csv = negotiateFormat(req, params.format, ['json', 'csv']) === 'csv'
+  const format = negotiateFormat(req, params.format, ['json', 'csv', 'ics'])
+  if (format === 'ics') return sendSlotsFeed(deps, req, res, params)
+  const csv = format === 'csv'
   const zone = await deps.siteTimezone()
   // CSV is always the flat list (API.md, "CSV").
   const grouped = !params.flat && !csv

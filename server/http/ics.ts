@@ -1,0 +1,186 @@
+// iCalendar (RFC 5545) bodies of `slots/` and `disabled-time/` (API.md, "Calendar
+// feeds: format=ics"). Written line by line rather than with a library so that a
+// feed of any size streams through the same batches as the JSON and CSV bodies;
+// tests parse the output with ical.js and node-ical to prove it.
+import type { Request } from 'express'
+import type { BookingRecord } from '../domain/records.ts'
+import type { SlotsAnswer } from '../domain/slots.ts'
+import type { DisabledPeriod } from '../domain/rules.ts'
+import { addDays } from '../domain/dates.ts'
+import { CHUNK_CHARS } from './stream-body.ts'
+
+const CRLF = '\r\n'
+/** RFC 5545, 3.1: lines longer than 75 octets (without the CRLF) are folded. */
+const MAX_LINE_OCTETS = 75
+/** How often a subscribed calendar app should fetch the feed again. */
+export const REFRESH_INTERVAL = 'PT15M'
+
+/** Whatever a feed's events share: the host of their UIDs and the DTSTAMP of the answer. */
+export interface EventContext {
+  host: string
+  /** The time of the answer, as a UTC date-time (`20261124T070000Z`). */
+  stamp: string
+}
+
+/**
+ * The host of the public address, for UIDs. One place, so it can follow
+ * PUBLIC_URL and TRUST_PROXY (API.md, "Links and addresses") when those exist;
+ * until then the host the client used. Anything that is no plain host name
+ * becomes `localhost`, so a forged Host header cannot break a line.
+ */
+export function publicHost(req: Request): string {
+  const host = (req.hostname ?? '').toLowerCase()
+  return /^[a-z0-9.\-[\]:]{1,253}$/.test(host) ? host : 'localhost'
+}
+
+/**
+ * A TEXT value (RFC 5545, 3.3.11): backslash, semicolon and comma escaped, any
+ * line break (CRLF, CR or LF) as `\n`. Other control characters are not allowed
+ * in TEXT and are dropped; a tab stays.
+ */
+export function escapeText(text: string): string {
+  if (!/[\\;,\x00-\x08\x0a-\x1f\x7f]/.test(text)) return text
+  return text.replace(/\r\n|[\\;,\r\n]|[\x00-\x08\x0b-\x1f\x7f]/g, (match) => {
+    if (match === '\\') return '\\\\'
+    if (match === ';') return '\\;'
+    if (match === ',') return '\\,'
+    if (match === '\r\n' || match === '\r' || match === '\n') return '\\n'
+    return ''
+  })
+}
+
+/** Octets of one code point in UTF-8 (a lone surrogate is written as U+FFFD, 3 octets). */
+function utf8Octets(codePoint: number): number {
+  if (codePoint < 0x80) return 1
+  if (codePoint < 0x800) return 2
+  if (codePoint < 0x10000) return 3
+  return 4
+}
+
+/**
+ * One content line with its CRLF, folded (RFC 5545, 3.1): no line longer than
+ * 75 octets, continuation lines start with one space, and a fold never falls
+ * inside a UTF-8 character (it falls between code points).
+ */
+export function foldLine(line: string): string {
+  // At most 3 octets per UTF-16 unit: a short line cannot need folding.
+  if (line.length * 3 <= MAX_LINE_OCTETS || Buffer.byteLength(line, 'utf8') <= MAX_LINE_OCTETS) return line + CRLF
+  let out = ''
+  let width = 0
+  for (const char of line) {
+    const octets = utf8Octets(char.codePointAt(0)!)
+    if (width + octets > MAX_LINE_OCTETS) {
+      out += `${CRLF} `
+      width = 1
+    }
+    out += char
+    width += octets
+  }
+  return out + CRLF
+}
+
+/** `20261124T070000Z`: an ISO 8601 instant with any offset, in UTC. */
+export function utcDateTime(instantMs: number): string {
+  const iso = new Date(instantMs).toISOString()
+  return `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`
+}
+
+/** `20261124` of `2026-11-24`. */
+export function icsDate(day: string): string {
+  return day.slice(0, 4) + day.slice(5, 7) + day.slice(8, 10)
+}
+
+/** API.md: pending is tentative, booked and completed confirmed, reject and expired cancelled; other values none. */
+export function bookingStatus(status: string): 'TENTATIVE' | 'CONFIRMED' | 'CANCELLED' | undefined {
+  switch (status) {
+    case 'pending': return 'TENTATIVE'
+    case 'booked':
+    case 'completed': return 'CONFIRMED'
+    case 'reject':
+    case 'expired': return 'CANCELLED'
+    default: return undefined
+  }
+}
+
+/** The DESCRIPTION of a booking: the note, then the customer's name, email and phone where shown, one per line; blanks left out. */
+export function bookingDescription(record: Pick<BookingRecord, 'note' | 'customer'>): string {
+  const parts = [record.note, record.customer?.name, record.customer?.email, record.customer?.phone]
+  return parts.filter((part): part is string => typeof part === 'string' && part.trim() !== '').join('\n')
+}
+
+/**
+ * One VEVENT of a booking. A booking without a readable day (its `start` is
+ * null) has no DTSTART, which every calendar app requires: it is left out ('').
+ */
+export function bookingEvent(record: BookingRecord, context: EventContext): string {
+  if (record.start === null) return ''
+  let out = `BEGIN:VEVENT${CRLF}UID:booking-${record.id}@${context.host}${CRLF}DTSTAMP:${context.stamp}${CRLF}`
+  if (record.all_day) {
+    out += `DTSTART;VALUE=DATE:${icsDate(record.booking_date)}${CRLF}DTEND;VALUE=DATE:${icsDate(addDays(record.booking_date, 1))}${CRLF}`
+  } else {
+    out += `DTSTART:${utcDateTime(Date.parse(record.start))}${CRLF}`
+    if (record.end !== null) out += `DTEND:${utcDateTime(Date.parse(record.end))}${CRLF}`
+  }
+  out += foldLine(`SUMMARY:${escapeText(record.service_slug ?? `service ${record.service_id}`)}`)
+  const status = bookingStatus(record.status)
+  if (status) out += `STATUS:${status}${CRLF}`
+  // A cancelled booking does not make anyone busy.
+  if (status === 'CANCELLED') out += `TRANSP:TRANSPARENT${CRLF}`
+  if (record.status !== '') out += foldLine(`CATEGORIES:${escapeText(record.status)}`)
+  const description = bookingDescription(record)
+  if (description !== '') out += foldLine(`DESCRIPTION:${escapeText(description)}`)
+  return `${out}END:VEVENT${CRLF}`
+}
+
+/** One VEVENT of a disabled period; whole days as DATE values, the rest in UTC. */
+export function disabledEvent(period: DisabledPeriod, context: EventContext): string {
+  let out = `BEGIN:VEVENT${CRLF}UID:disabled-${period.rule_id}-${icsDate(period.start)}@${context.host}${CRLF}DTSTAMP:${context.stamp}${CRLF}`
+  if (period.all_day) {
+    out += `DTSTART;VALUE=DATE:${icsDate(period.start)}${CRLF}DTEND;VALUE=DATE:${icsDate(period.end)}${CRLF}`
+  } else {
+    out += `DTSTART:${utcDateTime(Date.parse(period.start))}${CRLF}DTEND:${utcDateTime(Date.parse(period.end))}${CRLF}`
+  }
+  out += foldLine(`SUMMARY:${escapeText(period.note.trim() === '' ? 'Disabled' : period.note)}`)
+  // Which service is closed; a site-wide period has none.
+  if (period.service_id !== null) out += foldLine(`DESCRIPTION:${escapeText(period.service_slug ?? `service ${period.service_id}`)}`)
+  return `${out}TRANSP:OPAQUE${CRLF}END:VEVENT${CRLF}`
+}
+
+/** `BEGIN:VCALENDAR` and the calendar's properties; `timezone` only when it is an IANA name. */
+export function calendarStart(name: string, timezone: string | undefined): string {
+  return `BEGIN:VCALENDAR${CRLF}VERSION:2.0${CRLF}PRODID:-//booking-calendar-api//Calendar feed//EN${CRLF}` +
+    `CALSCALE:GREGORIAN${CRLF}METHOD:PUBLISH${CRLF}` +
+    foldLine(`X-WR-CALNAME:${escapeText(name)}`) +
+    (timezone === undefined ? '' : foldLine(`X-WR-TIMEZONE:${escapeText(timezone)}`)) +
+    `REFRESH-INTERVAL;VALUE=DURATION:${REFRESH_INTERVAL}${CRLF}X-PUBLISHED-TTL:${REFRESH_INTERVAL}${CRLF}`
+}
+
+export const CALENDAR_END = `END:VCALENDAR${CRLF}`
+
+/** The feed of `slots/?format=ics`, chunk by chunk as the batches arrive. */
+export async function* slotsIcsChunks(
+  answer: Pick<SlotsAnswer, 'batches'>,
+  calendar: { name: string; timezone: string | undefined },
+  context: EventContext,
+): AsyncGenerator<string> {
+  let out = calendarStart(calendar.name, calendar.timezone)
+  for await (const batch of answer.batches) {
+    for (const record of batch) out += bookingEvent(record, context)
+    if (out.length >= CHUNK_CHARS) {
+      yield out
+      out = ''
+    }
+  }
+  yield out + CALENDAR_END
+}
+
+/** The feed of `disabled-time/?format=ics`, in one string: the periods are in memory already, as for its JSON. */
+export function disabledTimeIcs(
+  periods: readonly DisabledPeriod[],
+  calendar: { name: string; timezone: string | undefined },
+  context: EventContext,
+): string {
+  let out = calendarStart(calendar.name, calendar.timezone)
+  for (const period of periods) out += disabledEvent(period, context)
+  return out + CALENDAR_END
+}

@@ -1,0 +1,70 @@
+// The iCalendar answers of `slots/` and `disabled-time/` (API.md, "Calendar
+// feeds: format=ics"), called by those routes once the format is negotiated.
+import type { Request, Response } from 'express'
+import type { Deps } from '../app.ts'
+import { answerSlots } from '../domain/slots.ts'
+import { answerDisabledTime } from '../domain/disabled-time.ts'
+import { resolveFeedRange } from '../domain/feed-range.ts'
+import { resolveService } from '../domain/services.ts'
+import { decodeSlug } from '../domain/records.ts'
+import { todayInZone, type SiteZone } from '../domain/dates.ts'
+import { invalidParams } from '../errors.ts'
+import { disabledTimeIcs, publicHost, slotsIcsChunks, utcDateTime, type EventContext } from '../http/ics.ts'
+import { startIterating, streamBody } from '../http/stream-body.ts'
+import { addRowsSent, countRowsSent } from '../metrics.ts'
+import type { SlotsParams } from './slots.ts'
+import type { DisabledTimeParams } from './disabled-time.ts'
+
+const CONTENT_TYPE = 'text/calendar; charset=utf-8'
+
+function feedHeaders(res: Response, filename: string): void {
+  res.vary('Accept')
+  res.setHeader('Content-Type', CONTENT_TYPE)
+  res.setHeader('Content-Disposition', `attachment; filename="${filename}"`)
+}
+
+function eventContext(req: Request, deps: Deps): EventContext {
+  return { host: publicHost(req), stamp: utcDateTime(deps.now()) }
+}
+
+/** X-WR-TIMEZONE is only written for an IANA zone: calendar apps know no other name. */
+function calendarZone(zone: SiteZone): string | undefined {
+  return zone.kind === 'iana' ? zone.name : undefined
+}
+
+/** `slots/?format=ics`: never paged, a default range, streamed. */
+export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, params: SlotsParams): Promise<void> {
+  const paged = params.per_page !== undefined ? 'per_page' : params.page !== undefined ? 'page' : undefined
+  if (paged) {
+    throw invalidParams({ [paged]: `A calendar feed is never paged: leave out page and per_page with format=ics (or Accept: text/calendar).` })
+  }
+  const zone = await deps.siteTimezone()
+  const range = resolveFeedRange(params.start, params.end, todayInZone(zone, deps.now()), deps.config.maxRangeDays)
+  // The feed's name carries the slug; the ID found here is what the answer filters by.
+  const service = params.service === undefined ? undefined : await resolveService(deps.db, params.service)
+  const feedParams: SlotsParams = { ...params, ...range, service: service === undefined ? undefined : String(service.ID) }
+  const calendar = { name: service ? `Bookings: ${decodeSlug(service.post_name)}` : 'Bookings', timezone: calendarZone(zone) }
+  const context = eventContext(req, deps)
+  const options = { zone, exposeCustomer: deps.exposeCustomer(req), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs }
+  await answerSlots(deps.db, deps.pool, feedParams, options, async (answer) => {
+    const batches = req.method === 'HEAD' ? answer.batches : await startIterating(answer.batches)
+    res.setHeader('X-WP-Total', String(answer.total))
+    feedHeaders(res, 'bookings.ics')
+    if (req.method === 'HEAD') {
+      res.end()
+      return
+    }
+    await streamBody(res, slotsIcsChunks({ batches: countRowsSent(res, batches) }, calendar, context))
+  })
+}
+
+/** `disabled-time/?format=ics`: the same periods as its JSON. */
+export async function sendDisabledTimeFeed(deps: Deps, req: Request, res: Response, params: DisabledTimeParams): Promise<void> {
+  const zone = await deps.siteTimezone()
+  const answer = await answerDisabledTime(deps.db, params, {
+    zone, now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
+  })
+  addRowsSent(res, answer.disabled_times.length)
+  feedHeaders(res, 'disabled-times.ics')
+  res.send(disabledTimeIcs(answer.disabled_times, { name: 'Disabled times', timezone: calendarZone(zone) }, eventContext(req, deps)))
+}
