@@ -66,6 +66,14 @@ function componentSchemas(): Record<string, JsonSchema> {
 const error = (description: string) => ({ description, content: { 'application/json': { schema: REF('WP_Error') } } })
 const header = (description: string, type: 'integer' | 'string') => ({ description, schema: { type } })
 
+/** The body of format=ics (API.md, "Calendar feeds: format=ics"). */
+const ICALENDAR = {
+  schema: { type: 'string', description: 'iCalendar (RFC 5545), UTF-8: one VCALENDAR, one VEVENT per booking or period; lines folded at 75 octets, CRLF.' },
+}
+
+/** The document's security, plus access_token for the feeds. */
+const FEED_SECURITY = [{}, { applicationPassword: [] }, { apiToken: [] }, { feedToken: [] }]
+
 const ERRORS = {
   400: error('A parameter is not valid (rest_invalid_param, with a sentence per parameter), or rest_invalid_page_number.'),
   401: error('No credentials, or credentials WordPress or API_TOKENS does not accept (AUTH_MODE wordpress or token).'),
@@ -95,8 +103,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
 
   const slots = {
     summary: 'Booked slots in every status',
-    description: 'Without per_page every matching booking is sent, streamed. With format=csv or Accept: text/csv, the flat list as CSV.',
+    description: 'Without per_page every matching booking is sent, streamed. With format=csv or Accept: text/csv, the flat list as CSV. ' +
+      'With format=ics or Accept: text/calendar, an iCalendar feed (30 days back to a year ahead by default, never paged; access_token in token mode).',
     operationId: 'getSlots',
+    security: FEED_SECURITY,
     parameters: parameters(route('/slots').params),
     responses: {
       200: {
@@ -110,6 +120,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         content: {
           'application/json': { schema: REF('SlotsAnswer') },
           'text/csv': { schema: { type: 'string', description: 'RFC 4180, UTF-8, one header row; a cell starting =, +, -, @, tab or CR gets a leading \'.' } },
+          'text/calendar': ICALENDAR,
         },
       },
       ...ERRORS,
@@ -118,9 +129,14 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   const disabledTime = {
     summary: 'Disabled times: non-working hours and days off, expanded into periods',
     operationId: 'getDisabledTime',
+    security: FEED_SECURITY,
     parameters: parameters(route('/disabled-time').params),
     responses: {
-      200: { description: 'The periods of the range.', headers: { 'X-Request-Id': requestId }, content: { 'application/json': { schema: REF('DisabledTimeAnswer') } } },
+      200: {
+        description: 'The periods of the range.',
+        headers: { 'X-Request-Id': requestId },
+        content: { 'application/json': { schema: REF('DisabledTimeAnswer') }, 'text/calendar': ICALENDAR },
+      },
       ...ERRORS,
     },
   }
@@ -153,6 +169,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       securitySchemes: {
         applicationPassword: { type: 'http', scheme: 'basic', description: 'AUTH_MODE=wordpress: a WordPress user name and application password, checked by the site.' },
         apiToken: { type: 'http', scheme: 'bearer', description: 'AUTH_MODE=token: one of API_TOKENS.' },
+        feedToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'AUTH_MODE=token, format=ics only: one of API_TOKENS in the query string, for calendar apps (RFC 6750, 2.3).' },
       },
     },
   }

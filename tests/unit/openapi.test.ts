@@ -43,7 +43,7 @@ describe('openapi.json', () => {
     const param = (name: string) => doc.paths['/slots']!.get.parameters!.find((p) => p.name === name)!.schema
     expect(param('status')).to.deep.equal({ type: 'array', items: { type: 'string', enum: ['pending', 'booked', 'reject', 'completed', 'expired'] } })
     expect(param('per_page')).to.deep.equal({ type: 'integer', minimum: 1, maximum: 1000 })
-    expect(param('format')).to.deep.equal({ type: 'string', enum: ['json', 'csv'], default: 'json' })
+    expect(param('format')).to.deep.equal({ type: 'string', enum: ['json', 'csv', 'ics'], default: 'json' })
     expect(param('flat')).to.deep.equal({ type: 'boolean', default: false })
   })
 
@@ -62,7 +62,7 @@ describe('openapi.json', () => {
       })
     }
     expect(doc.components.schemas.WP_Error!.required).to.deep.equal(['code', 'message', 'data'])
-    expect(Object.keys(doc.components.securitySchemes)).to.deep.equal(['applicationPassword', 'apiToken'])
+    expect(Object.keys(doc.components.securitySchemes)).to.deep.equal(['applicationPassword', 'apiToken', 'feedToken'])
   })
 
   it('the integration tests\' check refuses an undocumented status, an undocumented content type and a body that does not match', () => {

@@ -64,7 +64,7 @@ describe('slots/ parameters', () => {
     ['per_page=2.5', { per_page: '2.5' }, { per_page: 'per_page must be a whole number from 1 to 1000.' }],
     ['page=0', { page: '0', per_page: '10' }, { page: 'page must be a whole number of at least 1.' }],
     ['page alone', { page: '2' }, { page: 'page needs per_page: give per_page (1 to 1000) to page through the bookings.' }],
-    ['format=xml', { format: 'xml' }, { format: 'format must be one of: json, csv.' }],
+    ['format=xml', { format: 'xml' }, { format: 'format must be one of: json, csv, ics.' }],
     ['an empty service', { service: ' ' }, { service: 'service must be a service ID or slug.' }],
     ['several at once', { start: 'x', flat: 'maybe' }, {
       start: 'start must be a date as DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.', flat: 'flat must be true or false (1, true, 0 or false).',
