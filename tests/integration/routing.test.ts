@@ -75,7 +75,7 @@ describe('routing', () => {
         expect(arg.description).to.be.a('string').and.not.equal('')
         expect(arg.required).to.equal(false)
       }
-      expect(Object.keys(body.routes['/booking-calendar/v1/disabled-time'].endpoints[0].args)).to.deep.equal(['service', 'start', 'end', '_fields'])
+      expect(Object.keys(body.routes['/booking-calendar/v1/disabled-time'].endpoints[0].args)).to.deep.equal(['service', 'start', 'end', '_fields', 'format'])
     })
   })
 
