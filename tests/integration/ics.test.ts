@@ -19,7 +19,7 @@ const TOKEN_ENV = { AUTH_MODE: 'token', API_TOKENS: `other-token-xyz, ${TOKEN}`,
 const NOW = Date.parse('2026-11-22T12:34:56Z')
 const HOST = 'shop.example.com'
 /** Notes with everything TEXT escaping and folding must survive. */
-const HARD_NOTE = 'back\\slash; semi, comma\r\nsecond line\nthird 🎉 שלום עולם — ' + 'long 🧑‍🍳 text, '.repeat(12)
+const HARD_NOTE = 'back\\slash, C:\\new\\folder; semi, comma\r\nsecond line\nthird 🎉 שלום עולם — ' + 'long 🧑‍🍳 text, '.repeat(12)
 
 interface JsonBooking {
   id: number; service_id: number; service_slug: string | null; status: string; booking_date: string
