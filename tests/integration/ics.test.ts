@@ -19,7 +19,7 @@ const TOKEN_ENV = { AUTH_MODE: 'token', API_TOKENS: `other-token-xyz, ${TOKEN}`,
 const NOW = Date.parse('2026-11-22T12:34:56Z')
 const HOST = 'shop.example.com'
 /** Notes with everything TEXT escaping and folding must survive. */
-const HARD_NOTE = 'back\\slash, C:\\new\\folder; semi, comma\r\nsecond line\nthird 🎉 שלום עולם — ' + 'long 🧑‍🍳 text, '.repeat(12)
+const HARD_NOTE = 'back\\slash; semi, comma\r\nsecond line\nthird 🎉 שלום עולם — ' + 'long 🧑‍🍳 text, '.repeat(12)
 
 interface JsonBooking {
   id: number; service_id: number; service_slug: string | null; status: string; booking_date: string
@@ -130,7 +130,10 @@ function checkBookings(json: JsonBooking[], text: string): void {
     expect(n.categories, what).to.deep.equal([booking.status])
     const description = expectedDescription(booking)
     expect(a.getFirstPropertyValue('description') ?? undefined, what).to.equal(description)
-    expect(textOf(n.description), what).to.equal(description)
+    // node-ical 0.26 unescapes `\n` before `\\`, so a backslash followed by n
+    // (`C:\\new`, correctly escaped) comes out as a line break there; ical.js
+    // reads it right. That one case is left to ical.js.
+    if (!/\\n/i.test(description ?? '')) expect(textOf(n.description), what).to.equal(description)
   }
 }
 
@@ -174,6 +177,8 @@ describe('calendar feeds (format=ics)', function () {
     await loadSite(db)
     await db.insert('booking_calendar_bookings', [
       { id: 201, service_id: HAIRCUT, status: 'booked', booking_date: '2026-11-30', time_from: '11:00:00', time_to: '12:00:00', customer_name: 'Zoë, Müller; \\ Jr.', customer_email: 'zoe@example.com', customer_phone: '', note: HARD_NOTE, created_at: '2026-11-20 10:00:00' },
+      // A backslash before n: escaped, it must not read back as a line break.
+      { id: 203, service_id: HAIRCUT, status: 'pending', booking_date: '2026-11-30', time_from: '13:00:00', time_to: '13:30:00', customer_name: 'C', customer_email: '', customer_phone: '', note: 'C:\\new\\folder', created_at: '2026-11-20 10:00:00' },
       { id: 202, service_id: STRIZHKA, status: 'completed', booking_date: '2026-12-01', time_from: null, time_to: null, customer_name: '', customer_email: '', customer_phone: '', note: '   ', created_at: '2026-11-20 10:00:00' },
     ])
     await db.insert('booking_calendar_disabled_times', [
@@ -200,7 +205,7 @@ describe('calendar feeds (format=ics)', function () {
       expect(res.headers['content-type']).to.equal('text/calendar; charset=utf-8')
       checkLines(bytes)
       const bookings = json.body.booked_slots as JsonBooking[]
-      expect(bookings).to.have.length(18)
+      expect(bookings).to.have.length(19)
       expect(bookings.every((b) => b.customer !== null)).to.equal(true)
       checkBookings(bookings, text)
       expect(text).to.include('\r\nDTSTAMP:20261122T123456Z\r\n')
@@ -220,7 +225,7 @@ describe('calendar feeds (format=ics)', function () {
     it('the same UIDs come back on a second request', async () => {
       const first = await getRaw(t.app, `${PREFIX}/slots?format=ics&${range}`, { Authorization: `Bearer ${TOKEN}` })
       const second = await getRaw(t.app, `${PREFIX}/slots?format=ics&${range}`, { Authorization: `Bearer ${TOKEN}` })
-      expect(uidsOf(first.text)).to.have.length(18)
+      expect(uidsOf(first.text)).to.have.length(19)
       expect(uidsOf(second.text)).to.deep.equal(uidsOf(first.text))
       const periods = `${PREFIX}/disabled-time?format=ics&start=2026-11-01&end=2026-12-31`
       const a = await getRaw(t.app, periods, { Authorization: `Bearer ${TOKEN}` })
