@@ -1,68 +1,60 @@
 // The one query of GET summary/ (API.md, "GET summary/"): bookings counted and
 // summed with GROUP BY in the database, so a year of a million bookings leaves
-// MariaDB as a few hundred rows, never as bookings.
-import { sql, type CompiledQuery, type ExpressionBuilder, type RawBuilder } from 'kysely'
+// MariaDB as at most one row per day, service (and status), never as bookings.
+import { sql, type CompiledQuery, type ExpressionBuilder } from 'kysely'
 import { matches, type BookingFilter } from './bookings.ts'
 import type { Database } from './database.ts'
 import type { Db } from './connect.ts'
 
-export type SummaryPeriod = 'day' | 'week' | 'month' | 'year'
-
 export interface SummaryQuery {
   filter: BookingFilter
-  /** The period to group by, or none. */
-  period: SummaryPeriod | undefined
-  /** Which date gives a booking its period: booking_date, or the day of created_at (filter_by=created_date). */
+  /** Which date gives a booking its day: booking_date, or the day of created_at (filter_by=created_date). */
   dateOf: 'booking_date' | 'created_date'
   byStatus: boolean
-  /** 0 = Sunday … 6 = Saturday: the first day of a week. */
-  startOfWeek: number
 }
 
 /**
- * One row per period, service, status (when grouped by it) and, for whole-day
- * bookings only, their booking_date: a whole-day booking counts the open
- * minutes of its own day, which only Node knows (from the disabled-time rules).
+ * One row per day, service and (when grouped by it) stored status. Periods are
+ * made of days in Node: grouping by the columns `booking_date, service_id,
+ * status` in the order of the index bc_api_summary lets MariaDB aggregate while
+ * it reads the index, without a temporary table.
  */
 export interface SummaryRow {
-  /** `YYYY-MM-DD`: the first day of the whole period (not cut to the range); null without a period. */
-  period_key: string | null
+  /** `YYYY-MM-DD`: the booking_date, or the creation day with filter_by=created_date. */
+  day: string
   service_id: number
-  /** Trimmed, lower case; null when not grouped by status. */
+  /** As stored (the collation groups `Booked ` with `booked`); null when not grouped by status. */
   status: string | null
-  /** booking_date of whole-day bookings; null for bookings with a start time. */
+  /** The booking_date of the row's whole-day bookings, whose open minutes they count; null when it has none. */
   whole_day_date: string | null
   bookings: number
+  all_day_bookings: number
   /** Over bookings with both times: time_to − time_from, plus a day past midnight; 24:00:00 is 86,400. */
   booked_seconds: number
 }
 
-function periodKey(period: SummaryPeriod | undefined, dateOf: SummaryQuery['dateOf'], startOfWeek: number): RawBuilder<string | null> {
-  const day = dateOf === 'created_date' ? sql`DATE(created_at)` : sql`booking_date`
-  switch (period) {
-    case 'day': return sql<string>`${day}`
-    // DAYOFWEEK is 1 = Sunday … 7; back to the last day that is startOfWeek.
-    case 'week': return sql<string>`${day} - INTERVAL ((DAYOFWEEK(${day}) + 6 - ${sql.lit(startOfWeek)}) % 7) DAY`
-    case 'month': return sql<string>`DATE_FORMAT(${day}, '%Y-%m-01')`
-    case 'year': return sql<string>`DATE_FORMAT(${day}, '%Y-01-01')`
-    default: return sql<null>`NULL`
-  }
-}
+const BOOKED_SECONDS = sql<number | string | null>`SUM(CASE WHEN time_from IS NOT NULL AND time_to IS NOT NULL
+  THEN TIME_TO_SEC(time_to) - TIME_TO_SEC(time_from) + IF(time_to < time_from, 86400, 0) ELSE 0 END)`
 
 function selectSummary(db: Db, query: SummaryQuery) {
-  return db
+  const byCreation = query.dateOf === 'created_date'
+  const base = db
     .selectFrom('booking_calendar_bookings')
     .select([
-      periodKey(query.period, query.dateOf, query.startOfWeek).as('period_key'),
+      (byCreation ? sql<string>`DATE(created_at)` : sql<string>`booking_date`).as('day'),
       'booking_calendar_bookings.service_id',
-      (query.byStatus ? sql<string | null>`LOWER(TRIM(status))` : sql<string | null>`NULL`).as('status'),
-      sql<string | null>`IF(time_from IS NULL, booking_date, NULL)`.as('whole_day_date'),
+      (query.byStatus ? sql<string | null>`status` : sql<string | null>`NULL`).as('status'),
+      // With filter_by=created_date a row's whole-day bookings keep their own booking_date apart.
+      (byCreation ? sql<string | null>`IF(time_from IS NULL, booking_date, NULL)` : sql<string | null>`booking_date`).as('whole_day_date'),
       sql<number | string>`COUNT(*)`.as('bookings'),
-      sql<number | string | null>`SUM(CASE WHEN time_from IS NOT NULL AND time_to IS NOT NULL
-        THEN TIME_TO_SEC(time_to) - TIME_TO_SEC(time_from) + IF(time_to < time_from, 86400, 0) ELSE 0 END)`.as('booked_seconds'),
+      sql<number | string | null>`SUM(time_from IS NULL)`.as('all_day_bookings'),
+      BOOKED_SECONDS.as('booked_seconds'),
     ])
     .where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, query.filter))
-    .groupBy([sql`period_key`, 'booking_calendar_bookings.service_id', sql`status`, sql`whole_day_date`])
+  const day = byCreation ? sql`DATE(created_at)` : sql`booking_date`
+  const groups = [day, sql`service_id`, ...(query.byStatus ? [sql`status`] : []), ...(byCreation ? [sql`whole_day_date`] : [])]
+  // Node puts the groups in order: ORDER BY NULL spares MariaDB the sort its GROUP BY would imply.
+  return base.groupBy(groups).orderBy(sql`NULL`)
 }
 
 /** The SQL of a summary, for EXPLAIN in `npm run indexes`. */
@@ -74,11 +66,12 @@ export async function findSummaryRows(db: Db, query: SummaryQuery): Promise<Summ
   const rows = await selectSummary(db, query).execute()
   // COUNT and SUM arrive as strings (DECIMAL) from mysql2.
   return rows.map((row) => ({
-    period_key: row.period_key,
+    day: row.day,
     service_id: Number(row.service_id),
     status: row.status,
-    whole_day_date: row.whole_day_date,
+    whole_day_date: Number(row.all_day_bookings ?? 0) > 0 ? row.whole_day_date : null,
     bookings: Number(row.bookings),
+    all_day_bookings: Number(row.all_day_bookings ?? 0),
     booked_seconds: Number(row.booked_seconds ?? 0),
   }))
 }

@@ -6,7 +6,7 @@ import type { Db } from '../../db/connect.ts'
 import { findRules } from '../../db/disabled-times.ts'
 import { readStartOfWeek } from '../../db/options.ts'
 import { findAllServices } from '../../db/services.ts'
-import { findSummaryRows, type SummaryPeriod, type SummaryRow } from '../../db/summary.ts'
+import { findSummaryRows, type SummaryRow } from '../../db/summary.ts'
 import { invalidParams } from '../errors.ts'
 import { addDays, dayToMs, daysInclusive, msToDay, timeToSeconds, todayInZone, wallClockFor, weekdayOf, zoneLabel, type SiteZone, type WallClock } from './dates.ts'
 import { decodeSlug } from './records.ts'
@@ -16,7 +16,8 @@ import { bookingFilter } from './slots.ts'
 import type { RuleProblemLog } from './disabled-time.ts'
 import type { SummaryParams } from '../routes/summary.ts'
 
-export const PERIODS = ['day', 'week', 'month', 'year'] as const satisfies readonly SummaryPeriod[]
+export const PERIODS = ['day', 'week', 'month', 'year'] as const
+export type SummaryPeriod = (typeof PERIODS)[number]
 export const GROUP_NAMES = ['service', 'status', ...PERIODS] as const
 export type GroupName = (typeof GROUP_NAMES)[number]
 
@@ -82,7 +83,7 @@ export function resolveSummaryRange(start: string | undefined, end: string | und
   return { start: from, end: end ?? lastOfMonth(from) }
 }
 
-/** A period of the range: `start`/`end` cut to it; `key` the uncut first day, as the query names it. */
+/** A period of the range: `start`/`end` cut to it; `key` its whole period's first day (null without a period). */
 export interface PeriodSlot {
   key: string | null
   start: string
@@ -92,7 +93,7 @@ export interface PeriodSlot {
   last: number
 }
 
-/** The first day of the whole period a date is in (the query's period_key, in TypeScript). */
+/** The first day of the whole period a date is in. */
 export function periodStartOf(date: string, period: SummaryPeriod, startOfWeek: number): string {
   switch (period) {
     case 'day': return date
@@ -266,12 +267,15 @@ export function summarize(input: SummaryInput): { groups: SummaryGroup[]; totals
   // Status groups only for the statuses that occur (API.md).
   const statuses = groupBy.status ? [...new Set(input.rows.map((row) => normalStatus(row.status)))].sort() : [undefined]
   const serviceDim = groupBy.service ? services : [undefined]
-  const keyOf = (period: string | null, service: number | undefined, status: string | undefined) => `${period}|${service ?? ''}|${status ?? ''}`
+  const keyOf = (period: number, service: number | undefined, status: string | undefined) => `${period}|${service ?? ''}|${status ?? ''}`
+  // Each day of the range: the index of its period.
+  const periodOfDay: number[] = []
+  periods.forEach((period, index) => { for (let day = period.first; day <= period.last; day++) periodOfDay[day] = index })
 
   type Building = SummaryKeys & { bookings: number; all_day_bookings: number; booked_seconds: number; open_minutes: number | null }
   const groups: Building[] = []
   const byKey = new Map<string, Building>()
-  for (const period of periods) {
+  for (const [index, period] of periods.entries()) {
     for (const service of serviceDim) {
       for (const status of statuses) {
         const group: Building = {
@@ -284,23 +288,21 @@ export function summarize(input: SummaryInput): { groups: SummaryGroup[]; totals
             : null,
         }
         groups.push(group)
-        byKey.set(keyOf(period.key, service?.id, status), group)
+        byKey.set(keyOf(index, service?.id, status), group)
       }
     }
   }
 
   for (const row of input.rows) {
-    const key = keyOf(groupBy.period ? row.period_key : null, groupBy.service ? row.service_id : undefined, groupBy.status ? normalStatus(row.status) : undefined)
+    const period = periodOfDay[daysInclusive(range.start, row.day) - 1]
+    const key = keyOf(period ?? -1, groupBy.service ? row.service_id : undefined, groupBy.status ? normalStatus(row.status) : undefined)
     const group = byKey.get(key)
-    if (!group) throw new Error(`a summary row fell outside every group: ${key}`)
+    if (!group) throw new Error(`a summary row fell outside every group: ${row.day} ${key}`)
     group.bookings += row.bookings
-    if (row.whole_day_date !== null) {
-      // A whole-day booking counts the open minutes of its day for its service.
-      group.all_day_bookings += row.bookings
-      group.booked_seconds += row.bookings * open.on(row.service_id, row.whole_day_date) * 60
-    } else {
-      group.booked_seconds += row.booked_seconds
-    }
+    group.all_day_bookings += row.all_day_bookings
+    group.booked_seconds += row.booked_seconds
+    // A whole-day booking counts the open minutes of its day for its service.
+    if (row.whole_day_date !== null) group.booked_seconds += row.all_day_bookings * open.on(row.service_id, row.whole_day_date) * 60
   }
 
   const totalsOpen = withOpenMinutes
@@ -358,7 +360,7 @@ export async function answerSummary(
   // The same filter as slots/ for the same parameters, so the counts agree with it.
   const filter = bookingFilter({ status: params.status, start: range.start, end: range.end, filter_by: params.filter_by }, service?.ID)
   const [rows, ruleRows, posts] = await Promise.all([
-    findSummaryRows(db, { filter, period: groupBy.period, dateOf: params.filter_by, byStatus: groupBy.status, startOfWeek }),
+    findSummaryRows(db, { filter, dateOf: params.filter_by, byStatus: groupBy.status }),
     findRules(db, service?.ID),
     findAllServices(db),
   ])

@@ -96,10 +96,10 @@ describe('summarize: groups with zeros, whole-day bookings, totals', () => {
   const rules = [rule({ id: 1, weekday: 0 })] // Sundays off, site-wide
   const open = new OpenMinutes(rules, range, [12, 15], clock)
   const rows: SummaryRow[] = [
-    { period_key: '2026-11-01', service_id: 12, status: null, whole_day_date: null, bookings: 3, booked_seconds: 3 * 3600 },
-    // Two whole-day bookings on Sunday 29 November (0 open minutes) and one on Monday 30 November (1,440).
-    { period_key: '2026-11-01', service_id: 12, status: null, whole_day_date: '2026-11-29', bookings: 2, booked_seconds: 0 },
-    { period_key: '2026-11-01', service_id: 12, status: null, whole_day_date: '2026-11-30', bookings: 1, booked_seconds: 0 },
+    { day: '2026-11-02', service_id: 12, status: null, whole_day_date: null, bookings: 2, all_day_bookings: 0, booked_seconds: 2 * 3600 },
+    // Two whole-day bookings on Sunday 29 November (0 open minutes), and one on Monday 30 November (1,440) beside a timed one.
+    { day: '2026-11-29', service_id: 12, status: null, whole_day_date: '2026-11-29', bookings: 2, all_day_bookings: 2, booked_seconds: 0 },
+    { day: '2026-11-30', service_id: 12, status: null, whole_day_date: '2026-11-30', bookings: 2, all_day_bookings: 1, booked_seconds: 3600 },
   ]
   const services = [{ id: 12, slug: 'haircut' }, { id: 15, slug: 'стрижка' }]
   const novemberOpen = (30 - 5) * 1440
