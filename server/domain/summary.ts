@@ -285,6 +285,7 @@ export function summarize(input: SummaryInput): { groups: SummaryGroup[]; totals
   // Each day of the range: the index of its period.
   const periodOfDay: number[] = []
   periods.forEach((period, index) => { for (let day = period.first; day <= period.last; day++) periodOfDay[day] = index })
+  const dayIndexes = new Map<string, number>()
 
   type Building = SummaryKeys & { bookings: number; all_day_bookings: number; booked_seconds: number; open_minutes: number | null }
   const groups: Building[] = []
@@ -308,7 +309,7 @@ export function summarize(input: SummaryInput): { groups: SummaryGroup[]; totals
   }
 
   for (const row of input.rows) {
-    const period = periodOfDay[daysInclusive(range.start, row.day) - 1]
+    const period = periodOfDay[remember(dayIndexes, 100_000, row.day, (day) => daysInclusive(range.start, day) - 1)]
     const key = keyOf(period ?? -1, groupBy.service ? row.service_id : undefined, groupBy.status ? normalStatus(row.status) : undefined)
     const group = byKey.get(key)
     if (!group) throw new Error(`a summary row fell outside every group: ${row.day} ${key}`)
