@@ -222,6 +222,22 @@ describe('GET summary/', () => {
     expect(status.text).to.equal('status,bookings,open_minutes\r\nbooked,2,\r\npending,1,\r\n')
   })
 
+  it('is guarded like the other routes: AUTH_MODE=token needs a bearer token', async () => {
+    const guarded = createTestApp(db, { now: () => NOW, env: { AUTH_MODE: 'token', API_TOKENS: 'summary-test-token' } })
+    try {
+      expect((await request(guarded.app).get(URL).expect(401)).body.code).to.equal('rest_not_logged_in')
+      await request(guarded.app).get(URL).set('Authorization', 'Bearer summary-test-token').expect(200)
+    } finally {
+      await guarded.close()
+    }
+  })
+
+  it('HEAD answers like GET, without a body', async () => {
+    const res = await request(t.app).head(`${URL}?format=csv`).expect(200)
+    expect(res.headers['content-type']).to.equal('text/csv; charset=utf-8')
+    expect(res.text ?? '').to.equal('')
+  })
+
   it('is listed in the namespace index with every parameter', async () => {
     const res = await request(t.app).get('/wp-json/booking-calendar/v1').expect(200)
     expect(Object.keys(res.body.routes['/booking-calendar/v1/summary'].endpoints[0].args))
