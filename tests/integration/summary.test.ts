@@ -222,6 +222,17 @@ describe('GET summary/', () => {
     expect(status.text).to.equal('status,bookings,open_minutes\r\nbooked,2,\r\npending,1,\r\n')
   })
 
+  it('a rule added since the last request counts in the next answer', async () => {
+    const url = `${URL}?service=${HAIRCUT}&start=2026-11-26&end=2026-11-26&_fields=open_minutes`
+    expect((await request(t.app).get(url).expect(200)).body.totals).to.deep.equal({ open_minutes: 1440 })
+    await db.insert('booking_calendar_disabled_times', [{ id: 50, service_id: HAIRCUT, rule_type: 'date', date_from: '2026-11-26', time_from: '10:00:00', time_to: '11:30:00', note: 'New' }])
+    try {
+      expect((await request(t.app).get(url).expect(200)).body.totals).to.deep.equal({ open_minutes: 1350 })
+    } finally {
+      await db.admin.query(`DELETE FROM ${db.prefix}booking_calendar_disabled_times WHERE id = 50`)
+    }
+  })
+
   it('is guarded like the other routes: AUTH_MODE=token needs a bearer token', async () => {
     const guarded = createTestApp(db, { now: () => NOW, env: { AUTH_MODE: 'token', API_TOKENS: 'summary-test-token' } })
     try {
