@@ -38,7 +38,8 @@ export type BookingOrder = 'booking' | 'service'
 // starts here at the latest: a zero-date booking never matches (API.md, created_date).
 const FIRST_REAL_DATETIME = '1000-01-01 00:00:00'
 
-function matches(eb: ExpressionBuilder<Database, 'booking_calendar_bookings'>, filter: BookingFilter): Expression<SqlBool> {
+/** The WHERE of a filter; summary/ counts with the same one, so its counts agree with slots/. */
+export function matches(eb: ExpressionBuilder<Database, 'booking_calendar_bookings'>, filter: BookingFilter): Expression<SqlBool> {
   const conditions: Expression<SqlBool>[] = []
   if (filter.serviceId !== undefined) conditions.push(eb('booking_calendar_bookings.service_id', '=', filter.serviceId))
   if (filter.statuses) conditions.push(eb('booking_calendar_bookings.status', 'in', filter.statuses))

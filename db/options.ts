@@ -17,6 +17,16 @@ export async function readTimezoneOptions(db: Db): Promise<TimezoneOptions> {
   return { timezoneString: value('timezone_string'), gmtOffset: value('gmt_offset') }
 }
 
+/** The stored start_of_week option (WordPress: 0 = Sunday … 6), or undefined when the site has none. */
+export async function readStartOfWeek(db: Db): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('options')
+    .select('options.option_value')
+    .where('options.option_name', '=', 'start_of_week')
+    .executeTakeFirst()
+  return row?.option_value
+}
+
 /** One trivial query, for /readyz. */
 export async function pingDatabase(db: Db): Promise<void> {
   await db.selectFrom('options').select((eb) => eb.lit(1).as('ok')).limit(1).execute()

@@ -9,6 +9,7 @@ import { createPool } from 'mysql2'
 import { startMariaDb, stopOnExit } from './mariadb.ts'
 import { addRecommendedIndexes, BENCH_DATABASE, createBenchDatabase, READER, recommendedIndexesSql } from './bench/dataset.ts'
 import { BENCH_QUERIES } from './bench/queries.ts'
+import { compileSummaryQuery } from '../db/summary.ts'
 import { TablePrefixPlugin } from '../db/connect.ts'
 import type { Database } from '../db/database.ts'
 import { loadConfig } from '../server/config.ts'
@@ -27,6 +28,11 @@ async function explainAll(url: { host: string; port: number; user: string; passw
         say(`    ${row.table}: type=${row.type} key=${row.key ?? 'NULL'} rows=${row.rows} ${row.Extra ?? ''}`)
       }
     }
+    // (e) summary/ (issue 13): a year by month and service, as its benchmark asks for it.
+    const summary = compileSummaryQuery(compiler, { filter: { bookingDate: { from: '2025-01-01', to: '2025-12-31' } }, dateOf: 'booking_date', byStatus: false })
+    const [summaryRows] = await connection.query(`EXPLAIN ${summary.sql}`, summary.parameters as unknown[])
+    say('(e) summary/, a year by month and service')
+    for (const row of summaryRows as Record<string, unknown>[]) say(`    ${row.table}: type=${row.type} key=${row.key ?? 'NULL'} rows=${row.rows} ${row.Extra ?? ''}`)
   } finally {
     await connection.end()
     await compiler.destroy()

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { ROUTES, NAMESPACE } from './routes/index.ts'
 import {
-  disabledTimeAnswerSchema, namespaceIndexSchema, restErrorSchema, slotsAnswerSchema,
+  disabledTimeAnswerSchema, namespaceIndexSchema, restErrorSchema, slotsAnswerSchema, summaryAnswerSchema,
 } from './http/response-schemas.ts'
 
 type JsonSchema = Record<string, unknown>
@@ -96,7 +96,7 @@ function packageVersion(): string {
 
 export function buildOpenApiDocument(): Record<string, unknown> {
   // Referenced so that their ids are registered before the components are read.
-  void [slotsAnswerSchema, disabledTimeAnswerSchema, restErrorSchema, namespaceIndexSchema]
+  void [slotsAnswerSchema, disabledTimeAnswerSchema, restErrorSchema, namespaceIndexSchema, summaryAnswerSchema]
   const version = packageVersion()
   const requestId = header('The request\'s id: the X-Request-Id sent, or a new one. It is in the log line of the request.', 'string')
   const route = (path: string) => ROUTES.find((r) => r.path === path)!
@@ -140,6 +140,23 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       ...ERRORS,
     },
   }
+  const summary = {
+    summary: 'Bookings counted and summed by period, service and status, with occupancy',
+    description: 'Counts and sums in the database; every combination of the range\'s periods and the services is listed, with zeros where nothing matched. With format=csv or Accept: text/csv, one row per group.',
+    operationId: 'getSummary',
+    parameters: parameters(route('/summary').params),
+    responses: {
+      200: {
+        description: 'The groups, the totals, and the range they cover.',
+        headers: { 'X-Request-Id': requestId },
+        content: {
+          'application/json': { schema: REF('SummaryAnswer') },
+          'text/csv': { schema: { type: 'string', description: 'One row per group: its keys, then the measures; no totals row.' } },
+        },
+      },
+      ...ERRORS,
+    },
+  }
   const index = {
     summary: 'The namespace index, as WordPress gives it, with every parameter of each route',
     operationId: 'getNamespaceIndex',
@@ -163,6 +180,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       '/': { get: index },
       '/slots': { get: slots },
       '/disabled-time': { get: disabledTime },
+      '/summary': { get: summary },
     },
     components: {
       schemas: componentSchemas(),

@@ -35,7 +35,7 @@ export function isNarrow(filter: BookingFilter): boolean {
   return range?.from !== undefined && range.to !== undefined && daysInclusive(range.from, range.to) <= 62
 }
 
-export function bookingFilter(params: SlotsParams, serviceId: number | undefined): BookingFilter {
+export function bookingFilter(params: Pick<SlotsParams, 'status' | 'start' | 'end' | 'filter_by'>, serviceId: number | undefined): BookingFilter {
   const filter: BookingFilter = { serviceId, statuses: params.status }
   if (params.start || params.end) {
     if (params.filter_by === 'created_date') {

@@ -5,6 +5,7 @@ import { z } from 'zod'
 import type { BookingRecord } from '../domain/records.ts'
 import type { DisabledPeriod } from '../domain/rules.ts'
 import type { DisabledTimeAnswer } from '../domain/disabled-time.ts'
+import type { SummaryAnswer, SummaryGroup } from '../domain/summary.ts'
 
 const isoWithOffset = (description: string) =>
   z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/).meta({ description, examples: ['2026-11-25T09:00:00+01:00'] })
@@ -60,6 +61,35 @@ export const disabledTimeAnswerSchema = z.object({
   total: z.number().int().min(0),
 }).strict().meta({ id: 'DisabledTimeAnswer' })
 
+const summaryMeasures = {
+  bookings: z.number().int().min(0).meta({ description: 'The bookings slots/ gives for the same filter, cut to the group.' }),
+  all_day_bookings: z.number().int().min(0).meta({ description: 'Of those, the whole-day ones.' }),
+  booked_minutes: z.number().min(0).meta({ description: 'Wall-clock minutes booked, counted on the booking_date; a whole-day booking counts its day\'s open minutes.' }),
+  open_minutes: z.number().min(0).nullable().meta({ description: 'Minutes not covered by disabled periods, over the group\'s services and days; null with filter_by=created_date or status in group_by.' }),
+  occupancy: z.number().min(0).nullable().meta({ description: 'booked_minutes / open_minutes to 4 decimals; null when open_minutes is 0 or null; above 1 where bookings overlap.' }),
+}
+
+export const summaryGroupSchema = z.object({
+  period_start: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().meta({ description: 'With a period: its first day, cut to the range.' }),
+  period_end: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional().meta({ description: 'With a period: its last day, inclusive, cut to the range.' }),
+  service_id: z.number().int().optional(),
+  service_slug: z.string().nullable().optional().meta({ description: 'As in a booking; null when the service post no longer exists.' }),
+  status: z.string().optional().meta({ description: 'Trimmed, lower case; legacy values too.' }),
+  ...summaryMeasures,
+}).strict().meta({ id: 'SummaryGroup', description: 'A group of GET summary/: the keys of its dimensions, then the measures.' })
+
+export const summaryTotalsSchema = z.object(summaryMeasures).strict().meta({ id: 'SummaryTotals', description: 'The measures over everything the groups cover.' })
+
+export const summaryAnswerSchema = z.object({
+  groups: z.array(z.union([summaryGroupSchema, summaryGroupSchema.partial().strict()])),
+  totals: z.union([summaryTotalsSchema, summaryTotalsSchema.partial().strict()]),
+  start: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  end: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  timezone: z.string().meta({ description: 'The IANA name, +05:45 for a fixed offset, or UTC.' }),
+  group_by: z.array(z.enum(['day', 'week', 'month', 'year', 'service', 'status'])).meta({ description: 'The period first, then service, then status.' }),
+  filter_by: z.enum(['booking_date', 'created_date']),
+}).strict().meta({ id: 'SummaryAnswer' })
+
 export const restErrorSchema = z.object({
   code: z.string().meta({ examples: ['rest_invalid_param', 'rest_no_route', 'rest_service_not_found'] }),
   message: z.string().meta({ description: 'A sentence a person can act on.' }),
@@ -83,4 +113,6 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 const bookingIsDocumented: Same<z.output<typeof bookingSchema>, BookingRecord> = true
 const periodIsDocumented: Same<z.output<typeof disabledPeriodSchema>, DisabledPeriod> = true
 const answerIsDocumented: Same<Omit<z.output<typeof disabledTimeAnswerSchema>, 'disabled_times'>, Omit<DisabledTimeAnswer, 'disabled_times'>> = true
-void [bookingIsDocumented, periodIsDocumented, answerIsDocumented]
+const summaryGroupIsDocumented: Same<z.output<typeof summaryGroupSchema>, SummaryGroup> = true
+const summaryIsDocumented: Same<Omit<z.output<typeof summaryAnswerSchema>, 'groups' | 'totals'>, Omit<SummaryAnswer, 'groups' | 'totals'>> = true
+void [bookingIsDocumented, periodIsDocumented, answerIsDocumented, summaryGroupIsDocumented, summaryIsDocumented]

@@ -6,6 +6,7 @@ import { describeParams } from '../http/params.ts'
 import { RestError, noRoute } from '../errors.ts'
 import { slotsHandler, slotsParams } from './slots.ts'
 import { disabledTimeHandler, disabledTimeParams } from './disabled-time.ts'
+import { summaryHandler, summaryParams } from './summary.ts'
 import type { Deps } from '../app.ts'
 
 export const NAMESPACE = 'booking-calendar/v1'
@@ -27,6 +28,7 @@ export const ROUTES: RouteDef[] = [
   { path: '/', name: 'index', params: undefined, handler: () => (_req, res) => { res.json(namespaceIndex()) } },
   { path: '/slots', name: 'slots', params: slotsParams, handler: slotsHandler },
   { path: '/disabled-time', name: 'disabled-time', params: disabledTimeParams, handler: disabledTimeHandler },
+  { path: '/summary', name: 'summary', params: summaryParams, handler: summaryHandler },
 ]
 
 /** The shape WordPress gives `GET /wp-json/{namespace}`, with every parameter of each route in `args`. */

@@ -1,0 +1,60 @@
+// The benchmark of GET summary/ (issue 13): a year grouped by month and service,
+// one request at a time, against fetching the same year's bookings from slots/.
+// A small client of its own: serial requests timed with hrtime, each body read
+// whole, p50 over N. The bench's runner starts the service and passes its URL.
+import { get as httpGet } from 'node:http'
+
+/** What the runner hands every measurement module (scripts/bench/context.ts, when it exists, has at least this). */
+export interface SummaryBenchContext {
+  /** The service's base URL, e.g. http://127.0.0.1:41234 (loopback only). */
+  serviceUrl: string
+  say(line: string): void
+}
+
+const PREFIX = '/wp-json/booking-calendar/v1'
+export const SUMMARY_PATH = `${PREFIX}/summary?start=2025-01-01&end=2025-12-31&group_by=month,service`
+export const SLOTS_YEAR_PATH = `${PREFIX}/slots?start=2025-01-01&end=2025-12-31&flat`
+const SUMMARY_RUNS = Number(process.env.BENCH_SUMMARY_RUNS ?? 30)
+const SLOTS_RUNS = Number(process.env.BENCH_SUMMARY_SLOTS_RUNS ?? 5)
+const TIMEOUT_MS = 120_000
+
+/** One GET, its body read whole and dropped: milliseconds to the last byte, or an error for anything but 200. */
+function timeOne(url: string): Promise<number> {
+  const started = process.hrtime.bigint()
+  return new Promise((resolve, reject) => {
+    const req = httpGet(url, { timeout: TIMEOUT_MS }, (res) => {
+      res.on('data', () => {})
+      res.on('end', () => (res.statusCode === 200 ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`${url}: ${res.statusCode}`))))
+      res.on('error', reject)
+    })
+    req.on('timeout', () => req.destroy(new Error(`${url}: no answer in ${TIMEOUT_MS} ms`)))
+    req.on('error', reject)
+  })
+}
+
+/** p50 of `runs` serial requests, after one warm-up request. */
+export async function p50Of(url: string, runs: number): Promise<number> {
+  await timeOne(url)
+  const times: number[] = []
+  for (let i = 0; i < runs; i++) times.push(await timeOne(url))
+  times.sort((a, b) => a - b)
+  const middle = Math.floor(times.length / 2)
+  return times.length % 2 === 1 ? times[middle]! : (times[middle - 1]! + times[middle]!) / 2
+}
+
+/** Measures both, serially, and returns the markdown lines of the result. */
+export async function benchSummary(ctx: SummaryBenchContext): Promise<string[]> {
+  const summary = await p50Of(`${ctx.serviceUrl}${SUMMARY_PATH}`, SUMMARY_RUNS)
+  const slots = await p50Of(`${ctx.serviceUrl}${SLOTS_YEAR_PATH}`, SLOTS_RUNS)
+  const lines = [
+    '',
+    '| (e) a year by month and service, 1 at a time | requests | p50 ms |',
+    '|---|---:|---:|',
+    `| summary/ (\`${SUMMARY_PATH.slice(PREFIX.length + 1)}\`) | ${SUMMARY_RUNS} | ${summary.toFixed(1)} |`,
+    `| slots/, the same year's bookings (\`${SLOTS_YEAR_PATH.slice(PREFIX.length + 1)}\`) | ${SLOTS_RUNS} | ${slots.toFixed(1)} |`,
+    '',
+    `- (e) summary/ p50: **${summary.toFixed(1)} ms** (target ≤ 300 ms); slots/ ÷ summary/: **${(slots / summary).toFixed(1)}×** (target ≥ 20×)`,
+  ]
+  for (const line of lines) ctx.say(line)
+  return lines
+}

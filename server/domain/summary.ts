@@ -1,0 +1,404 @@
+// What `GET summary/` means (API.md, "GET summary/"): group_by, the range, the
+// periods, which services count, open minutes from the disabled-time rules, and
+// the groups with their measures. Pure, except answerSummary, which reads the
+// database through db/ and hands the rows to the pure functions.
+import { createHash } from 'node:crypto'
+import type { Db } from '../../db/connect.ts'
+import { findRules, type RuleRow } from '../../db/disabled-times.ts'
+import { readStartOfWeek } from '../../db/options.ts'
+import { findAllServices } from '../../db/services.ts'
+import { findSummaryRows, type SummaryRow } from '../../db/summary.ts'
+import { invalidParams } from '../errors.ts'
+import { addDays, dayToMs, daysInclusive, msToDay, remember, timeToSeconds, todayInZone, wallClockFor, weekdayOf, zoneLabel, type SiteZone, type WallClock } from './dates.ts'
+import { decodeSlug } from './records.ts'
+import { checkRange, expandRules, readRule, type DateRange, type ValidRule } from './rules.ts'
+import { resolveService } from './services.ts'
+import { bookingFilter } from './slots.ts'
+import type { RuleProblemLog } from './disabled-time.ts'
+import type { SummaryParams } from '../routes/summary.ts'
+
+export const PERIODS = ['day', 'week', 'month', 'year'] as const
+export type SummaryPeriod = (typeof PERIODS)[number]
+export const GROUP_NAMES = ['service', 'status', ...PERIODS] as const
+export type GroupName = (typeof GROUP_NAMES)[number]
+
+export interface GroupBy {
+  period: SummaryPeriod | undefined
+  service: boolean
+  status: boolean
+}
+
+const DAY_MS = 86_400_000
+const DAY_MINUTES = 1440
+
+/**
+ * `group_by`'s names (already split at commas), in any order and letter case:
+ * any of service and status, and at most one period. Omitted: month.
+ */
+export function parseGroupBy(names: string[] | undefined): GroupBy | { problem: string } {
+  if (names === undefined) return { period: 'month', service: false, status: false }
+  const items = names.map((name) => name.trim().toLowerCase()).filter((name) => name !== '')
+  const unknown = items.filter((item) => !(GROUP_NAMES as readonly string[]).includes(item))
+  if (items.length === 0 || unknown.length > 0) {
+    const got = unknown.length > 0 ? ` (got ${unknown.map((u) => `"${u}"`).join(', ')})` : ''
+    return { problem: `group_by must be one or more of ${GROUP_NAMES.join(', ')}, comma-separated${got}.` }
+  }
+  const periods = [...new Set(items.filter((item): item is SummaryPeriod => (PERIODS as readonly string[]).includes(item)))]
+  if (periods.length > 1) {
+    return { problem: `group_by may name at most one period of ${PERIODS.join(', ')} (got ${periods.join(' and ')}); keep one of them.` }
+  }
+  return { period: periods[0], service: items.includes('service'), status: items.includes('status') }
+}
+
+/** The answer's `group_by`: the period first, then service, then status (the order of the groups' keys). */
+export function groupByNames(groupBy: GroupBy): GroupName[] {
+  return [
+    ...(groupBy.period ? [groupBy.period] : []),
+    ...(groupBy.service ? ['service' as const] : []),
+    ...(groupBy.status ? ['status' as const] : []),
+  ]
+}
+
+/** WordPress's start_of_week option: 0 (Sunday) to 6; 1 (Monday, WordPress's default) when missing or anything else. */
+export function startOfWeekFrom(value: string | undefined): number {
+  const text = value?.trim() ?? ''
+  return /^[0-6]$/.test(text) ? Number(text) : 1
+}
+
+function firstOfMonth(date: string): string {
+  return `${date.slice(0, 7)}-01`
+}
+
+function lastOfMonth(date: string): string {
+  const [year, month] = date.split('-').map(Number) as [number, number]
+  return msToDay(Date.UTC(year, month, 0))
+}
+
+/**
+ * summary/'s range (API.md): start defaults to the first day of the current
+ * month, end to the last day of start's month; end alone gives start the first
+ * day of end's month.
+ */
+export function resolveSummaryRange(start: string | undefined, end: string | undefined, today: string): DateRange {
+  const from = start ?? firstOfMonth(end ?? today)
+  return { start: from, end: end ?? lastOfMonth(from) }
+}
+
+/** A period of the range: `start`/`end` cut to it; `key` its whole period's first day (null without a period). */
+export interface PeriodSlot {
+  key: string | null
+  start: string
+  end: string
+  /** Indexes of its first and last day among the range's days. */
+  first: number
+  last: number
+}
+
+/** The first day of the whole period a date is in. */
+export function periodStartOf(date: string, period: SummaryPeriod, startOfWeek: number): string {
+  switch (period) {
+    case 'day': return date
+    case 'week': return addDays(date, -((weekdayOf(date) - startOfWeek + 7) % 7))
+    case 'month': return firstOfMonth(date)
+    case 'year': return `${date.slice(0, 4)}-01-01`
+  }
+}
+
+function nextPeriodStart(key: string, period: SummaryPeriod): string {
+  switch (period) {
+    case 'day': return addDays(key, 1)
+    case 'week': return addDays(key, 7)
+    case 'month': return addDays(lastOfMonth(key), 1)
+    case 'year': return `${Number(key.slice(0, 4)) + 1}-01-01`
+  }
+}
+
+/** Every period of the range, cut to it (a month of a range starting on the 15th starts on the 15th); one slot without a period. */
+export function periodsOf(range: DateRange, period: SummaryPeriod | undefined, startOfWeek: number): PeriodSlot[] {
+  const days = daysInclusive(range.start, range.end)
+  if (!period) return [{ key: null, start: range.start, end: range.end, first: 0, last: days - 1 }]
+  const slots: PeriodSlot[] = []
+  for (let key = periodStartOf(range.start, period, startOfWeek); key <= range.end; key = nextPeriodStart(key, period)) {
+    const start = key < range.start ? range.start : key
+    const next = nextPeriodStart(key, period)
+    const end = addDays(next, -1) > range.end ? range.end : addDays(next, -1)
+    slots.push({ key, start, end, first: daysInclusive(range.start, start) - 1, last: daysInclusive(range.start, end) - 1 })
+  }
+  return slots
+}
+
+/** Wall-clock milliseconds (site time read as UTC) of an ISO 8601 time with offset, as disabled-time/ writes them. */
+function wallMsOf(iso: string): number {
+  return dayToMs(iso.slice(0, 10)) + timeToSeconds(iso.slice(11, 19)) * 1000
+}
+
+/**
+ * Open minutes per service and day over a span of days: 1,440 minus the
+ * minutes covered by the union of the service's disabled periods (its own
+ * rules and the site-wide ones), as expandRules, the expansion disabled-time/
+ * answers with, gives them. Wall-clock minutes: every day has 1,440.
+ */
+export class OpenMinutes {
+  readonly span: DateRange
+  readonly #startMs: number
+  /** Per service: prefix sums of open minutes, [0] = 0, [i + 1] = days 0..i. */
+  readonly #sums = new Map<number, Float64Array>()
+
+  constructor(rules: ValidRule[], span: DateRange, serviceIds: Iterable<number>, clock: WallClock) {
+    this.span = span
+    this.#startMs = dayToMs(span.start)
+    const days = daysInclusive(span.start, span.end)
+    const ids = new Set(serviceIds)
+    const wanted = rules.filter((rule) => rule.serviceId === 0 || ids.has(rule.serviceId))
+    const siteWide: [number, number][] = []
+    const own = new Map<number, [number, number][]>()
+    for (const period of expandRules(wanted, span, clock, () => null)) {
+      const interval: [number, number] = [wallMsOf(period.start), wallMsOf(period.end)]
+      if (period.service_id === null) siteWide.push(interval)
+      else (own.get(period.service_id) ?? own.set(period.service_id, []).get(period.service_id)!).push(interval)
+    }
+    for (const id of ids) {
+      const open = new Float64Array(days).fill(DAY_MINUTES)
+      for (const [from, to] of mergeIntervals([...siteWide, ...(own.get(id) ?? [])])) this.#subtract(open, from, to)
+      const sums = new Float64Array(days + 1)
+      for (let i = 0; i < days; i++) sums[i + 1] = sums[i]! + open[i]!
+      this.#sums.set(id, sums)
+    }
+  }
+
+  /** Takes a covered interval's minutes off each day it touches. */
+  #subtract(open: Float64Array, from: number, to: number): void {
+    for (let day = Math.floor((from - this.#startMs) / DAY_MS); day < open.length; day++) {
+      const dayStart = this.#startMs + day * DAY_MS
+      if (dayStart >= to) break
+      const covered = Math.min(to, dayStart + DAY_MS) - Math.max(from, dayStart)
+      if (day >= 0 && covered > 0) open[day] = open[day]! - covered / 60_000
+    }
+  }
+
+  /** Open minutes of a service over days `first`..`last` (indexes into the span). */
+  sum(serviceId: number, first: number, last: number): number {
+    const sums = this.#sums.get(serviceId)
+    return sums ? sums[last + 1]! - sums[first]! : 0
+  }
+
+  /** Open minutes of a service on one day of the span. */
+  on(serviceId: number, date: string): number {
+    const index = Math.round((dayToMs(date) - this.#startMs) / DAY_MS)
+    return this.sum(serviceId, index, index)
+  }
+}
+
+const openMinutesCache = new Map<string, OpenMinutes>()
+
+/**
+ * OpenMinutes of these rules, days and services, kept for the next request
+ * that asks for the same (a dashboard refreshing its range): expanding a year
+ * of 200 rules for 50 services costs tens of milliseconds. The key holds the
+ * rule rows as read for this request, so a changed rule is a new key.
+ */
+export function openMinutesFor(ruleRows: RuleRow[], rules: ValidRule[], span: DateRange, serviceIds: number[], zone: SiteZone): OpenMinutes {
+  const key = createHash('sha256').update(JSON.stringify([zoneLabel(zone), span, serviceIds, ruleRows])).digest('base64')
+  return remember(openMinutesCache, 32, key, () => new OpenMinutes(rules, span, serviceIds, wallClockFor(zone)))
+}
+
+/** The union of intervals, sorted and with overlaps merged, so no minute is taken off twice. */
+export function mergeIntervals(intervals: [number, number][]): [number, number][] {
+  const sorted = intervals.filter(([from, to]) => to > from).sort((a, b) => a[0] - b[0])
+  const merged: [number, number][] = []
+  for (const [from, to] of sorted) {
+    const last = merged.at(-1)
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to)
+    else merged.push([from, to])
+  }
+  return merged
+}
+
+export interface SummaryMeasures {
+  bookings: number
+  all_day_bookings: number
+  booked_minutes: number
+  open_minutes: number | null
+  occupancy: number | null
+}
+
+/** A group's keys: those of its dimensions only. */
+export interface SummaryKeys {
+  period_start?: string
+  period_end?: string
+  service_id?: number
+  service_slug?: string | null
+  status?: string
+}
+
+export type SummaryGroup = SummaryKeys & SummaryMeasures
+
+export interface SummaryAnswer {
+  groups: SummaryGroup[]
+  totals: SummaryMeasures
+  start: string
+  end: string
+  timezone: string
+  group_by: GroupName[]
+  filter_by: 'booking_date' | 'created_date'
+}
+
+/** A service of the answer: its ID, and its slug as a booking shows it (null when the post is gone). */
+export interface SummaryService {
+  id: number
+  slug: string | null
+}
+
+/** Minutes with at most two decimals (a fraction only where stored times carry seconds). */
+function roundMinutes(minutes: number): number {
+  return Math.round(minutes * 100) / 100
+}
+
+/** booked ÷ open, to 4 decimals; null when open is 0 or unknown. Above 1 where bookings overlap. */
+export function occupancyOf(bookedMinutes: number, openMinutes: number | null): number | null {
+  if (openMinutes === null || openMinutes === 0) return null
+  return Math.round((bookedMinutes / openMinutes) * 10_000) / 10_000
+}
+
+export interface SummaryInput {
+  groupBy: GroupBy
+  range: DateRange
+  startOfWeek: number
+  /** The services of the answer, ascending by ID: the one named by `service`, or every published one and every one with a matching booking. */
+  services: SummaryService[]
+  rows: SummaryRow[]
+  /** Open minutes of those services over the range and every whole-day booking's day. */
+  open: OpenMinutes
+  /** Whether open_minutes is given: not with filter_by=created_date nor with status in group_by. */
+  withOpenMinutes: boolean
+}
+
+/** The groups (every combination, with zeros where nothing matched) and the totals. */
+export function summarize(input: SummaryInput): { groups: SummaryGroup[]; totals: SummaryMeasures } {
+  const { groupBy, range, services, open, withOpenMinutes } = input
+  const periods = periodsOf(range, groupBy.period, input.startOfWeek)
+  const offset = daysInclusive(open.span.start, range.start) - 1
+  // Status groups only for the statuses that occur (API.md).
+  const statuses = groupBy.status ? [...new Set(input.rows.map((row) => normalStatus(row.status)))].sort() : [undefined]
+  const serviceDim = groupBy.service ? services : [undefined]
+  const keyOf = (period: number, service: number | undefined, status: string | undefined) => `${period}|${service ?? ''}|${status ?? ''}`
+  // Each day of the range: the index of its period.
+  const periodOfDay: number[] = []
+  periods.forEach((period, index) => { for (let day = period.first; day <= period.last; day++) periodOfDay[day] = index })
+  const dayIndexes = new Map<string, number>()
+
+  type Building = SummaryKeys & { bookings: number; all_day_bookings: number; booked_seconds: number; open_minutes: number | null }
+  const groups: Building[] = []
+  const byKey = new Map<string, Building>()
+  for (const [index, period] of periods.entries()) {
+    for (const service of serviceDim) {
+      for (const status of statuses) {
+        const group: Building = {
+          ...(groupBy.period ? { period_start: period.start, period_end: period.end } : {}),
+          ...(service ? { service_id: service.id, service_slug: service.slug } : {}),
+          ...(status !== undefined ? { status } : {}),
+          bookings: 0, all_day_bookings: 0, booked_seconds: 0,
+          open_minutes: withOpenMinutes
+            ? roundMinutes((service ? [service] : services).reduce((sum, s) => sum + open.sum(s.id, period.first + offset, period.last + offset), 0))
+            : null,
+        }
+        groups.push(group)
+        byKey.set(keyOf(index, service?.id, status), group)
+      }
+    }
+  }
+
+  for (const row of input.rows) {
+    const period = periodOfDay[remember(dayIndexes, 100_000, row.day, (day) => daysInclusive(range.start, day) - 1)]
+    const key = keyOf(period ?? -1, groupBy.service ? row.service_id : undefined, groupBy.status ? normalStatus(row.status) : undefined)
+    const group = byKey.get(key)
+    if (!group) throw new Error(`a summary row fell outside every group: ${row.day} ${key}`)
+    group.bookings += row.bookings
+    group.all_day_bookings += row.all_day_bookings
+    group.booked_seconds += row.booked_seconds
+    // A whole-day booking counts the open minutes of its day for its service.
+    if (row.whole_day_date !== null) group.booked_seconds += row.all_day_bookings * open.on(row.service_id, row.whole_day_date) * 60
+  }
+
+  const totalsOpen = withOpenMinutes
+    ? roundMinutes(services.reduce((sum, s) => sum + open.sum(s.id, offset, offset + daysInclusive(range.start, range.end) - 1), 0))
+    : null
+  const totals = { bookings: 0, all_day_bookings: 0, booked_seconds: 0 }
+  const out = groups.map(({ booked_seconds, open_minutes, ...group }): SummaryGroup => {
+    totals.bookings += group.bookings
+    totals.all_day_bookings += group.all_day_bookings
+    totals.booked_seconds += booked_seconds
+    const booked = roundMinutes(booked_seconds / 60)
+    return { ...group, booked_minutes: booked, open_minutes, occupancy: occupancyOf(booked, open_minutes) }
+  })
+  const totalBooked = roundMinutes(totals.booked_seconds / 60)
+  return {
+    groups: out,
+    totals: {
+      bookings: totals.bookings, all_day_bookings: totals.all_day_bookings, booked_minutes: totalBooked,
+      open_minutes: totalsOpen, occupancy: occupancyOf(totalBooked, totalsOpen),
+    },
+  }
+}
+
+function normalStatus(status: string | null): string {
+  return (status ?? '').trim().toLowerCase()
+}
+
+/** The days open minutes are needed for: the range, and every whole-day booking's day (outside it with created_date). */
+export function openMinutesSpan(range: DateRange, rows: SummaryRow[]): DateRange {
+  let { start, end } = range
+  for (const row of rows) {
+    if (row.whole_day_date === null) continue
+    if (row.whole_day_date < start) start = row.whole_day_date
+    if (row.whole_day_date > end) end = row.whole_day_date
+  }
+  return { start, end }
+}
+
+/** Answers `GET summary/`: counts in the database, periods, services and open minutes here. */
+export async function answerSummary(
+  db: Db,
+  params: SummaryParams,
+  options: { zone: SiteZone; now: number; maxRangeDays: number; problems: RuleProblemLog },
+): Promise<SummaryAnswer> {
+  const range = resolveSummaryRange(params.start, params.end, todayInZone(options.zone, options.now))
+  const rangeProblem = checkRange(range, { start: params.start !== undefined, end: params.end !== undefined }, options.maxRangeDays)
+  if (rangeProblem) throw invalidParams({ [rangeProblem.param]: rangeProblem.message })
+  const groupBy = params.group_by
+
+  const [service, startOfWeekText] = await Promise.all([
+    params.service === undefined ? undefined : resolveService(db, params.service),
+    groupBy.period === 'week' ? readStartOfWeek(db) : undefined,
+  ])
+  const startOfWeek = startOfWeekFrom(startOfWeekText)
+  // The same filter as slots/ for the same parameters, so the counts agree with it.
+  const filter = bookingFilter({ status: params.status, start: range.start, end: range.end, filter_by: params.filter_by }, service?.ID)
+  const [rows, ruleRows, posts] = await Promise.all([
+    findSummaryRows(db, { filter, dateOf: params.filter_by, byStatus: groupBy.status }),
+    findRules(db, service?.ID),
+    findAllServices(db),
+  ])
+
+  const slugs = new Map(posts.map((post) => [post.ID, decodeSlug(post.post_name)]))
+  // The services of the answer: the one named, else every published one and any other with a matching booking.
+  const ids = service
+    ? [service.ID]
+    : [...new Set([...posts.filter((post) => post.post_status === 'publish').map((post) => post.ID), ...rows.map((row) => row.service_id)])]
+  const services = ids.sort((a, b) => a - b).map((id) => ({ id, slug: slugs.get(id) ?? null }))
+
+  const rules: ValidRule[] = []
+  for (const row of ruleRows) {
+    const rule = readRule(row)
+    if ('problem' in rule) options.problems.report(row.id, rule.problem)
+    else rules.push(rule)
+  }
+  const open = openMinutesFor(ruleRows, rules, openMinutesSpan(range, rows), ids, options.zone)
+  const withOpenMinutes = params.filter_by !== 'created_date' && !groupBy.status
+  const { groups, totals } = summarize({ groupBy, range, startOfWeek, services, rows, open, withOpenMinutes })
+  return {
+    groups, totals, start: range.start, end: range.end, timezone: zoneLabel(options.zone),
+    group_by: groupByNames(groupBy), filter_by: params.filter_by,
+  }
+}
+

@@ -1,0 +1,31 @@
+// The CSV body of `GET summary/` (API.md, "GET summary/", CSV): one row per
+// group, its keys then the measures, no totals row; cells as slots/ writes them.
+import { csvCell } from './slots-body.ts'
+import type { SummaryAnswer } from '../domain/summary.ts'
+
+const KEY_COLUMNS = {
+  period: ['period_start', 'period_end'],
+  service: ['service_id', 'service_slug'],
+  status: ['status'],
+} as const
+const MEASURE_COLUMNS = ['bookings', 'all_day_bookings', 'booked_minutes', 'open_minutes', 'occupancy'] as const
+
+/** The columns of an answer: the keys of its dimensions, then the measures; `_fields` keeps only those it names. */
+export function summaryColumns(groupBy: SummaryAnswer['group_by'], fields: readonly string[] | undefined): string[] {
+  const columns = [
+    ...(groupBy.some((name) => name !== 'service' && name !== 'status') ? KEY_COLUMNS.period : []),
+    ...(groupBy.includes('service') ? KEY_COLUMNS.service : []),
+    ...(groupBy.includes('status') ? KEY_COLUMNS.status : []),
+    ...MEASURE_COLUMNS,
+  ]
+  return fields ? columns.filter((column) => fields.includes(column)) : columns
+}
+
+export function summaryCsv(answer: SummaryAnswer, fields: readonly string[] | undefined): string {
+  const columns = summaryColumns(answer.group_by, fields)
+  let out = `${columns.join(',')}\r\n`
+  for (const group of answer.groups) {
+    out += `${columns.map((column) => csvCell(group[column as keyof typeof group])).join(',')}\r\n`
+  }
+  return out
+}

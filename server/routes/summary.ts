@@ -1,0 +1,64 @@
+// GET summary/ (API.md, "GET summary/"): its parameter schema and a thin handler.
+import type { RequestHandler } from 'express'
+import { z } from 'zod'
+import { dateParam, enumListParam, enumParam, nameListParam, parseParams, serviceParam, type ParamMeta } from '../http/params.ts'
+import { negotiateFormat } from '../http/negotiate.ts'
+import { summaryCsv } from '../http/summary-body.ts'
+import { answerSummary, GROUP_NAMES, parseGroupBy } from '../domain/summary.ts'
+import { pickFields } from '../domain/records.ts'
+import { addRowsSent } from '../metrics.ts'
+import { BOOKING_STATUSES } from './slots.ts'
+import type { Deps } from '../app.ts'
+
+/** group_by: comma-separated (or repeated, or group_by[]), any order and letter case; see parseGroupBy. */
+const groupByParam = z.array(z.string()).optional().transform((list, ctx) => {
+  const parsed = parseGroupBy(list?.flatMap((value) => value.split(',')))
+  if ('problem' in parsed) {
+    ctx.addIssue({ code: 'custom', message: parsed.problem })
+    return z.NEVER
+  }
+  return parsed
+}).meta({
+  type: 'array', items: { type: 'string', enum: GROUP_NAMES }, default: ['month'],
+  description: 'Group by any of service and status, and at most one period of day, week, month, year; comma-separated, any order. Default: month.',
+} satisfies ParamMeta)
+
+export const summaryParams = z.object({
+  status: enumListParam('status', BOOKING_STATUSES,
+    'Only bookings in these statuses, comma-separated. Omitted: every status, legacy values included.'),
+  service: serviceParam('Only the bookings of this service: its ID or slug.'),
+  start: dateParam('start', 'The first day, inclusive (default: the first day of the current month, or of end\'s month).'),
+  end: dateParam('end', 'The last day, inclusive (default: the last day of start\'s month).'),
+  filter_by: enumParam('filter_by', ['booking_date', 'created_date'] as const, 'booking_date',
+    'Which date start, end and the periods apply to: the booked day or the day the booking was made.'),
+  group_by: groupByParam,
+  _fields: nameListParam('_fields', 'Keep only these fields of each group and of the totals, comma-separated.'),
+  format: enumParam('format', ['json', 'csv'] as const, 'json', 'json, or csv for a spreadsheet (Accept: text/csv too).', true),
+}).superRefine((params, ctx) => {
+  if (params.start && params.end && params.start > params.end) {
+    ctx.addIssue({ code: 'custom', path: ['start'], message: `start must not be after end (${params.start} is after ${params.end}).` })
+  }
+})
+
+export type SummaryParams = z.output<typeof summaryParams>
+
+export const summaryHandler = (deps: Deps): RequestHandler => async (req, res) => {
+  const params = parseParams(summaryParams, req.query)
+  const csv = negotiateFormat(req, params.format, ['json', 'csv']) === 'csv'
+  const answer = await answerSummary(deps.db, params, {
+    zone: await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
+  })
+  addRowsSent(res, answer.groups.length)
+  res.vary('Accept')
+  if (csv) {
+    res.setHeader('Content-Type', 'text/csv; charset=utf-8')
+    res.setHeader('Content-Disposition', 'attachment; filename="summary.csv"')
+    res.send(summaryCsv(answer, params._fields))
+    return
+  }
+  res.json({
+    ...answer,
+    groups: answer.groups.map((group) => pickFields(group, params._fields)),
+    totals: pickFields(answer.totals, params._fields),
+  })
+}

@@ -1,0 +1,136 @@
+import { expect } from 'chai'
+import type { RuleRow } from '../../db/disabled-times.ts'
+import type { SummaryRow } from '../../db/summary.ts'
+import { WallClock } from '../../server/domain/dates.ts'
+import { readRule, type ValidRule } from '../../server/domain/rules.ts'
+import {
+  mergeIntervals, occupancyOf, OpenMinutes, parseGroupBy, periodStartOf, periodsOf, resolveSummaryRange, startOfWeekFrom, summarize,
+} from '../../server/domain/summary.ts'
+import { summaryColumns, summaryCsv } from '../../server/http/summary-body.ts'
+
+const clock = new WallClock({ kind: 'iana', name: 'Europe/Berlin' })
+
+function rule(overrides: Partial<RuleRow>): ValidRule {
+  const read = readRule({ id: 1, service_id: 0, rule_type: 'weekly', weekday: 1, date_from: null, date_to: null, time_from: null, time_to: null, note: '', ...overrides })
+  if ('problem' in read) throw new Error(read.problem)
+  return read
+}
+
+describe('parseGroupBy: group_by', () => {
+  const cases: [string[] | undefined, unknown][] = [
+    [undefined, { period: 'month', service: false, status: false }],
+    [['service', 'day'], { period: 'day', service: true, status: false }],
+    [['STATUS', ' week ', 'service'], { period: 'week', service: true, status: true }],
+    [['service'], { period: undefined, service: true, status: false }],
+    [['month', 'month'], { period: 'month', service: false, status: false }],
+    [['month', 'week'], { problem: 'group_by may name at most one period of day, week, month, year (got month and week); keep one of them.' }],
+    [['service', 'colour', 'x'], { problem: 'group_by must be one or more of service, status, day, week, month, year, comma-separated (got "colour", "x").' }],
+    [[''], { problem: 'group_by must be one or more of service, status, day, week, month, year, comma-separated.' }],
+  ]
+  for (const [names, expected] of cases) {
+    it(`${JSON.stringify(names)}`, () => expect(parseGroupBy(names)).to.deep.equal(expected))
+  }
+})
+
+describe('startOfWeekFrom: WordPress\'s start_of_week', () => {
+  for (const [value, expected] of [['0', 0], ['6', 6], [' 3 ', 3], [undefined, 1], ['7', 1], ['', 1], ['-1', 1], ['1.5', 1]] as const) {
+    it(`${JSON.stringify(value)} is ${expected}`, () => expect(startOfWeekFrom(value)).to.equal(expected))
+  }
+})
+
+describe('resolveSummaryRange: summary/\'s default range', () => {
+  it('no bounds: the current month', () => expect(resolveSummaryRange(undefined, undefined, '2026-02-14')).to.deep.equal({ start: '2026-02-01', end: '2026-02-28' }))
+  it('start alone: to the end of its month (a leap February)', () => expect(resolveSummaryRange('2028-02-10', undefined, '2026-01-01')).to.deep.equal({ start: '2028-02-10', end: '2028-02-29' }))
+  it('end alone: from the first day of its month', () => expect(resolveSummaryRange(undefined, '2026-12-31', '2026-01-01')).to.deep.equal({ start: '2026-12-01', end: '2026-12-31' }))
+})
+
+describe('periodsOf: the periods of a range, cut to it', () => {
+  const range = { start: '2026-11-15', end: '2027-01-10' }
+  it('months of a range that starts mid-month', () => {
+    expect(periodsOf(range, 'month', 1).map((p) => [p.key, p.start, p.end, p.first, p.last])).to.deep.equal([
+      ['2026-11-01', '2026-11-15', '2026-11-30', 0, 15],
+      ['2026-12-01', '2026-12-01', '2026-12-31', 16, 46],
+      ['2027-01-01', '2027-01-01', '2027-01-10', 47, 56],
+    ])
+  })
+  it('years', () => expect(periodsOf(range, 'year', 1).map((p) => [p.start, p.end])).to.deep.equal([['2026-11-15', '2026-12-31'], ['2027-01-01', '2027-01-10']]))
+  it('weeks from Sunday (0) and from Saturday (6)', () => {
+    const short = { start: '2026-11-01', end: '2026-11-16' }
+    expect(periodsOf(short, 'week', 0).map((p) => [p.start, p.end])).to.deep.equal([['2026-11-01', '2026-11-07'], ['2026-11-08', '2026-11-14'], ['2026-11-15', '2026-11-16']])
+    expect(periodsOf(short, 'week', 6).map((p) => [p.key, p.start, p.end])).to.deep.equal([
+      ['2026-10-31', '2026-11-01', '2026-11-06'], ['2026-11-07', '2026-11-07', '2026-11-13'], ['2026-11-14', '2026-11-14', '2026-11-16'],
+    ])
+  })
+  it('no period: one slot over the range', () => expect(periodsOf(range, undefined, 1)).to.deep.equal([{ key: null, start: '2026-11-15', end: '2027-01-10', first: 0, last: 56 }]))
+  it('periodStartOf agrees with the keys', () => {
+    expect([periodStartOf('2026-11-18', 'week', 1), periodStartOf('2026-11-18', 'week', 0), periodStartOf('2026-11-18', 'week', 3)]).to.deep.equal(['2026-11-16', '2026-11-15', '2026-11-18'])
+  })
+})
+
+describe('mergeIntervals and occupancyOf', () => {
+  it('merges overlapping and touching intervals, drops empty ones', () => {
+    expect(mergeIntervals([[5, 8], [1, 3], [2, 4], [8, 9], [10, 10]])).to.deep.equal([[1, 4], [5, 9]])
+  })
+  it('rounds to 4 decimals, exceeds 1 where bookings overlap, null for no open minutes', () => {
+    expect([occupancyOf(1800, 1080), occupancyOf(1, 3), occupancyOf(5, 0), occupancyOf(5, null)]).to.deep.equal([1.6667, 0.3333, null, null])
+  })
+})
+
+describe('OpenMinutes: 1,440 a day minus the union of the disabled periods', () => {
+  const rules = [
+    rule({ id: 1, weekday: 1, time_from: '18:00:00', time_to: '08:00:00' }),
+    rule({ id: 2, service_id: 12, weekday: 1, time_from: '17:00:00', time_to: '19:00:00' }),
+    rule({ id: 3, service_id: 15, rule_type: 'date', weekday: null, date_from: '2026-11-24', date_to: null }),
+  ]
+  const open = new OpenMinutes(rules, { start: '2026-11-23', end: '2026-11-25' }, [12, 15, 99], clock)
+  it('a window past midnight takes minutes off both days; overlapping rules count once', () => {
+    expect([open.on(12, '2026-11-23'), open.on(12, '2026-11-24'), open.on(12, '2026-11-25')]).to.deep.equal([1440 - 420, 1440 - 480, 1440])
+  })
+  it('a whole day off leaves 0; another service\'s rules do not count; sums over days', () => {
+    expect([open.on(15, '2026-11-24'), open.on(99, '2026-11-23'), open.sum(99, 0, 2)]).to.deep.equal([0, 1440 - 360, 3 * 1440 - 360 - 480])
+  })
+})
+
+describe('summarize: groups with zeros, whole-day bookings, totals', () => {
+  const range = { start: '2026-11-01', end: '2026-12-31' }
+  const rules = [rule({ id: 1, weekday: 0 })] // Sundays off, site-wide
+  const open = new OpenMinutes(rules, range, [12, 15], clock)
+  const rows: SummaryRow[] = [
+    { day: '2026-11-02', service_id: 12, status: null, whole_day_date: null, bookings: 2, all_day_bookings: 0, booked_seconds: 2 * 3600 },
+    // Two whole-day bookings on Sunday 29 November (0 open minutes), and one on Monday 30 November (1,440) beside a timed one.
+    { day: '2026-11-29', service_id: 12, status: null, whole_day_date: '2026-11-29', bookings: 2, all_day_bookings: 2, booked_seconds: 0 },
+    { day: '2026-11-30', service_id: 12, status: null, whole_day_date: '2026-11-30', bookings: 2, all_day_bookings: 1, booked_seconds: 3600 },
+  ]
+  const services = [{ id: 12, slug: 'haircut' }, { id: 15, slug: 'стрижка' }]
+  const novemberOpen = (30 - 5) * 1440
+  const decemberOpen = (31 - 4) * 1440
+  it('every month × service, zeros where nothing matched', () => {
+    const { groups, totals } = summarize({ groupBy: { period: 'month', service: true, status: false }, range, startOfWeek: 1, services, rows, open, withOpenMinutes: true })
+    expect(groups).to.deep.equal([
+      { period_start: '2026-11-01', period_end: '2026-11-30', service_id: 12, service_slug: 'haircut', bookings: 6, all_day_bookings: 3, booked_minutes: 180 + 1440, open_minutes: novemberOpen, occupancy: occupancyOf(1620, novemberOpen) },
+      { period_start: '2026-11-01', period_end: '2026-11-30', service_id: 15, service_slug: 'стрижка', bookings: 0, all_day_bookings: 0, booked_minutes: 0, open_minutes: novemberOpen, occupancy: 0 },
+      { period_start: '2026-12-01', period_end: '2026-12-31', service_id: 12, service_slug: 'haircut', bookings: 0, all_day_bookings: 0, booked_minutes: 0, open_minutes: decemberOpen, occupancy: 0 },
+      { period_start: '2026-12-01', period_end: '2026-12-31', service_id: 15, service_slug: 'стрижка', bookings: 0, all_day_bookings: 0, booked_minutes: 0, open_minutes: decemberOpen, occupancy: 0 },
+    ])
+    expect(totals).to.deep.equal({ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, open_minutes: 2 * (novemberOpen + decemberOpen), occupancy: occupancyOf(1620, 2 * (novemberOpen + decemberOpen)) })
+  })
+  it('without service in group_by, open minutes sum over every service of the answer; null when not wanted', () => {
+    const { groups } = summarize({ groupBy: { period: undefined, service: false, status: false }, range, startOfWeek: 1, services, rows, open, withOpenMinutes: false })
+    expect(groups).to.deep.equal([{ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, open_minutes: null, occupancy: null }])
+  })
+})
+
+describe('summaryCsv', () => {
+  it('keys of the dimensions, then the measures; _fields keeps the named columns in order', () => {
+    expect(summaryColumns(['week', 'status'], undefined)).to.deep.equal(['period_start', 'period_end', 'status', 'bookings', 'all_day_bookings', 'booked_minutes', 'open_minutes', 'occupancy'])
+    expect(summaryColumns(['service'], ['occupancy', 'service_slug'])).to.deep.equal(['service_slug', 'occupancy'])
+  })
+  it('cells as slots/ writes them: null empty, a formula-like slug guarded', () => {
+    const csv = summaryCsv({
+      groups: [{ service_id: 1, service_slug: '=cmd', bookings: 1, all_day_bookings: 0, booked_minutes: 60, open_minutes: null, occupancy: null }],
+      totals: { bookings: 1, all_day_bookings: 0, booked_minutes: 60, open_minutes: null, occupancy: null },
+      start: '2026-11-01', end: '2026-11-30', timezone: 'UTC', group_by: ['service'], filter_by: 'booking_date',
+    }, undefined)
+    expect(csv).to.equal('service_id,service_slug,bookings,all_day_bookings,booked_minutes,open_minutes,occupancy\r\n1,\'=cmd,1,0,60,,\r\n')
+  })
+})
