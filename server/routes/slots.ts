@@ -10,6 +10,7 @@ import { startIterating, streamBody } from '../http/stream-body.ts'
 import { pagingLinks } from '../http/paging.ts'
 import { negotiateFormat } from '../http/negotiate.ts'
 import { countRowsSent } from '../metrics.ts'
+import { cutWhenClientStopsReading } from '../http/cut-answer.ts'
 import type { Deps } from '../app.ts'
 
 export const BOOKING_STATUSES = ['pending', 'booked', 'reject', 'completed', 'expired'] as const
@@ -65,6 +66,7 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
       return
     }
     const body = { ...answer, batches: countRowsSent(res, batches) }
+    cutWhenClientStopsReading(res, deps.config.sendTimeoutMs)
     await streamBody(res, csv ? slotsCsvChunks(body, params._fields) : slotsJsonChunks(body, params._fields))
   })
 }
