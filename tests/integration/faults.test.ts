@@ -114,6 +114,12 @@ async function readerQueries(mariadb: MariaDbServer): Promise<unknown[]> {
   return await mariadb.adminQuery(`SELECT id, info FROM information_schema.processlist WHERE user = '${READER.user}' AND command = 'Query'`) as unknown[]
 }
 
+/** How many KILL statements the server has run since it started. */
+async function kills(mariadb: MariaDbServer): Promise<number> {
+  const rows = await mariadb.adminQuery(`SHOW GLOBAL STATUS LIKE 'Com_kill'`) as { Value: string }[]
+  return Number(rows[0]!.Value)
+}
+
 async function until(condition: () => Promise<boolean> | boolean, ms: number, what: string): Promise<void> {
   const deadline = Date.now() + ms
   while (!(await condition())) {
@@ -218,11 +224,14 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
       try {
         // The count reads bookings only and passes; the rows join posts, which this lock holds.
         await locker.query('LOCK TABLES wp_posts WRITE')
+        const killsBefore = await kills(mariadb)
         const stuck = await get(service.port, EXPORT)
         expect(stuck.status).to.equal(504)
         expect(stuck.ms).to.be.below(3_000)
         expect(stuck.headers.get('retry-after')).to.equal('5')
         expect(stuck.body?.code).to.equal('rest_query_timeout')
+        // The KILL went out at once on a connection of its own, while the only pooled connection was the stuck one.
+        await until(async () => (await kills(mariadb)) === killsBefore + 1, 2_000, 'one KILL sent')
         await until(async () => (await readerQueries(mariadb)).length === 0, 2_000, 'the stuck query killed on the server')
       } finally {
         await locker.query('UNLOCK TABLES')
