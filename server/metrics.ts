@@ -72,6 +72,10 @@ export function createMetrics(options: { pool: DbPools; access: Access; token: s
     },
   })
   new Gauge({
+    name: 'booking_calendar_db_stream_connections', help: 'Connections held by streamed answers (at most DB_STREAM_CONNECTIONS).', registers: [registry],
+    collect() { this.set(pool.stream.inUse) },
+  })
+  new Gauge({
     name: 'booking_calendar_db_pool_waiting', help: 'Requests waiting for a database connection.', registers: [registry],
     collect() { this.set(poolCounts(pool).waiting) },
   })
