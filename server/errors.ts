@@ -15,6 +15,9 @@ export type RestErrorCode =
   | 'rest_auth_unavailable'
   | 'rest_query_timeout'
   | 'rest_internal_error'
+  // Node's HTTP parser refused the request (server/http/server-setup.ts).
+  | 'rest_bad_request'
+  | 'rest_headers_too_large'
 
 export class RestError extends Error {
   constructor(

@@ -5,14 +5,17 @@ import { randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
+import type { RestErrorCode } from '../errors.ts'
 
 /** The raw answer to a request Node's HTTP parser refused (431 for headers too large, else 400). */
-export function parserRefusal(code: string | undefined, requestId: string): string {
-  const tooLarge = code === 'HPE_HEADER_OVERFLOW'
+export function parserRefusal(parserCode: string | undefined, requestId: string): string {
+  const tooLarge = parserCode === 'HPE_HEADER_OVERFLOW'
   const status = tooLarge ? 431 : 400
-  const body = JSON.stringify(tooLarge
-    ? { code: 'rest_headers_too_large', message: 'The request headers are too large. Send at most 16 KB of headers.', data: { status } }
-    : { code: 'rest_bad_request', message: 'The request is not valid HTTP/1.1: percent-encode spaces and non-ASCII characters in the URL, and use GET, HEAD or OPTIONS.', data: { status } })
+  const code: RestErrorCode = tooLarge ? 'rest_headers_too_large' : 'rest_bad_request'
+  const message = tooLarge
+    ? 'The request headers are too large. Send at most 16 KB of headers.'
+    : 'The request is not valid HTTP/1.1: percent-encode spaces and non-ASCII characters in the URL, and use GET, HEAD or OPTIONS.'
+  const body = JSON.stringify({ code, message, data: { status } })
   return [
     `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}`,
     'Content-Type: application/json; charset=UTF-8',

@@ -279,6 +279,28 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         await service.close()
       }
     })
+
+    it('an export whose database stops mid-stream is cut QUERY_TIMEOUT_MS after the last row, counted as database_timeout', async () => {
+      const service = await startService(mariadb, { QUERY_TIMEOUT_MS: '1000' })
+      const pid = mariadbPid(mariadb)
+      try {
+        const json = await rawGet(service.port, EXPORT)
+        await until(() => json.bytes() > 500_000, 10_000, 'the answer under way')
+        process.kill(pid, 'SIGSTOP')
+        const stoppedAt = Date.now()
+        const closedAt = await within(json.closed, 10_000, 'the cut answer')
+        // The rows already in the socket buffers come first; then a second without a row.
+        expect(closedAt - stoppedAt).to.be.below(4_000)
+        const raw = Buffer.concat(json.received).toString('latin1')
+        expect(raw.startsWith('HTTP/1.1 200 OK')).to.equal(true)
+        expect(raw.endsWith('0\r\n\r\n'), 'no last chunk: the answer looks cut').to.equal(false)
+        expect(await metric(service.port, 'booking_calendar_answers_cut_total{reason="database_timeout"}')).to.equal(1)
+        expect(service.handle.pool.stream.inUse).to.equal(0)
+      } finally {
+        process.kill(pid, 'SIGCONT')
+        await service.close()
+      }
+    })
   })
 
   describe('the database killed mid-export (kill -9)', () => {
