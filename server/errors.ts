@@ -88,7 +88,7 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
   // Four parameters: that is how Express knows an error middleware.
   return (error, req, res, _next) => {
     const known = toRestError(error)
-    if (res.headersSent && (error as { code?: unknown })?.code === 'ERR_STREAM_PREMATURE_CLOSE') {
+    if ((res.headersSent || req.socket?.destroyed) && (error as { code?: unknown })?.code === 'ERR_STREAM_PREMATURE_CLOSE') {
       // The client hung up mid-answer (or the send timeout cut it, logged where
       // it did): a normal event, which the request's log line shows as completed: false.
       res.destroy()

@@ -172,6 +172,7 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         await until(async () => (await readerQueries(mariadb)).length === 0, 2_000, 'no query left on the server')
         expect(service.logs.some((line) => line.msg === 'answer cut: the client read nothing for SEND_TIMEOUT_MS')).to.equal(true)
         expect(await metric(service.port, 'booking_calendar_answers_cut_total{reason="send_timeout"}')).to.equal(1)
+        expect(service.logs.filter((line) => (line.level as number) >= 50), 'no error line').to.deep.equal([])
       } finally {
         await service.close()
       }
