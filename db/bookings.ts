@@ -1,5 +1,5 @@
 // Every query on {prefix}booking_calendar_bookings.
-import type { CompiledQuery, Expression, ExpressionBuilder, SqlBool } from 'kysely'
+import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Snapshot } from './snapshot.ts'
 import type { Database } from './database.ts'
 import type { Db } from './connect.ts'
@@ -63,7 +63,11 @@ export async function countBookings(db: Db, snapshot: Snapshot, filter: BookingF
 }
 
 function selectBookings(db: Db, filter: BookingFilter, order: BookingOrder) {
-  let query = db
+  return orderBookings(selectBookingColumns(db).where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, filter)), order)
+}
+
+function selectBookingColumns(db: Db) {
+  return db
     .selectFrom('booking_calendar_bookings')
     // A service ID is only a service when its post has post_type bc_service (PLUGIN_TABLES.md).
     .leftJoin('posts', (join) => join
@@ -76,7 +80,9 @@ function selectBookings(db: Db, filter: BookingFilter, order: BookingOrder) {
       'booking_calendar_bookings.customer_phone', 'booking_calendar_bookings.note', 'booking_calendar_bookings.created_at',
       'posts.post_name as service_post_name', 'posts.post_status as service_post_status',
     ])
-    .where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, filter))
+}
+
+function orderBookings<Q extends { orderBy(column: 'booking_calendar_bookings.service_id' | 'booking_calendar_bookings.booking_date' | 'booking_calendar_bookings.time_from' | 'booking_calendar_bookings.id'): Q }>(query: Q, order: BookingOrder): Q {
   if (order === 'service') query = query.orderBy('booking_calendar_bookings.service_id')
   return query
     .orderBy('booking_calendar_bookings.booking_date')
@@ -93,19 +99,45 @@ export function compileBookingsQuery(db: Db, filter: BookingFilter, order: Booki
 /**
  * All matching bookings from the server's cursor, in batches, with
  * back-pressure. QUERY_TIMEOUT_MS bounds the time to the first row (the sort
- * happens before it), not the time a client takes to read a million rows.
+ * happens before it) and any stall between rows, not the time a client takes to read a million rows.
  */
 export function streamBookings(
-  db: Db, snapshot: Snapshot, filter: BookingFilter, order: BookingOrder, firstRowTimeoutMs: number,
+  db: Db, snapshot: Snapshot, filter: BookingFilter, order: BookingOrder, rowTimeoutMs: number,
 ): AsyncGenerator<BookingRow[]> {
   // The selected columns are BookingRow's (the join makes Kysely's inferred type wider than it is).
   const query = selectBookings(db, filter, order).compile() as CompiledQuery<BookingRow>
-  return snapshot.batches(query, { firstRowTimeoutMs })
+  return snapshot.batches(query, { rowTimeoutMs })
 }
 
-/** One page of matching bookings in booking order (at most 1000 rows: per_page's bound). */
+/**
+ * One page of matching bookings in booking order (at most 1000 rows: per_page's
+ * bound), as a deferred join: the page's ids are cut from the ordered ids alone,
+ * which an index on (booking_date, time_from) holds (InnoDB keeps id in every
+ * index), and only those rows are read and joined. Skipping the offset rows
+ * then walks the index instead of reading and joining every skipped row, so a
+ * page costs nearly the same at any depth.
+ */
+export function compileBookingsPage(db: Db, filter: BookingFilter, limit: number, offset: number): CompiledQuery<BookingRow> {
+  // Without plugins: a subquery is transformed by the outer query's compile
+  // too, and would otherwise have its table prefixed twice.
+  const pageIds = db.withoutPlugins()
+    .selectFrom('booking_calendar_bookings')
+    .select('booking_calendar_bookings.id')
+    .where((eb) => matches(eb, filter))
+    .orderBy('booking_calendar_bookings.booking_date')
+    .orderBy('booking_calendar_bookings.time_from')
+    .orderBy('booking_calendar_bookings.id')
+    .limit(limit)
+    .offset(offset)
+  // The derived table's name is written as raw SQL: the table prefix plugin
+  // would otherwise prefix it like a table (connect.ts).
+  const query = selectBookingColumns(db)
+    .innerJoin(pageIds.as('page_ids'), (join) => join.on(sql<SqlBool>`page_ids.id = ${sql.ref('booking_calendar_bookings.id')}`))
+  return orderBookings(query, 'booking').compile() as CompiledQuery<BookingRow>
+}
+
 export async function findBookingsPage(db: Db, snapshot: Snapshot, filter: BookingFilter, limit: number, offset: number): Promise<BookingRow[]> {
-  return await snapshot.rows(selectBookings(db, filter, 'booking').limit(limit).offset(offset).compile()) as BookingRow[]
+  return await snapshot.rows(compileBookingsPage(db, filter, limit, offset))
 }
 
 /**

@@ -1,8 +1,9 @@
 // The database handle: a mysql2 pool (the callback API, which Kysely's
 // MysqlDialect streams from) whose every session is read-only and bounded in time.
-import { Kysely, MysqlDialect, OperationNodeTransformer, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type TableNode, type UnknownRow } from 'kysely'
+import { Kysely, MysqlDialect, OperationNodeTransformer, type MysqlPool, type MysqlPoolConnection, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type TableNode, type UnknownRow } from 'kysely'
 import { createPool, type Pool } from 'mysql2'
 import type { Database } from './database.ts'
+import { BoundedPool } from './bounded-pool.ts'
 
 export interface DbSettings {
   host: string
@@ -11,15 +12,32 @@ export interface DbSettings {
   password: string
   database: string
   tablePrefix: string
+  /** Connections for short queries (DB_POOL_SIZE). */
   poolSize: number
+  /** Connections for streamed answers, apart from the short ones (DB_STREAM_CONNECTIONS). */
+  streamConnections?: number
   queryTimeoutMs: number
+  /** How long a request waits for a free connection before 503 (DB_ACQUIRE_TIMEOUT_MS). */
+  acquireTimeoutMs?: number
+}
+
+/** Our own statement timer runs this much past QUERY_TIMEOUT_MS, so the server's own cancel normally comes first. */
+export const STATEMENT_TIMER_MARGIN_MS = 1_000
+
+/**
+ * Short queries and streamed answers hold connections of two pools, so a
+ * crowd of exports, however slow their readers, never starves a small request.
+ */
+export interface DbPools {
+  short: BoundedPool
+  stream: BoundedPool
 }
 
 export type Db = Kysely<Database>
 
 export interface DbHandle {
   db: Db
-  pool: Pool
+  pool: DbPools
   close(): Promise<void>
 }
 
@@ -57,21 +75,45 @@ export class TablePrefixPlugin implements KyselyPlugin {
 }
 
 export function createDb(settings: DbSettings): DbHandle {
+  const acquireTimeoutMs = settings.acquireTimeoutMs ?? 1_000
+  const kill = { host: settings.host, port: settings.port, user: settings.user, password: settings.password }
+  const bounded = (size: number, purpose: string) => new BoundedPool(createRawPool(settings, size), {
+    size, acquireTimeoutMs, statementTimeoutMs: settings.queryTimeoutMs + STATEMENT_TIMER_MARGIN_MS, kill, purpose,
+  })
+  const pool: DbPools = {
+    short: bounded(settings.poolSize, 'this request'),
+    stream: bounded(settings.streamConnections ?? 4, 'a streamed answer'),
+  }
+  const db = new Kysely<Database>({
+    dialect: new MysqlDialect({ pool: kyselyPool(pool.short) }),
+    plugins: [new TablePrefixPlugin(settings.tablePrefix)],
+  })
+  return {
+    db,
+    pool,
+    close: async () => {
+      await Promise.all([db.destroy(), pool.stream.end()])
+    },
+  }
+}
+
+function createRawPool(settings: DbSettings, size: number): Pool {
   const pool = createPool({
     host: settings.host,
     port: settings.port,
     user: settings.user,
     password: settings.password,
     database: settings.database,
-    connectionLimit: settings.poolSize,
+    connectionLimit: size,
     // Wall-clock strings, never JS Dates: see database.ts.
     dateStrings: true,
     charset: 'UTF8MB4_UNICODE_520_CI',
+    // Bounds making a connection, also to a server that accepts TCP but hangs.
     connectTimeout: 2_000,
     enableKeepAlive: true,
     // Connections idle for a minute are closed, so a restarted database leaves no stale ones behind for long.
     idleTimeout: 60_000,
-    maxIdle: Math.min(settings.poolSize, 4),
+    maxIdle: Math.min(size, 4),
   })
   const statementSeconds = (settings.queryTimeoutMs / 1000).toFixed(3)
   // Every connection the pool makes, whoever takes it (Kysely or db/snapshot.ts),
@@ -86,15 +128,27 @@ export function createDb(settings: DbSettings): DbHandle {
     // itself (ER_STATEMENT_TIMEOUT), instead of the client only giving up on it.
     connection.query(`SET SESSION max_statement_time = ${statementSeconds}`, failed)
   })
-  const db = new Kysely<Database>({
-    dialect: new MysqlDialect({ pool }),
-    plugins: [new TablePrefixPlugin(settings.tablePrefix)],
-  })
+  return pool
+}
+
+/** Kysely's view of the short pool: every statement it sends goes through the lease's timer. */
+function kyselyPool(pool: BoundedPool): MysqlPool {
   return {
-    db,
-    pool,
-    close: async () => {
-      await db.destroy()
+    getConnection(callback) {
+      pool.acquire().then((lease) => {
+        const connection = {
+          query(sql: string, parameters: unknown[], done?: (error: unknown, result: unknown) => void) {
+            // Kysely streams nothing here: the one large result is read by db/snapshot.ts.
+            if (!done) throw new Error('Streaming through Kysely is not supported; use db/snapshot.ts.')
+            lease.query(sql, parameters).then((rows) => done(null, rows), (error: unknown) => done(error, undefined))
+          },
+          release: () => lease.release(),
+        }
+        callback(null, connection as unknown as MysqlPoolConnection)
+      }, (error: unknown) => callback(error, undefined as unknown as MysqlPoolConnection))
+    },
+    end(callback) {
+      pool.end().then(() => callback(null), callback)
     },
   }
 }

@@ -1,85 +1,85 @@
-// One pooled connection in a read-only REPEATABLE READ transaction, so a count
-// and the rows it counts come from one snapshot; and a cursor read in batches.
+// One connection in a read-only REPEATABLE READ transaction, so a count and
+// the rows it counts come from one snapshot; and a cursor read in batches.
 // Used by the bookings answer, the one query that can return a million rows:
 // Kysely builds and compiles it (db/bookings.ts), this runs it on the raw
 // mysql2 connection, where rows can be taken a thousand at a time instead of
 // one await per row (measured by scripts/bench-rules.ts' sibling, see README).
 import type { CompiledQuery } from 'kysely'
-import type { Pool, PoolConnection } from 'mysql2'
+import { DbTimeoutError, type BoundedPool, type Lease } from './bounded-pool.ts'
 
 export interface Snapshot {
   /** All rows of a small query. */
   rows<R>(query: CompiledQuery<R>): Promise<R[]>
   /**
    * The rows of a large query from the server's cursor, in batches of at most
-   * `batchSize` (250: a few milliseconds of work each), with back-pressure. The statement runs without
-   * max_statement_time (it would cut a slow reader off mid-stream); when no first
-   * row comes within `firstRowTimeoutMs`, KILL QUERY cancels it on the server.
+   * `batchSize`, with back-pressure. The statement runs without
+   * max_statement_time (it would cut a slow reader off mid-stream); instead,
+   * every wait for rows from the server (the first, and any stall while we are
+   * ready for more) is bounded by `rowTimeoutMs`, after which the query is
+   * killed on the server and the connection destroyed.
    */
-  batches<R>(query: CompiledQuery<R>, options: { firstRowTimeoutMs: number; batchSize?: number }): AsyncGenerator<R[]>
+  batches<R>(query: CompiledQuery<R>, options: { rowTimeoutMs: number; batchSize?: number }): AsyncGenerator<R[]>
 }
 
-function getConnection(pool: Pool): Promise<PoolConnection> {
-  return new Promise((resolve, reject) => pool.getConnection((error, connection) => (error ? reject(error) : resolve(connection))))
-}
-
-function run<R>(connection: PoolConnection | Pool, sql: string, values: readonly unknown[] = []): Promise<R[]> {
-  return new Promise((resolve, reject) => {
-    connection.query(sql, values as unknown[], (error, rows) => (error ? reject(error) : resolve(rows as R[])))
-  })
-}
-
-export async function readSnapshot<T>(pool: Pool, work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
-  const connection = await getConnection(pool)
-  let broken = false
+export async function readSnapshot<T>(pool: BoundedPool, work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+  const lease = await pool.acquire()
   const snapshot: Snapshot = {
-    rows: (query) => run(connection, query.sql, query.parameters),
-    batches: (query, options) => readBatches(pool, connection, query, options),
+    rows: (query) => lease.query(query.sql, query.parameters),
+    batches: (query, options) => readBatches(lease, query, options),
   }
   try {
     // The session is REPEATABLE READ and READ ONLY already (db/connect.ts).
-    await run(connection, 'START TRANSACTION')
+    await lease.query('START TRANSACTION')
     const result = await work(snapshot)
-    await run(connection, 'COMMIT')
+    await lease.query('COMMIT')
+    lease.release()
     return result
   } catch (error) {
-    broken = true
+    // Whatever state the failure left behind (a half-read result, a lost
+    // socket, a statement still running) leaves with the connection instead of
+    // reaching the next request; a client that hung up ends here too.
+    lease.abort()
     throw error
-  } finally {
-    if (broken) {
-      // Whatever state the failure left behind (a half-read result, a lost
-      // socket) leaves with the connection instead of reaching the next request.
-      connection.destroy()
-    } else {
-      connection.release()
-    }
   }
 }
 
-async function* readBatches<R>(
-  pool: Pool, connection: PoolConnection, query: CompiledQuery<R>, options: { firstRowTimeoutMs: number; batchSize?: number },
-): AsyncGenerator<R[]> {
+async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: { rowTimeoutMs: number; batchSize?: number }): AsyncGenerator<R[]> {
   const batchSize = options.batchSize ?? 100
-  // mysql2 knows the server's id of its connection (CONNECTION_ID()) from the handshake.
-  const connectionId = connection.threadId
+  const connection = lease.connection
   const stream = connection
     .query({ sql: `SET STATEMENT max_statement_time = 0 FOR ${query.sql}`, values: query.parameters as unknown[] })
     .stream({ highWaterMark: 1000 })
+  lease.statementRunning(true)
   let ended = false
   let failure: unknown
-  stream.on('end', () => { ended = true })
-  stream.on('error', (error) => { failure = error })
-  const watchdog = setTimeout(() => {
-    pool.query(`KILL QUERY ${Number(connectionId)}`, () => { /* the query has ended, or the database is gone */ })
-  }, options.firstRowTimeoutMs)
+  let wake: (() => void) | undefined
+  const fail = (error: unknown) => {
+    failure ??= error
+    wake?.()
+  }
+  // mysql2 reports a lost socket under a streamed query on the connection
+  // only, never on the stream: without these, a dead server meant endless silence.
+  const lost = (error?: unknown) => fail(error ?? Object.assign(new Error('The database closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true }))
+  const onEnd = () => {
+    // mysql2 also emits 'end' for a stream it destroyed with an error; only a real end counts.
+    if (!stream.readableEnded) return
+    ended = true
+    lease.statementRunning(false)
+    wake?.()
+  }
+  stream.on('end', onEnd)
+  stream.on('error', fail)
+  connection.on('error', lost)
+  connection.on('end', lost)
+  let sentFirst = false
   try {
     for (;;) {
-      if (failure) throw failure
+      if (failure && !ended) throw failure
       const batch: R[] = []
       let row: R | null
       while (batch.length < batchSize && (row = stream.read() as R | null) !== null) batch.push(row)
       if (batch.length > 0) {
-        clearTimeout(watchdog)
+        sentFirst = true
         yield batch
         // The event loop's turn. While the database and the client keep up,
         // every await from here to the socket resolves at once, as a microtask:
@@ -90,22 +90,30 @@ async function* readBatches<R>(
         continue
       }
       if (ended) return
+      if (failure) continue
+      // We are ready for rows and mysql2 reads: a wait here is the server's.
       await new Promise<void>((resolve) => {
-        const wake = () => {
-          stream.off('readable', wake)
-          stream.off('end', wake)
-          stream.off('error', wake)
+        const timer = setTimeout(() => {
+          fail(new DbTimeoutError(sentFirst
+            ? `The database sent no row for ${options.rowTimeoutMs} ms.`
+            : `The database sent no first row within ${options.rowTimeoutMs} ms.`))
+        }, options.rowTimeoutMs)
+        wake = () => {
+          clearTimeout(timer)
+          stream.off('readable', wake!)
+          wake = undefined
           resolve()
         }
         stream.on('readable', wake)
-        stream.on('end', wake)
-        stream.on('error', wake)
       })
     }
   } finally {
-    clearTimeout(watchdog)
-    // Stopped early (the client hung up): mysql2 reads and drops the rest of the
-    // result, so the connection goes back clean.
-    if (!ended) stream.destroy()
+    stream.off('end', onEnd)
+    connection.off('error', lost)
+    connection.off('end', lost)
+    // Stopped early (the client hung up, or a failure): readSnapshot destroys
+    // the connection; the stream is only detached here, never drained (mysql2
+    // would read and drop the rest of the result, holding the connection for seconds).
+    if (!ended) stream.on('error', () => {})
   }
 }

@@ -7,7 +7,7 @@ import { schemaSql } from '../db/schema.ts'
 import { demoDataSql, DEMO_DEFAULTS } from '../db/demo-data.ts'
 import { createDb } from '../db/connect.ts'
 import { createApp } from '../server/app.ts'
-import { loadConfig } from '../server/config.ts'
+import { dbSettings, loadConfig } from '../server/config.ts'
 import { createDemoLogger } from './demo-log.ts'
 
 const say = (line: string) => process.stdout.write(`${line}\n`)
@@ -39,7 +39,7 @@ const config = loadConfig({
   TABLE_PREFIX: DEMO_DEFAULTS.prefix,
 })
 const log = createDemoLogger(config.logLevel)
-const handle = createDb({ ...config.database, tablePrefix: config.tablePrefix, poolSize: config.dbPoolSize, queryTimeoutMs: config.queryTimeoutMs })
+const handle = createDb(dbSettings(config))
 closeDb = handle.close
 const app = createApp({ db: handle.db, pool: handle.pool, config, log })
 server = app.listen(config.port, '127.0.0.1', () => {

@@ -1,8 +1,7 @@
 // createApp builds the Express app without listening, so tests and main.ts build it the same way.
 import express, { type Express, type Request, type RequestHandler } from 'express'
 import type { Logger } from 'pino'
-import type { Pool } from 'mysql2'
-import type { Db } from '../db/connect.ts'
+import type { Db, DbPools } from '../db/connect.ts'
 import { pingDatabase } from '../db/options.ts'
 import type { Config } from './config.ts'
 import { errorMiddleware, noRoute, toRestError, sendRestError, RestError } from './errors.ts'
@@ -16,8 +15,8 @@ import { buildOpenApiDocument } from './openapi.ts'
 
 export interface Deps {
   db: Db
-  /** The pool under `db`: the bookings answer reads its cursor directly (db/snapshot.ts). */
-  pool: Pool
+  /** The pools under `db`: the bookings answer reads its cursor directly (db/snapshot.ts). */
+  pool: DbPools
   config: Config
   log: Logger
   siteTimezone: SiteTimezone
@@ -31,7 +30,7 @@ export interface Deps {
 
 export interface AppOptions {
   db: Db
-  pool: Pool
+  pool: DbPools
   config: Config
   log: Logger
   siteTimezone?: SiteTimezone

@@ -2,6 +2,7 @@
 // A wrong value stops the process with one line naming the variable and what it accepts.
 import { z } from 'zod'
 import { parseZoneSetting, type SiteZone } from './domain/dates.ts'
+import type { DbSettings } from '../db/connect.ts'
 
 export interface DatabaseSettings {
   host: string
@@ -23,7 +24,13 @@ export interface Config {
   apiTokens: string[]
   exposeCustomerData: boolean
   dbPoolSize: number
+  /** Connections for streamed answers, apart from DB_POOL_SIZE's. */
+  dbStreamConnections: number
+  /** How long a request waits for a free database connection before 503. */
+  dbAcquireTimeoutMs: number
   queryTimeoutMs: number
+  /** A streamed answer whose client reads nothing for this long is cut. */
+  sendTimeoutMs: number
   maxRangeDays: number
   corsOrigins: string[]
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
@@ -96,7 +103,10 @@ const envSchema = z.object({
   API_TOKENS: list,
   EXPOSE_CUSTOMER_DATA: booleanFlag('EXPOSE_CUSTOMER_DATA'),
   DB_POOL_SIZE: integer('DB_POOL_SIZE', 1, 200, 10),
+  DB_STREAM_CONNECTIONS: integer('DB_STREAM_CONNECTIONS', 1, 200, 4),
+  DB_ACQUIRE_TIMEOUT_MS: integer('DB_ACQUIRE_TIMEOUT_MS', 1, 60_000, 1_000),
   QUERY_TIMEOUT_MS: integer('QUERY_TIMEOUT_MS', 1, 3_600_000, 10_000),
+  SEND_TIMEOUT_MS: integer('SEND_TIMEOUT_MS', 1_000, 3_600_000, 30_000),
   MAX_RANGE_DAYS: integer('MAX_RANGE_DAYS', 1, 36_600, 731),
   CORS_ORIGINS: list,
   METRICS_TOKEN: z.string().optional().transform((value) => value?.trim() || undefined),
@@ -110,6 +120,14 @@ const envSchema = z.object({
     return z.NEVER
   }),
 })
+
+/** The database handle's settings (db/connect.ts) from the configuration. */
+export function dbSettings(config: Config): DbSettings {
+  return {
+    ...config.database, tablePrefix: config.tablePrefix, poolSize: config.dbPoolSize, streamConnections: config.dbStreamConnections,
+    queryTimeoutMs: config.queryTimeoutMs, acquireTimeoutMs: config.dbAcquireTimeoutMs,
+  }
+}
 
 /** mysql://user:password@host:3306/name, or the official WordPress image's WORDPRESS_DB_* names. */
 function databaseSettings(env: z.infer<typeof envSchema>): DatabaseSettings {
@@ -185,7 +203,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     apiTokens: env.API_TOKENS,
     exposeCustomerData: env.EXPOSE_CUSTOMER_DATA,
     dbPoolSize: env.DB_POOL_SIZE,
+    dbStreamConnections: env.DB_STREAM_CONNECTIONS,
+    dbAcquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS,
     queryTimeoutMs: env.QUERY_TIMEOUT_MS,
+    sendTimeoutMs: env.SEND_TIMEOUT_MS,
     maxRangeDays: env.MAX_RANGE_DAYS,
     corsOrigins: env.CORS_ORIGINS,
     logLevel: env.LOG_LEVEL,

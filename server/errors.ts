@@ -1,6 +1,7 @@
 // WordPress's error shape (API.md, "Errors"): { code, message, data: { status, ... } }.
 import type { ErrorRequestHandler, Response } from 'express'
 import type { Logger } from 'pino'
+import { markCut } from './http/cut-answer.ts'
 
 /** Every code we send, spelt as WordPress spells them; a misspelt code fails to compile. */
 export type RestErrorCode =
@@ -14,6 +15,9 @@ export type RestErrorCode =
   | 'rest_auth_unavailable'
   | 'rest_query_timeout'
   | 'rest_internal_error'
+  // Node's HTTP parser refused the request (server/http/server-setup.ts).
+  | 'rest_bad_request'
+  | 'rest_headers_too_large'
 
 export class RestError extends Error {
   constructor(
@@ -47,13 +51,19 @@ const CONNECTION_ERRNOS = new Set([1040, 1045, 1049, 1053, 1203, 2002, 2003, 200
  */
 const TIMEOUT_ERRNOS = new Set([1969, 1317])
 
+const QUERY_TIMEOUT_MESSAGE = 'The database did not answer in time; the query was cancelled. Narrow the date range or ask for fewer bookings.'
+
 /** Driver errors mapped in one place: connection failures to 503, query time-outs to 504. */
 export function toRestError(error: unknown): RestError | undefined {
   if (error instanceof RestError) return error
   if (!error || typeof error !== 'object') return undefined
   const { code, errno, fatal } = error as { code?: unknown; errno?: unknown; fatal?: unknown }
-  if (typeof errno === 'number' && TIMEOUT_ERRNOS.has(errno)) {
-    return new RestError(504, 'rest_query_timeout', 'The database did not answer in time; the query was cancelled. Narrow the date range or ask for fewer bookings.')
+  if ((typeof errno === 'number' && TIMEOUT_ERRNOS.has(errno)) || code === 'BC_DB_TIMEOUT') {
+    return new RestError(504, 'rest_query_timeout', QUERY_TIMEOUT_MESSAGE, { retryAfterSeconds: 5 })
+  }
+  // db/bounded-pool.ts: every connection busy past DB_ACQUIRE_TIMEOUT_MS. Busy, not down: retry soon.
+  if (code === 'BC_DB_UNAVAILABLE') {
+    return new RestError(503, 'rest_database_unavailable', 'All database connections are busy. Try again in a moment.', { retryAfterSeconds: 2 })
   }
   if ((typeof code === 'string' && CONNECTION_CODES.has(code)) || (typeof errno === 'number' && CONNECTION_ERRNOS.has(errno)) || fatal === true) {
     return new RestError(503, 'rest_database_unavailable', 'The database cannot be reached. Try again shortly.', { retryAfterSeconds: 5 })
@@ -78,11 +88,25 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
   // Four parameters: that is how Express knows an error middleware.
   return (error, req, res, _next) => {
     const known = toRestError(error)
+    if ((res.headersSent || req.socket?.destroyed) && (error as { code?: unknown })?.code === 'ERR_STREAM_PREMATURE_CLOSE') {
+      // The client hung up mid-answer (or the send timeout cut it, logged where
+      // it did): a normal event, which the request's log line shows as completed: false.
+      res.destroy()
+      return
+    }
+    if (res.headersSent && known) {
+      // The database failed mid-stream: the status is gone, so the answer is cut
+      // (no last chunk) and can never look complete to the client.
+      const reason = known.code === 'rest_query_timeout' ? 'database_timeout' : 'database_lost'
+      markCut(res, reason)
+      ;(req.log ?? log).warn({ err: errorFields(error), cutReason: reason }, 'answer cut: the database failed mid-stream')
+      res.destroy()
+      return
+    }
     if (known && known.status < 500) {
       req.log?.debug({ code: known.code }, 'request refused')
     } else {
-      const { message, code, errno } = (error ?? {}) as { message?: string; code?: unknown; errno?: unknown }
-      ;(req.log ?? log).error({ err: { message, code, errno }, answered: known?.code ?? 'rest_internal_error' }, 'request failed')
+      ;(req.log ?? log).error({ err: errorFields(error), answered: known?.code ?? 'rest_internal_error' }, 'request failed')
     }
     if (res.headersSent) {
       // Mid-stream: the status is gone; cutting the connection tells the client the body is incomplete.
@@ -95,6 +119,12 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
     if (typeof status === 'number' && status >= 400 && status < 500) return sendRestError(res, noRoute())
     sendRestError(res, new RestError(500, 'rest_internal_error', 'The server could not answer this request. The error has been logged.'))
   }
+}
+
+/** The fields of an error fit for the log: never its stack, and no SQL beyond the driver's message. */
+function errorFields(error: unknown): { message?: string; code?: unknown; errno?: unknown } {
+  const { message, code, errno } = (error ?? {}) as { message?: string; code?: unknown; errno?: unknown }
+  return { message, code, errno }
 }
 
 declare module 'express-serve-static-core' {

@@ -1,9 +1,10 @@
 // Reads config, creates the database handle, listens, and on SIGTERM stops gracefully (server/shutdown.ts).
-import { loadConfig, ConfigError } from './config.ts'
+import { loadConfig, ConfigError, dbSettings } from './config.ts'
 import { createDb } from '../db/connect.ts'
 import { createApp } from './app.ts'
 import { createLogger } from './log.ts'
 import { shutDownGracefully } from './shutdown.ts'
+import { configureServer } from './http/server-setup.ts'
 
 let config
 try {
@@ -17,7 +18,7 @@ try {
 }
 
 const log = createLogger(config.logLevel)
-const handle = createDb({ ...config.database, tablePrefix: config.tablePrefix, poolSize: config.dbPoolSize, queryTimeoutMs: config.queryTimeoutMs })
+const handle = createDb(dbSettings(config))
 const app = createApp({ db: handle.db, pool: handle.pool, config, log })
 if (config.authMode === 'none' && config.exposeCustomerData) {
   log.warn('EXPOSE_CUSTOMER_DATA is true while AUTH_MODE is none: anyone who can reach this service reads customer names, emails and phone numbers')
@@ -25,6 +26,7 @@ if (config.authMode === 'none' && config.exposeCustomerData) {
 const server = app.listen(config.port, () => {
   log.info({ port: config.port, authMode: config.authMode, tablePrefix: config.tablePrefix }, 'listening')
 })
+configureServer(server, log)
 
 let stopping = false
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {

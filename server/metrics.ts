@@ -2,7 +2,7 @@
 // status, their durations, rows streamed, the database pool, and the access
 // guard's cache. One registry per app, so tests can build many apps side by side.
 import type { RequestHandler, Response } from 'express'
-import type { Pool } from 'mysql2'
+import type { DbPools } from '../db/connect.ts'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { bearerToken, sha256, tokenIsOneOf, type Access } from './access.ts'
 import { RestError } from './errors.ts'
@@ -33,17 +33,17 @@ export async function* countRowsSent<T>(res: Response, batches: AsyncIterable<T[
   }
 }
 
-/** What mysql2's pool holds right now. Its counts are private fields: read defensively. */
-function poolCounts(pool: Pool): { all: number; free: number; waiting: number } {
-  const inner = pool as unknown as Record<string, { length?: number } | undefined>
+/** What the short queries' pool holds right now. mysql2's counts are private fields: read defensively. */
+function poolCounts(pools: DbPools): { all: number; free: number; waiting: number } {
+  const inner = pools.short.raw as unknown as Record<string, { length?: number } | undefined>
   return {
     all: inner._allConnections?.length ?? 0,
     free: inner._freeConnections?.length ?? 0,
-    waiting: inner._connectionQueue?.length ?? 0,
+    waiting: pools.short.waiting,
   }
 }
 
-export function createMetrics(options: { pool: Pool; access: Access; token: string | undefined }): Metrics {
+export function createMetrics(options: { pool: DbPools; access: Access; token: string | undefined }): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
 
@@ -57,6 +57,11 @@ export function createMetrics(options: { pool: Pool; access: Access; token: stri
     registers: [registry],
   })
   const rows = new Counter({ name: 'booking_calendar_rows_sent_total', help: 'Bookings and disabled times sent, by route.', labelNames: ['route'], registers: [registry] })
+  const cuts = new Counter({
+    name: 'booking_calendar_answers_cut_total',
+    help: 'Streamed answers cut before their end, by reason (database_lost, database_timeout, send_timeout).',
+    labelNames: ['reason'], registers: [registry],
+  })
   const { pool, access } = options
   new Gauge({
     name: 'booking_calendar_db_pool_connections', help: 'Database pool connections, by state (in_use, idle).', labelNames: ['state'], registers: [registry],
@@ -65,6 +70,10 @@ export function createMetrics(options: { pool: Pool; access: Access; token: stri
       this.set({ state: 'in_use' }, counts.all - counts.free)
       this.set({ state: 'idle' }, counts.free)
     },
+  })
+  new Gauge({
+    name: 'booking_calendar_db_stream_connections', help: 'Connections held by streamed answers (at most DB_STREAM_CONNECTIONS).', registers: [registry],
+    collect() { this.set(pool.stream.inUse) },
   })
   new Gauge({
     name: 'booking_calendar_db_pool_waiting', help: 'Requests waiting for a database connection.', registers: [registry],
@@ -92,6 +101,7 @@ export function createMetrics(options: { pool: Pool; access: Access; token: stri
     }
     res.on('finish', finish)
     res.on('close', finish)
+    res.locals.countCut = (reason: string) => cuts.inc({ reason })
     next()
   }
 

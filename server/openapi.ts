@@ -81,7 +81,7 @@ const ERRORS = {
   404: error('rest_service_not_found: no service has this ID or slug.'),
   500: error('rest_internal_error: a fixed sentence; the details are in the log.'),
   503: error('rest_database_unavailable or rest_auth_unavailable, with Retry-After.'),
-  504: error('rest_query_timeout: the query ran longer than QUERY_TIMEOUT_MS and was cancelled.'),
+  504: error('rest_query_timeout: the query ran longer than QUERY_TIMEOUT_MS (or the database hung) and was cancelled; with Retry-After.'),
 }
 
 /** package.json's version: one folder up from server/ here, two from dist/server/ in the image. */

@@ -3,17 +3,31 @@
 // pool, and let the process exit 0. A streamed million-row answer in flight
 // ends whole when it fits in the grace period.
 import type { Server } from 'node:http'
+import { Server as NetServer } from 'node:net'
 import type { Logger } from 'pino'
+
+/** How long a connection accepted just before SIGTERM has to send its request before it counts as idle. */
+const FRESH_CONNECTION_MS = 1_000
 
 export async function shutDownGracefully(server: Server, options: { graceMs: number; log: Logger; closeDb: () => Promise<void> }): Promise<void> {
   const { graceMs, log } = options
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()))
-  // Keep-alive connections between requests hold the server open: close each as soon as it is idle.
-  server.closeIdleConnections()
-  const idleSweep = setInterval(() => server.closeIdleConnections(), 100)
+  // Stops accepting. Not through http's close(), which also destroys at once
+  // every connection without a request in progress: one accepted an instant
+  // ago, whose request is still on its way, was reset with no answer.
+  const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()))
+  // Every answer from now on closes its connection (prepended: before any handler can send headers).
+  server.prependListener('request', (_req, res) => res.setHeader('Connection', 'close'))
+  // Keep-alive connections between requests hold the server open: close each
+  // as soon as it is idle, once a fresh connection has had time to send its request.
+  let idleSweep: NodeJS.Timeout | undefined
+  const sweepStart = setTimeout(() => {
+    server.closeIdleConnections()
+    idleSweep = setInterval(() => server.closeIdleConnections(), 100)
+  }, FRESH_CONNECTION_MS)
   let graceTimer: NodeJS.Timeout | undefined
   const graceOver = new Promise<'grace over'>((resolve) => { graceTimer = setTimeout(() => resolve('grace over'), graceMs) })
   const outcome = await Promise.race([closed.then(() => 'finished' as const), graceOver])
+  clearTimeout(sweepStart)
   clearInterval(idleSweep)
   clearTimeout(graceTimer)
   if (outcome === 'grace over') {

@@ -14,6 +14,7 @@ import { pluginTablesSql } from '../../db/schema.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { addRecommendedIndexes, BENCH_DATA, BENCH_DATABASE, READER, RESULTS_FILE } from './dataset.ts'
 import { BENCH_QUERIES, type BenchQuery } from './queries.ts'
+import { deepPageLine } from './deep-page.ts'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 /** BENCH_ONLY=a,d runs some queries; BENCH_PHASES=indexes only the indexed phase (for quick comparisons, not for results.md). */
@@ -171,6 +172,7 @@ for (const phase of PHASES) {
       row(query, 'raw SQL, 1 at a time', { rows: single.rows!, rps: single.rps!, p50: single.p50!, p99: single.p99!, failures: 0 })
     }
   }
+  if (phase !== 'without indexes') table(await deepPageLine(service.url, BENCH_DATA.bookings))
   await service.stop()
   const a = (contender: string) => loads[`a:${contender}`]
   const b = (contender: string) => loads[`b:${contender}`]

@@ -1,7 +1,6 @@
 // What `GET slots/` means (API.md, "GET slots/"): which bookings, in which
 // order, on which page. No req or res here.
-import type { Pool } from 'mysql2'
-import type { Db } from '../../db/connect.ts'
+import type { Db, DbPools } from '../../db/connect.ts'
 import { readSnapshot } from '../../db/snapshot.ts'
 import { countBookings, findBookingsPage, findFirstBookings, streamBookings, type BookingFilter, type BookingRow } from '../../db/bookings.ts'
 import { RestError } from '../errors.ts'
@@ -58,7 +57,7 @@ export function bookingFilter(params: Pick<SlotsParams, 'status' | 'start' | 'en
  */
 export async function answerSlots(
   db: Db,
-  pool: Pool,
+  pools: DbPools,
   params: SlotsParams,
   options: { zone: SiteZone; exposeCustomer: boolean; grouped: boolean; queryTimeoutMs: number },
   send: (answer: SlotsAnswer) => Promise<void>,
@@ -82,7 +81,9 @@ export async function answerSlots(
     }
   }
 
-  await readSnapshot(pool, async (snapshot) => {
+  // Pages are short queries; an answer without per_page may stream for minutes
+  // to a slow reader, so it holds a connection of the stream pool instead.
+  await readSnapshot(params.per_page === undefined ? pools.stream : pools.short, async (snapshot) => {
     const total = await countBookings(db, snapshot, filter)
     if (params.per_page === undefined) {
       const rows = streamBookings(db, snapshot, filter, grouped ? 'service' : 'booking', options.queryTimeoutMs)

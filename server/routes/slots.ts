@@ -11,6 +11,7 @@ import { pagingLinks } from '../http/paging.ts'
 import { negotiateFormat } from '../http/negotiate.ts'
 import { sendSlotsFeed } from './feeds.ts'
 import { countRowsSent } from '../metrics.ts'
+import { cutWhenClientStopsReading } from '../http/cut-answer.ts'
 import type { Deps } from '../app.ts'
 
 export const BOOKING_STATUSES = ['pending', 'booked', 'reject', 'completed', 'expired'] as const
@@ -69,6 +70,7 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
       return
     }
     const body = { ...answer, batches: countRowsSent(res, batches) }
+    cutWhenClientStopsReading(res, deps.config.sendTimeoutMs)
     await streamBody(res, csv ? slotsCsvChunks(body, params._fields) : slotsJsonChunks(body, params._fields))
   })
 }

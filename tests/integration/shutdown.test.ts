@@ -149,4 +149,29 @@ describe('SIGTERM', function () {
       service.child.kill('SIGKILL')
     }
   })
+
+  it('answers a request that arrives on a kept-alive connection at the instant of SIGTERM, with Connection: close', async () => {
+    const service = await startService(db, { SHUTDOWN_GRACE_MS: '5000' })
+    try {
+      const socket = connect(service.port, '127.0.0.1')
+      let received = ''
+      socket.on('data', (chunk: Buffer) => { received += chunk.toString('latin1') })
+      socket.on('error', () => { /* seen as a missing answer */ })
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+      socket.write('GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n')
+      await until(() => received.includes('{"status":"ok"}'))
+      // The connection is kept alive and idle: the client sends its next request as SIGTERM arrives.
+      service.child.kill('SIGTERM')
+      await until(() => service.logs.some((line) => String(line.msg).startsWith('stopping')))
+      socket.write('GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n')
+      await closed
+      const answers = received.split('HTTP/1.1 ').slice(1)
+      expect(answers, 'both requests answered, none reset').to.have.length(2)
+      expect(answers[1]!.startsWith('200 OK')).to.equal(true)
+      expect(answers[1]).to.match(/\r\nConnection: close\r\n/i)
+      expect(await service.exited).to.equal(0)
+    } finally {
+      service.child.kill('SIGKILL')
+    }
+  })
 })

@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream'
 import type { Express } from 'express'
 import { createApp } from '../../server/app.ts'
-import { loadConfig, type Config } from '../../server/config.ts'
+import { dbSettings, loadConfig, type Config } from '../../server/config.ts'
 import { createDb, type DbHandle } from '../../db/connect.ts'
 import { createLogger } from '../../server/log.ts'
 import type { SiteTimezone } from '../../server/site-timezone.ts'
@@ -47,7 +47,7 @@ export function createTestApp(database: TestDatabase, options: TestAppOptions = 
     },
   })
   const log = createLogger(config.logLevel, sink)
-  const handle = createDb({ ...config.database, tablePrefix: config.tablePrefix, poolSize: config.dbPoolSize, queryTimeoutMs: config.queryTimeoutMs })
+  const handle = createDb(dbSettings(config))
   const access = createAccess(config, log, options.access)
   const app = createApp({ db: handle.db, pool: handle.pool, config, log, now: options.now, siteTimezone: options.siteTimezone, access })
   return { app, handle, config, logs, access, close: () => handle.close() }

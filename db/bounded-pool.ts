@@ -1,0 +1,195 @@
+// A mysql2 pool behind our own bounds, so no wait on the database is open-ended:
+// getting a connection waits at most `acquireTimeoutMs`, a statement at most
+// `statementTimeoutMs` on our own clock (the server's max_statement_time can do
+// nothing while the server hangs). A connection that timed out, lost its socket
+// or was abandoned mid-result is killed on the server and destroyed, never
+// put back: whatever state it is in leaves with it.
+import { createConnection, type Pool, type PoolConnection } from 'mysql2'
+
+/** No connection became free in time, or none could be made: answered 503 rest_database_unavailable. */
+export class DbUnavailableError extends Error {
+  readonly code = 'BC_DB_UNAVAILABLE'
+}
+
+/** A statement, or the wait for its next row, ran past our own bound: answered 504 rest_query_timeout. */
+export class DbTimeoutError extends Error {
+  readonly code = 'BC_DB_TIMEOUT'
+}
+
+export interface KillTarget {
+  host: string
+  port: number
+  user: string
+  password: string
+}
+
+/** How long the separate connection that sends a KILL may take, connecting included. */
+const KILL_TIMEOUT_MS = 3_000
+
+/**
+ * Ends a session on the server through a connection made for this alone, so
+ * the kill never waits behind the pool it rescues. The session is one we have
+ * given up and destroy, never reused, so the kill cannot reach a statement it
+ * was not meant for. Best effort: a hung or gone server ignores it.
+ */
+export function killSession(target: KillTarget, threadId: number): void {
+  const connection = createConnection({ ...target, connectTimeout: KILL_TIMEOUT_MS })
+  const timer = setTimeout(() => destroyConnection(connection), KILL_TIMEOUT_MS)
+  connection.on('error', () => { /* the server is gone or hung: nothing left to kill */ })
+  connection.query(`KILL CONNECTION ${Math.trunc(threadId)}`, () => {
+    clearTimeout(timer)
+    destroyConnection(connection)
+  })
+}
+
+/** Closes the socket at once: mysql2's destroy() only half-closes it, which a hung server never answers. */
+function destroyConnection(connection: { destroy(): void }): void {
+  connection.destroy()
+  ;(connection as unknown as { stream?: { destroy(): void } }).stream?.destroy()
+}
+
+export interface Lease {
+  readonly connection: PoolConnection
+  /** One statement, bounded by the statement timer. */
+  query<R>(sql: string, values?: readonly unknown[]): Promise<R[]>
+  /** Marks a statement as running whose end the caller watches itself (a streamed result). */
+  statementRunning(running: boolean): void
+  /** Back to the pool, or destroyed if anything went wrong on it. Idempotent. */
+  release(): void
+  /** Kills what still runs on the server and destroys the connection. Idempotent. */
+  abort(): void
+}
+
+export interface BoundedPoolOptions {
+  /** At most this many connections at once (the mysql2 pool's own limit too). */
+  size: number
+  acquireTimeoutMs: number
+  statementTimeoutMs: number
+  kill: KillTarget
+  /** Says which pool a refusal came from, for the sentence a client reads. */
+  purpose: string
+}
+
+export class BoundedPool {
+  readonly raw: Pool
+  readonly #options: BoundedPoolOptions
+  #inUse = 0
+  readonly #waiting: Array<() => void> = []
+  readonly #leases = new Set<Lease>()
+
+  constructor(raw: Pool, options: BoundedPoolOptions) {
+    this.raw = raw
+    this.#options = options
+  }
+
+  get size(): number { return this.#options.size }
+  get inUse(): number { return this.#inUse }
+  get waiting(): number { return this.#waiting.length }
+
+  async acquire(): Promise<Lease> {
+    await this.#permit()
+    try {
+      return this.#lease(await this.#connect())
+    } catch (error) {
+      this.#freePermit()
+      throw error
+    }
+  }
+
+  /**
+   * Closes the pool. Connections still leased (answers being torn down) are
+   * aborted first: mysql2 would queue its QUIT behind a paused result and wait
+   * for ever. Bounded too: a hung server never answers a QUIT.
+   */
+  end(): Promise<void> {
+    for (const lease of this.#leases) lease.abort()
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, KILL_TIMEOUT_MS)
+      this.raw.end(() => {
+        clearTimeout(timer)
+        resolve()
+      })
+    })
+  }
+
+  #permit(): Promise<void> {
+    if (this.#inUse < this.#options.size) {
+      this.#inUse++
+      return Promise.resolve()
+    }
+    return new Promise((resolve, reject) => {
+      const granted = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+      const timer = setTimeout(() => {
+        this.#waiting.splice(this.#waiting.indexOf(granted), 1)
+        reject(new DbUnavailableError(`No database connection for ${this.#options.purpose} became free within ${this.#options.acquireTimeoutMs} ms.`))
+      }, this.#options.acquireTimeoutMs)
+      this.#waiting.push(granted)
+    })
+  }
+
+  #freePermit(): void {
+    const next = this.#waiting.shift()
+    if (next) next()
+    else this.#inUse--
+  }
+
+  /** Our permit bounds the count, so mysql2 never queues: it hands a free connection or makes one (connectTimeout). */
+  #connect(): Promise<PoolConnection> {
+    return new Promise((resolve, reject) => this.raw.getConnection((error, connection) => (error ? reject(error) : resolve(connection))))
+  }
+
+  #lease(connection: PoolConnection): Lease {
+    const { statementTimeoutMs, kill } = this.#options
+    let running = false
+    let broken = false
+    let done = false
+    // A socket lost while no statement of ours listens (between statements, or under a streamed result).
+    const lost = () => { broken = true }
+    connection.on('error', lost)
+    connection.on('end', lost)
+    const finish = (destroy: boolean) => {
+      if (done) return
+      done = true
+      this.#leases.delete(lease)
+      connection.off('error', lost)
+      connection.off('end', lost)
+      if (destroy || broken) {
+        if (running && connection.threadId) killSession(kill, connection.threadId)
+        // A late error from a destroyed connection has no one left to tell.
+        connection.on('error', () => {})
+        destroyConnection(connection)
+      } else {
+        connection.release()
+      }
+      this.#freePermit()
+    }
+    const lease: Lease = {
+      connection,
+      statementRunning: (value) => { running = value },
+      query: <R>(sql: string, values: readonly unknown[] = []) => new Promise<R[]>((resolve, reject) => {
+        running = true
+        const timer = setTimeout(() => {
+          broken = true
+          reject(new DbTimeoutError(`The database did not answer within ${statementTimeoutMs} ms.`))
+        }, statementTimeoutMs)
+        connection.query(sql, values as unknown[], (error, rows) => {
+          clearTimeout(timer)
+          running = false
+          if (error) {
+            if ((error as { fatal?: boolean }).fatal) broken = true
+            reject(error)
+          } else {
+            resolve(rows as R[])
+          }
+        })
+      }),
+      release: () => finish(false),
+      abort: () => finish(true),
+    }
+    this.#leases.add(lease)
+    return lease
+  }
+}

@@ -1,0 +1,26 @@
+// Answers cut before their end: by the send timeout (a client that stopped
+// reading) or by a database failure mid-stream. Each is counted by reason in
+// GET /metrics (booking_calendar_answers_cut_total).
+import type { Response } from 'express'
+
+export type CutReason = 'database_lost' | 'database_timeout' | 'send_timeout'
+
+/** Records why the answer was cut, for the metric (server/metrics.ts installs `countCut`). */
+export function markCut(res: Response, reason: CutReason): void {
+  res.locals.cutReason = reason
+  ;(res.locals.countCut as ((reason: CutReason) => void) | undefined)?.(reason)
+}
+
+/**
+ * SEND_TIMEOUT_MS: a streamed answer whose client reads nothing for that long
+ * is cut, which frees its database connection. The socket's own inactivity
+ * timer measures it: while back-pressure holds our writes no byte moves, and a
+ * client that reads at any pace keeps it from firing.
+ */
+export function cutWhenClientStopsReading(res: Response, sendTimeoutMs: number): void {
+  res.setTimeout(sendTimeoutMs, () => {
+    markCut(res, 'send_timeout')
+    res.req.log?.info({ sendTimeoutMs }, 'answer cut: the client read nothing for SEND_TIMEOUT_MS')
+    res.destroy()
+  })
+}

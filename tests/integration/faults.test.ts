@@ -1,0 +1,336 @@
+// Issue 10, "Never hang": the real MariaDB killed, stopped and continued under
+// the service, clients that stop reading or hang up, and a pool of one. These
+// tests kill and stop their own private MariaDB (never the shared test server).
+import { expect } from 'chai'
+import { connect, type Socket } from 'node:net'
+import type { Server } from 'node:http'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import mysql from 'mysql2/promise'
+import { startMariaDb, type MariaDbServer } from '../../scripts/mariadb.ts'
+import { schemaSql } from '../../db/schema.ts'
+import { demoDataSql, FIRST_SERVICE_ID } from '../../db/demo-data.ts'
+import { createDb, type DbHandle } from '../../db/connect.ts'
+import { createApp } from '../../server/app.ts'
+import { dbSettings, loadConfig } from '../../server/config.ts'
+import { createLogger } from '../../server/log.ts'
+import { configureServer } from '../../server/http/server-setup.ts'
+
+const BOOKINGS = 100_000
+const READER = { user: 'fault_reader', password: 'fault-reader-pw' }
+const EXPORT = '/wp-json/booking-calendar/v1/slots?flat'
+const SMALL = `/wp-json/booking-calendar/v1/slots?service=${FIRST_SERVICE_ID}&start=2026-03-01&end=2026-03-07`
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+interface Service {
+  port: number
+  handle: DbHandle
+  logs: Record<string, unknown>[]
+  close(): Promise<void>
+}
+
+/** The service over the private MariaDB, listening on loopback as main.ts does. */
+async function startService(mariadb: MariaDbServer, env: Record<string, string> = {}): Promise<Service> {
+  const config = loadConfig({
+    DATABASE_URL: `mysql://${READER.user}:${READER.password}@${mariadb.host}:${mariadb.port}/faults`,
+    SITE_TIMEZONE: 'UTC',
+    LOG_LEVEL: 'debug',
+    ...env,
+  })
+  const logs: Record<string, unknown>[] = []
+  const sink = new Writable({
+    write(chunk, _encoding, callback) {
+      for (const line of String(chunk).split('\n')) if (line.trim()) logs.push(JSON.parse(line))
+      callback()
+    },
+  })
+  const log = createLogger(config.logLevel, sink)
+  const handle = createDb(dbSettings(config))
+  const app = createApp({ db: handle.db, pool: handle.pool, config, log })
+  const server: Server = app.listen(0, '127.0.0.1')
+  configureServer(server, log)
+  await new Promise((resolve) => server.once('listening', resolve))
+  const { port } = server.address() as { port: number }
+  return {
+    port, handle, logs,
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+      await handle.close()
+    },
+  }
+}
+
+interface RawAnswer {
+  socket: Socket
+  received: Buffer[]
+  bytes(): number
+  /** When the server closed the connection. */
+  closed: Promise<number>
+}
+
+/** A request over a raw socket; `read: false` stops reading after the first chunk. */
+async function rawGet(port: number, path: string, options: { read: boolean } = { read: true }): Promise<RawAnswer> {
+  const socket = connect(port, '127.0.0.1')
+  const received: Buffer[] = []
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())))
+  socket.on('error', () => { /* seen as the close */ })
+  await new Promise<void>((resolve) => {
+    socket.on('data', (chunk: Buffer) => {
+      if (received.length === 0 && !options.read) socket.pause()
+      received.push(chunk)
+      resolve()
+    })
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`)
+  })
+  return { socket, received, bytes: () => received.reduce((n, c) => n + c.length, 0), closed }
+}
+
+/** Resolves with the time it happened, or rejects past `ms`. */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  try {
+    return await Promise.race([promise, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms) })])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+async function get(port: number, path: string): Promise<{ status: number; headers: Headers; body: Record<string, unknown> | undefined; ms: number }> {
+  const started = Date.now()
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { signal: AbortSignal.timeout(15_000) })
+  const text = await res.text()
+  let body: Record<string, unknown> | undefined
+  try { body = JSON.parse(text) } catch { body = undefined }
+  return { status: res.status, headers: res.headers, body, ms: Date.now() - started }
+}
+
+function mariadbPid(mariadb: MariaDbServer): number {
+  return Number(readFileSync(join(mariadb.dataDir, 'mariadbd.pid'), 'utf8').trim())
+}
+
+async function readerQueries(mariadb: MariaDbServer): Promise<unknown[]> {
+  return await mariadb.adminQuery(`SELECT id, info FROM information_schema.processlist WHERE user = '${READER.user}' AND command = 'Query'`) as unknown[]
+}
+
+/** How many KILL statements the server has run since it started. */
+async function kills(mariadb: MariaDbServer): Promise<number> {
+  const rows = await mariadb.adminQuery(`SHOW GLOBAL STATUS LIKE 'Com_kill'`) as { Value: string }[]
+  return Number(rows[0]!.Value)
+}
+
+async function until(condition: () => Promise<boolean> | boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`)
+    await sleep(50)
+  }
+}
+
+async function metric(port: number, line: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+  const found = text.split('\n').find((l) => l.startsWith(line))
+  return found ? Number(found.slice(line.length).trim()) : 0
+}
+
+describe('faults (a private MariaDB, killed and stopped)', function () {
+  this.timeout(120_000)
+  let mariadb: MariaDbServer
+
+  before(async () => {
+    mariadb = await startMariaDb()
+    await mariadb.adminQuery(`
+      CREATE DATABASE faults CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci;
+      CREATE USER '${READER.user}'@'%' IDENTIFIED BY '${READER.password}';
+      GRANT SELECT ON faults.* TO '${READER.user}'@'%';
+      USE faults;
+      ${schemaSql('wp_')}`)
+    for (const statement of demoDataSql({ prefix: 'wp_', bookings: BOOKINGS })) await mariadb.adminQuery(`USE faults; ${statement}`)
+  })
+  after(async () => {
+    // Whatever a test left it in: continued, then stopped (or already dead).
+    try { process.kill(mariadbPid(mariadb), 'SIGCONT') } catch { /* gone */ }
+    await mariadb.stop()
+  })
+
+  describe('a client that stops reading or hangs up', () => {
+    it('cuts an export whose client reads nothing for SEND_TIMEOUT_MS, and frees its connection', async () => {
+      const service = await startService(mariadb, { SEND_TIMEOUT_MS: '1000' })
+      try {
+        const slow = await rawGet(service.port, EXPORT, { read: false })
+        const started = Date.now()
+        await until(() => service.logs.some((line) => line.msg === 'answer cut: the client read nothing for SEND_TIMEOUT_MS'), 6_000, 'the cut')
+        expect(Date.now() - started).to.be.below(4_000)
+        // The client reads again: what it gets ends without the last chunk, so it cannot look complete.
+        slow.socket.resume()
+        await within(slow.closed, 5_000, 'the connection closed')
+        const raw = Buffer.concat(slow.received).toString('latin1')
+        expect(raw.startsWith('HTTP/1.1 200 OK')).to.equal(true)
+        expect(raw.endsWith('0\r\n\r\n'), 'no last chunk: the answer looks cut').to.equal(false)
+        await until(() => service.handle.pool.stream.inUse === 0, 1_000, 'the stream connection is free')
+        await until(async () => (await readerQueries(mariadb)).length === 0, 2_000, 'no query left on the server')
+        expect(service.logs.some((line) => line.msg === 'answer cut: the client read nothing for SEND_TIMEOUT_MS')).to.equal(true)
+        expect(await metric(service.port, 'booking_calendar_answers_cut_total{reason="send_timeout"}')).to.equal(1)
+        expect(service.logs.filter((line) => (line.level as number) >= 50), 'no error line').to.deep.equal([])
+      } finally {
+        await service.close()
+      }
+    })
+
+    it('a client that hangs up mid-stream: logged at info with completed: false, and its connection destroyed at once', async () => {
+      const service = await startService(mariadb)
+      try {
+        const reader = await rawGet(service.port, EXPORT, { read: false })
+        await sleep(200)
+        expect(service.handle.pool.stream.inUse).to.equal(1)
+        reader.socket.destroy()
+        // Not drained (mysql2 would read and drop the rest of 100,000 rows): destroyed.
+        await until(() => service.handle.pool.stream.inUse === 0, 500, 'the stream connection is free')
+        await until(async () => (await readerQueries(mariadb)).length === 0, 2_000, 'no query left on the server')
+        await until(() => service.logs.some((line) => line.msg === 'request'), 1_000, 'the request log line')
+        const logged = service.logs.find((line) => line.msg === 'request')
+        expect(logged).to.include({ level: 30, status: 200, completed: false })
+        expect(service.logs.filter((line) => (line.level as number) >= 50), 'no error line').to.deep.equal([])
+      } finally {
+        await service.close()
+      }
+    })
+  })
+
+  describe('exports and small requests are kept apart', () => {
+    it('a held export leaves small requests their own connections; a second export is refused with 503 and Retry-After within 2 s', async () => {
+      const service = await startService(mariadb, { DB_POOL_SIZE: '1', DB_STREAM_CONNECTIONS: '1', DB_ACQUIRE_TIMEOUT_MS: '500' })
+      try {
+        const held = await rawGet(service.port, EXPORT, { read: false })
+        const small = await get(service.port, SMALL)
+        expect(small.status).to.equal(200)
+        expect(small.ms).to.be.below(1_000)
+        const second = await get(service.port, EXPORT)
+        expect(second.status).to.equal(503)
+        expect(second.ms).to.be.below(2_000)
+        expect(second.headers.get('retry-after')).to.equal('2')
+        expect(second.body).to.deep.equal({
+          code: 'rest_database_unavailable', message: 'All database connections are busy. Try again in a moment.', data: { status: 503 },
+        })
+        held.socket.destroy()
+      } finally {
+        await service.close()
+      }
+    })
+
+    it('with a pool of one, the first-row watchdog still kills a stuck export: the kill never waits for the pool', async () => {
+      const service = await startService(mariadb, { DB_POOL_SIZE: '1', DB_STREAM_CONNECTIONS: '1', QUERY_TIMEOUT_MS: '500' })
+      const locker = await mysql.createConnection({ socketPath: mariadb.socketPath, user: 'root', database: 'faults' })
+      try {
+        // The count reads bookings only and passes; the rows join posts, which this lock holds.
+        await locker.query('LOCK TABLES wp_posts WRITE')
+        const killsBefore = await kills(mariadb)
+        const stuck = await get(service.port, EXPORT)
+        expect(stuck.status).to.equal(504)
+        expect(stuck.ms).to.be.below(3_000)
+        expect(stuck.headers.get('retry-after')).to.equal('5')
+        expect(stuck.body?.code).to.equal('rest_query_timeout')
+        // The KILL went out at once on a connection of its own, while the only pooled connection was the stuck one.
+        await until(async () => (await kills(mariadb)) === killsBefore + 1, 2_000, 'one KILL sent')
+        await until(async () => (await readerQueries(mariadb)).length === 0, 2_000, 'the stuck query killed on the server')
+      } finally {
+        await locker.query('UNLOCK TABLES')
+        await locker.end()
+        await service.close()
+      }
+    })
+  })
+
+  describe('a hung database (SIGSTOP, then SIGCONT)', () => {
+    it('every request ends within QUERY_TIMEOUT_MS and a margin, with 504 or 503 and Retry-After; the pool heals after SIGCONT', async () => {
+      const service = await startService(mariadb, { QUERY_TIMEOUT_MS: '1000', DB_POOL_SIZE: '3' })
+      const pid = mariadbPid(mariadb)
+      try {
+        // Connections made before the stop, so some requests wait on a live socket to a frozen server.
+        await Promise.all([get(service.port, SMALL), get(service.port, SMALL), get(service.port, '/readyz')])
+        process.kill(pid, 'SIGSTOP')
+        const answers = await Promise.all([
+          get(service.port, SMALL), get(service.port, SMALL), get(service.port, EXPORT),
+          get(service.port, `/wp-json/booking-calendar/v1/slots?per_page=5&page=3`),
+          ...Array.from({ length: 10 }, () => get(service.port, '/readyz')),
+        ])
+        for (const answer of answers) {
+          expect([503, 504], JSON.stringify(answer.body)).to.include(answer.status)
+          expect(answer.ms, `${answer.status} ${JSON.stringify(answer.body)}`).to.be.below(4_500)
+          expect(answer.headers.get('retry-after')).to.match(/^\d+$/)
+        }
+        expect(answers.some((answer) => answer.body?.code === 'rest_query_timeout'), 'a 504 for a query on a frozen server').to.equal(true)
+        // Nothing is left waiting for a connection, however many /readyz came.
+        expect(service.handle.pool.short.waiting).to.equal(0)
+        process.kill(pid, 'SIGCONT')
+        let back = await get(service.port, SMALL)
+        const deadline = Date.now() + 10_000
+        while (back.status !== 200 && Date.now() < deadline) {
+          await sleep(200)
+          back = await get(service.port, SMALL)
+        }
+        expect(back.status).to.equal(200)
+        expect((await get(service.port, '/readyz')).status).to.equal(200)
+        const whole = await get(service.port, `${EXPORT}&_fields=id`)
+        expect(whole.status).to.equal(200)
+        expect(whole.body?.total).to.equal(BOOKINGS)
+      } finally {
+        try { process.kill(pid, 'SIGCONT') } catch { /* gone */ }
+        await service.close()
+      }
+    })
+
+    it('an export whose database stops mid-stream is cut QUERY_TIMEOUT_MS after the last row, counted as database_timeout', async () => {
+      const service = await startService(mariadb, { QUERY_TIMEOUT_MS: '1000' })
+      const pid = mariadbPid(mariadb)
+      try {
+        const json = await rawGet(service.port, EXPORT)
+        await until(() => json.bytes() > 500_000, 10_000, 'the answer under way')
+        process.kill(pid, 'SIGSTOP')
+        const stoppedAt = Date.now()
+        const closedAt = await within(json.closed, 10_000, 'the cut answer')
+        // The rows already in the socket buffers come first; then a second without a row.
+        expect(closedAt - stoppedAt).to.be.below(4_000)
+        const raw = Buffer.concat(json.received).toString('latin1')
+        expect(raw.startsWith('HTTP/1.1 200 OK')).to.equal(true)
+        expect(raw.endsWith('0\r\n\r\n'), 'no last chunk: the answer looks cut').to.equal(false)
+        expect(await metric(service.port, 'booking_calendar_answers_cut_total{reason="database_timeout"}')).to.equal(1)
+        expect(service.handle.pool.stream.inUse).to.equal(0)
+      } finally {
+        process.kill(pid, 'SIGCONT')
+        await service.close()
+      }
+    })
+  })
+
+  describe('the database killed mid-export (kill -9)', () => {
+    it('cuts the JSON and the CSV answer within about a second, visibly; logs the cause at warn and counts it', async () => {
+      const service = await startService(mariadb)
+      try {
+        const json = await rawGet(service.port, EXPORT)
+        const csv = await rawGet(service.port, '/wp-json/booking-calendar/v1/slots?format=csv')
+        await until(() => json.bytes() > 500_000 && csv.bytes() > 500_000, 10_000, 'both answers under way')
+        process.kill(mariadbPid(mariadb), 'SIGKILL')
+        const killedAt = Date.now()
+        const [jsonClosed, csvClosed] = await within(Promise.all([json.closed, csv.closed]), 10_000, 'the cut answers')
+        expect(jsonClosed - killedAt, 'JSON cut').to.be.below(2_500)
+        expect(csvClosed - killedAt, 'CSV cut').to.be.below(2_500)
+        for (const answer of [json, csv]) {
+          const raw = Buffer.concat(answer.received).toString('latin1')
+          expect(raw.startsWith('HTTP/1.1 200 OK')).to.equal(true)
+          expect(raw.endsWith('0\r\n\r\n'), 'no last chunk: the answer looks cut').to.equal(false)
+        }
+        const cut = service.logs.filter((line) => line.msg === 'answer cut: the database failed mid-stream')
+        expect(cut).to.have.length(2)
+        expect(cut.every((line) => line.level === 40)).to.equal(true)
+        expect(await metric(service.port, 'booking_calendar_answers_cut_total{reason="database_lost"}')).to.equal(2)
+        const refused = await get(service.port, SMALL)
+        expect(refused.status).to.equal(503)
+        expect(refused.body?.code).to.equal('rest_database_unavailable')
+      } finally {
+        await service.close()
+      }
+    })
+  })
+})

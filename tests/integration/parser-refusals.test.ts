@@ -1,0 +1,80 @@
+// Requests Node's HTTP parser refuses before Express sees them (issue 10):
+// answered in WordPress's error shape with an X-Request-Id, not Node's bare 400.
+import { expect } from 'chai'
+import { connect } from 'node:net'
+import type { Server } from 'node:http'
+import { createTestDatabase, type TestDatabase } from '../support/database.ts'
+import { createTestApp, type TestApp } from '../support/app.ts'
+import { configureServer } from '../../server/http/server-setup.ts'
+import { createLogger } from '../../server/log.ts'
+
+/** Sends raw bytes and returns everything the server answers before it closes. */
+function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1')
+    const chunks: Buffer[] = []
+    const timer = setTimeout(() => { socket.destroy(); reject(new Error('no answer within 5 s')) }, 5_000)
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk))
+    socket.on('error', () => { /* a reset still ends the exchange */ })
+    socket.on('close', () => { clearTimeout(timer); resolve(Buffer.concat(chunks).toString('utf8')) })
+    socket.write(bytes)
+  })
+}
+
+function parse(raw: string): { status: number; headers: Record<string, string>; body: unknown } {
+  const [head, body] = [raw.slice(0, raw.indexOf('\r\n\r\n')), raw.slice(raw.indexOf('\r\n\r\n') + 4)]
+  const [statusLine, ...lines] = head.split('\r\n')
+  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]))
+  return { status: Number(statusLine!.split(' ')[1]), headers, body: JSON.parse(body) }
+}
+
+describe('requests the HTTP parser refuses', () => {
+  let db: TestDatabase
+  let t: TestApp
+  let server: Server
+  let port: number
+
+  before(async () => {
+    db = await createTestDatabase('parser')
+    t = createTestApp(db, { env: { SITE_TIMEZONE: 'UTC' } })
+    server = t.app.listen(0, '127.0.0.1')
+    configureServer(server, createLogger('silent'))
+    await new Promise((resolve) => server.once('listening', resolve))
+    port = (server.address() as { port: number }).port
+  })
+  after(async () => {
+    server.closeAllConnections()
+    await new Promise((resolve) => server.close(resolve))
+    await t.close()
+    await db.drop()
+  })
+
+  const badRequest = {
+    code: 'rest_bad_request',
+    message: 'The request is not valid HTTP/1.1: percent-encode spaces and non-ASCII characters in the URL, and use GET, HEAD or OPTIONS.',
+    data: { status: 400 },
+  }
+
+  for (const [name, bytes] of [
+    ['a raw space in the URL', 'GET /wp-json/booking-calendar/v1/slots?status=a b HTTP/1.1\r\nHost: test\r\n\r\n'],
+    ['raw non-ASCII in the URL', 'GET /wp-json/booking-calendar/v1/slots?service=стрижка HTTP/1.1\r\nHost: test\r\n\r\n'],
+    ['an unknown method', 'BREW /wp-json/booking-calendar/v1/slots HTTP/1.1\r\nHost: test\r\n\r\n'],
+  ] as const) {
+    it(`${name}: 400 in WordPress's shape, with X-Request-Id`, async () => {
+      const answer = parse(await rawExchange(port, bytes))
+      expect(answer.status).to.equal(400)
+      expect(answer.headers['content-type']).to.equal('application/json; charset=UTF-8')
+      expect(answer.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/)
+      expect(answer.body).to.deep.equal(badRequest)
+    })
+  }
+
+  it('headers over 16 KB: 431 in WordPress\'s shape, with X-Request-Id', async () => {
+    const answer = parse(await rawExchange(port, `GET / HTTP/1.1\r\nHost: test\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`))
+    expect(answer.status).to.equal(431)
+    expect(answer.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/)
+    expect(answer.body).to.deep.equal({
+      code: 'rest_headers_too_large', message: 'The request headers are too large. Send at most 16 KB of headers.', data: { status: 431 },
+    })
+  })
+})

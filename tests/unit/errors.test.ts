@@ -1,0 +1,45 @@
+// Driver errors mapped in one place (server/errors.ts), and the raw answer to
+// requests Node's parser refuses (server/http/server-setup.ts).
+import { expect } from 'chai'
+import { toRestError } from '../../server/errors.ts'
+import { DbTimeoutError, DbUnavailableError } from '../../db/bounded-pool.ts'
+import { parserRefusal } from '../../server/http/server-setup.ts'
+
+describe('toRestError', () => {
+  const cases: [string, unknown, { status: number; code: string; retryAfterSeconds: number } | undefined][] = [
+    ['our statement or row timer (BC_DB_TIMEOUT)', new DbTimeoutError('x'), { status: 504, code: 'rest_query_timeout', retryAfterSeconds: 5 }],
+    ['ER_STATEMENT_TIMEOUT from the server', { errno: 1969 }, { status: 504, code: 'rest_query_timeout', retryAfterSeconds: 5 }],
+    ['no free connection in time (BC_DB_UNAVAILABLE)', new DbUnavailableError('x'), { status: 503, code: 'rest_database_unavailable', retryAfterSeconds: 2 }],
+    ['connect ETIMEDOUT (a hung server)', { code: 'ETIMEDOUT', fatal: true }, { status: 503, code: 'rest_database_unavailable', retryAfterSeconds: 5 }],
+    ['PROTOCOL_CONNECTION_LOST (a killed server)', { code: 'PROTOCOL_CONNECTION_LOST', fatal: true }, { status: 503, code: 'rest_database_unavailable', retryAfterSeconds: 5 }],
+    ['an SQL error', { code: 'ER_BAD_FIELD_ERROR', errno: 1054 }, undefined],
+    ['a client that hung up', { code: 'ERR_STREAM_PREMATURE_CLOSE' }, undefined],
+  ]
+  for (const [name, error, expected] of cases) {
+    it(`${name}: ${expected ? `${expected.status} ${expected.code}, Retry-After ${expected.retryAfterSeconds}` : 'not a known error'}`, () => {
+      const known = toRestError(error)
+      expect(known && { status: known.status, code: known.code, retryAfterSeconds: known.extra.retryAfterSeconds }).to.deep.equal(expected)
+    })
+  }
+})
+
+describe('parserRefusal', () => {
+  it('headers too large: 431 rest_headers_too_large, JSON with its length, the request id, and Connection: close', () => {
+    const raw = parserRefusal('HPE_HEADER_OVERFLOW', 'id-1')
+    const [head, body] = raw.split('\r\n\r\n')
+    expect(head!.split('\r\n')[0]).to.equal('HTTP/1.1 431 Request Header Fields Too Large')
+    expect(head).to.include('\r\nX-Request-Id: id-1\r\n').and.include('\r\nConnection: close')
+    expect(head).to.include(`\r\nContent-Length: ${Buffer.byteLength(body!)}\r\n`)
+    expect(JSON.parse(body!)).to.deep.equal({
+      code: 'rest_headers_too_large', message: 'The request headers are too large. Send at most 16 KB of headers.', data: { status: 431 },
+    })
+  })
+
+  for (const code of ['HPE_INVALID_METHOD', 'HPE_INVALID_CONSTANT', undefined]) {
+    it(`${code ?? 'no code'}: 400 rest_bad_request`, () => {
+      const raw = parserRefusal(code, 'id-2')
+      expect(raw.split('\r\n')[0]).to.equal('HTTP/1.1 400 Bad Request')
+      expect(JSON.parse(raw.split('\r\n\r\n')[1]!).code).to.equal('rest_bad_request')
+    })
+  }
+})
