@@ -16,7 +16,7 @@ const REF = (id: string) => ({ $ref: `#/components/schemas/${id}` })
 /**
  * A parameter's JSON Schema. zod sees what the query parser hands it (a list of
  * strings); the `.meta()` of each parameter says what a client sends, so it
- * replaces what zod derived. A date accepts three forms, which `format: date` would deny.
+ * replaces what zod derived.
  */
 function parameterSchema(field: z.ZodType): JsonSchema {
   return z.toJSONSchema(field, {
@@ -26,11 +26,7 @@ function parameterSchema(field: z.ZodType): JsonSchema {
       const meta = z.globalRegistry.get(ctx.zodSchema) as JsonSchema | undefined
       if (!meta || typeof meta.type !== 'string') return
       for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as JsonSchema)[key]
-      const { format, ...rest } = meta
-      Object.assign(ctx.jsonSchema, rest)
-      if (format === 'date') {
-        Object.assign(ctx.jsonSchema, { pattern: '^(\\d{4}-\\d{2}-\\d{2}|\\d{2}[./]\\d{2}[./]\\d{4})$', examples: ['2026-11-01', '01.11.2026', '01/11/2026'] })
-      }
+      Object.assign(ctx.jsonSchema, meta)
     },
   }) as JsonSchema
 }
