@@ -93,13 +93,27 @@ const envSchema = z.object({
   }),
   AUTH_CAPABILITY: z.string().optional().transform((value) => value?.trim() || 'manage_options'),
   AUTH_CACHE_SECONDS: integer('AUTH_CACHE_SECONDS', 0, 86_400, 60),
-  API_TOKENS: list,
+  API_TOKENS: list.transform((tokens, ctx) => {
+    if (tokens.some((token) => /\s/.test(token))) {
+      ctx.addIssue({ code: 'custom', message: 'API_TOKENS must be tokens without spaces, comma-separated.' })
+      return z.NEVER
+    }
+    return tokens
+  }),
   EXPOSE_CUSTOMER_DATA: booleanFlag('EXPOSE_CUSTOMER_DATA'),
   DB_POOL_SIZE: integer('DB_POOL_SIZE', 1, 200, 10),
   QUERY_TIMEOUT_MS: integer('QUERY_TIMEOUT_MS', 1, 3_600_000, 10_000),
   MAX_RANGE_DAYS: integer('MAX_RANGE_DAYS', 1, 36_600, 731),
   CORS_ORIGINS: list,
-  METRICS_TOKEN: z.string().optional().transform((value) => value?.trim() || undefined),
+  METRICS_TOKEN: z.string().optional().transform((value, ctx) => {
+    const token = value?.trim() || undefined
+    if (token !== undefined && /\s/.test(token)) {
+      // A bearer token is one word: one with a space could never match (the value is not echoed).
+      ctx.addIssue({ code: 'custom', message: 'METRICS_TOKEN must be one token without spaces.' })
+      return z.NEVER
+    }
+    return token
+  }),
   SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 3_600_000, 8_000),
   LOG_LEVEL: z.string().optional().transform((value, ctx) => {
     const level = (value ?? '').trim().toLowerCase() || 'info'

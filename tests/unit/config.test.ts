@@ -39,6 +39,11 @@ describe('configuration', () => {
     expect(loadConfig({ ...DB, TABLE_PREFIX: 'wp_2_', WORDPRESS_TABLE_PREFIX: 'shop_' }).tablePrefix).to.equal('wp_2_')
   })
 
+  it('trims tokens: spaces around one are no part of it', () => {
+    const config = loadConfig({ ...DB, AUTH_MODE: 'token', API_TOKENS: ' one , two ', METRICS_TOKEN: ' m-token ' })
+    expect([config.apiTokens, config.metricsToken]).to.deep.equal([['one', 'two'], 'm-token'])
+  })
+
   it('decodes a percent-encoded password in DATABASE_URL', () => {
     expect(loadConfig({ DATABASE_URL: 'mysql://u:p%40ss%3Aw@h/db' }).database.password).to.equal('p@ss:w')
   })
@@ -53,6 +58,9 @@ describe('configuration', () => {
     [{ ...DB, SITE_TIMEZONE: 'Mars/Olympus' }, 'SITE_TIMEZONE must be an IANA time zone such as Europe/Berlin, UTC, or an offset such as +05:45.'],
     [{ ...DB, AUTH_MODE: 'open' }, 'AUTH_MODE must be none, wordpress or token.'],
     [{ ...DB, AUTH_MODE: 'token' }, 'API_TOKENS must hold at least one token (comma-separated) when AUTH_MODE is token.'],
+    [{ ...DB, AUTH_MODE: 'token', API_TOKENS: 'good-one, secret token' }, 'API_TOKENS must be tokens without spaces, comma-separated.'],
+    [{ ...DB, METRICS_TOKEN: ' metrics secret ' }, 'METRICS_TOKEN must be one token without spaces.'],
+    [{ ...DB, METRICS_TOKEN: 'metrics\tsecret' }, 'METRICS_TOKEN must be one token without spaces.'],
     [{ ...DB, AUTH_MODE: 'wordpress' }, 'WORDPRESS_URL must be set when AUTH_MODE is wordpress: the site\'s address, such as https://example.com.'],
     [{ ...DB, WORDPRESS_URL: 'ftp://x' }, 'WORDPRESS_URL must be the site\'s address, such as https://example.com.'],
     [{ ...DB, EXPOSE_CUSTOMER_DATA: 'maybe' }, 'EXPOSE_CUSTOMER_DATA must be true or false.'],
