@@ -13,6 +13,7 @@ import { RuleProblemLog } from './domain/disabled-time.ts'
 import { createAccess, type Access } from './access.ts'
 import { createMetrics } from './metrics.ts'
 import { buildOpenApiDocument } from './openapi.ts'
+import { setPublicUrl } from './http/public-url.ts'
 
 export interface Deps {
   db: Db
@@ -109,6 +110,8 @@ export function createApp(options: AppOptions): Express {
   app.disable('x-powered-by')
   app.disable('etag')
   app.set('query parser', 'simple')
+  app.set('trust proxy', config.trustProxy)
+  setPublicUrl(app, config.publicUrl)
   const metrics = createMetrics({ pool: options.pool, access, token: config.metricsToken })
   app.use(requestLog(log))
   app.use(metrics.observe)

@@ -1,5 +1,6 @@
 // One schema over process.env, parsed once at start-up (API.md, "Configuration").
 // A wrong value stops the process with one line naming the variable and what it accepts.
+import express from 'express'
 import { z } from 'zod'
 import { parseZoneSetting, type SiteZone } from './domain/dates.ts'
 
@@ -31,6 +32,10 @@ export interface Config {
   metricsToken: string | undefined
   /** How long requests in flight may take to finish after SIGTERM. */
   shutdownGraceMs: number
+  /** The site's public address for absolute URLs (`https://shop.example.com`), without a trailing slash. */
+  publicUrl: string | undefined
+  /** Express's `trust proxy`: which peers' X-Forwarded-Proto / X-Forwarded-Host count. */
+  trustProxy: boolean | number | string[]
 }
 
 export class ConfigError extends Error {}
@@ -115,6 +120,34 @@ const envSchema = z.object({
     return token
   }),
   SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 3_600_000, 8_000),
+  PUBLIC_URL: z.string().optional().transform((value, ctx) => {
+    if (value === undefined || value.trim() === '') return undefined
+    try {
+      const url = new URL(value.trim())
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash && !url.username) {
+        return url.toString().replace(/\/+$/, '')
+      }
+    } catch { /* reported below */ }
+    ctx.addIssue({ code: 'custom', message: 'PUBLIC_URL must be the site\'s public address, such as https://shop.example.com.' })
+    return z.NEVER
+  }),
+  // Express's `trust proxy` syntax; the default trusts loopback and private networks,
+  // where a reverse proxy in front of this service usually is.
+  TRUST_PROXY: z.string().optional().transform((value, ctx): boolean | number | string[] => {
+    const text = (value ?? '').trim()
+    if (text === '') return ['loopback', 'uniquelocal']
+    if (/^(true|false)$/i.test(text)) return text.toLowerCase() === 'true'
+    if (/^\d+$/.test(text)) return Number(text)
+    const list = text.split(',').map((item) => item.trim()).filter((item) => item !== '')
+    try {
+      // Express compiles the list itself (proxy-addr) and throws on a bad address.
+      express().set('trust proxy', list)
+      return list
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'TRUST_PROXY must be true, false, a number of hops, or addresses and subnets (loopback, uniquelocal, 10.0.0.0/8), comma-separated.' })
+      return z.NEVER
+    }
+  }),
   LOG_LEVEL: z.string().optional().transform((value, ctx) => {
     const level = (value ?? '').trim().toLowerCase() || 'info'
     const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -205,5 +238,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL,
     metricsToken: env.METRICS_TOKEN,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    publicUrl: env.PUBLIC_URL,
+    trustProxy: env.TRUST_PROXY,
   }
 }
