@@ -47,6 +47,8 @@ export interface ParamMeta {
   items?: { type: 'string'; enum?: readonly string[] }
   default?: unknown
   pattern?: string
+  /** Words taken in any letter case (the OpenAPI document says so with a pattern; the index leaves it out). */
+  caseInsensitive?: boolean
   minimum?: number
   maximum?: number
 }
@@ -92,7 +94,7 @@ export function enumParam<const T extends readonly string[]>(name: string, choic
     if (value === undefined) return fallback
     const wanted = caseInsensitive ? value.toLowerCase() : value
     return choices.find((choice) => choice === wanted) ?? fail(ctx, `${name} must be one of: ${choices.join(', ')}.`)
-  }).meta({ type: 'string', enum: choices, default: fallback, description } satisfies ParamMeta)
+  }).meta({ type: 'string', enum: choices, default: fallback, description, ...(caseInsensitive ? { caseInsensitive } : {}) } satisfies ParamMeta)
 }
 
 /** A list of words from a fixed set; spaces and letter case ignored. */
