@@ -121,7 +121,7 @@ describe('slots/ parameters', () => {
       page: { type: 'integer', minimum: 1 },
       per_page: { type: 'integer', minimum: 1, maximum: 1000 },
       _fields: { type: 'array', items: { type: 'string' } },
-      format: { type: 'string', enum: ['json', 'csv'], default: 'json' },
+      format: { type: 'string', enum: ['json', 'csv'], default: 'json', caseInsensitive: true },
     })
     expect(described.start!.description).to.equal('The first day, inclusive: DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.')
   })
