@@ -6,7 +6,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { buildOpenApiDocument } from '../../server/openapi.ts'
 import { ROUTES } from '../../server/routes/index.ts'
 import { BOOKING_FIELDS } from '../../server/domain/records.ts'
-import { contractProblem } from '../support/request.ts'
+import { contractProblem, requestProblem } from '../support/request.ts'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 
 type Doc = {
@@ -67,6 +67,17 @@ describe('openapi.json', () => {
     const status = param('status')
     expect(status(['Pending', ' booked', 'REJECT '])).to.equal(true)
     expect(status(['pending', 'maybe'])).to.equal(false)
+  })
+
+  it('checks requests as a validating proxy would: Prism\'s refusals of valid requests pass, bad values do not', () => {
+    const slots = '/wp-json/booking-calendar/v1/slots'
+    for (const query of ['flat=1', 'flat=TRUE', 'flat=0', 'flat', 'status=Pending', 'status=pending,%20booked', 'format=CSV', 'start=01.11.2026&end=30/11/2026&per_page=1000']) {
+      expect(requestProblem('GET', `${slots}?${query}`), query).to.equal(undefined)
+      expect(requestProblem('GET', `/?rest_route=/booking-calendar/v1/slots/&${query}`), query).to.equal(undefined)
+    }
+    expect(requestProblem('GET', `${slots}?flat=yes`)).to.match(/openapi\.json refuses flat=yes/)
+    expect(requestProblem('GET', `${slots}?per_page=1001`)).to.match(/openapi\.json refuses per_page=1001/)
+    expect(requestProblem('GET', `${slots}?status=booked,maybe`)).to.match(/openapi\.json refuses status=booked,maybe/)
   })
 
   it('lists GET, HEAD and OPTIONS for every path, openapi.json under the prefixes, and the three address forms', () => {
