@@ -66,6 +66,11 @@ describe('GET slots/ as CSV', () => {
     expect(json.body).to.deep.equal({ booked_slots: { 22: [{}] }, total: 1 })
   })
 
+  it('nested _fields in JSON (customer.email) keep one field of customer, and the answer matches openapi.json', async () => {
+    const res = await request(t.app).get(`${URL}?_fields=id,customer.email&flat&start=2026-11-29`).expect(200)
+    expect(res.body).to.deep.equal({ booked_slots: [{ id: 114, customer: { email: 'c114@example.com' } }], total: 1 })
+  })
+
   it('Accept: text/csv asks for CSV; an explicit format=json wins', async () => {
     const csv = await request(t.app).get(`${URL}?_fields=id&start=2026-11-29`).set('Accept', 'text/csv').expect(200)
     expect(csv.text).to.equal('id\r\n114\r\n')
