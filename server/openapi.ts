@@ -216,6 +216,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       '/slots': withHeadAndOptions(slots),
       '/disabled-time': withHeadAndOptions(disabledTime),
       '/openapi.json': withHeadAndOptions(openApi),
+      // A trailing slash is the same route (as in WordPress); a Path Item $ref keeps one definition.
+      '/slots/': { $ref: '#/paths/~1slots' },
+      '/disabled-time/': { $ref: '#/paths/~1disabled-time' },
+      '/openapi.json/': { $ref: '#/paths/~1openapi.json' },
     },
     components: {
       schemas: componentSchemas(),

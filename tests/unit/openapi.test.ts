@@ -86,6 +86,10 @@ describe('openapi.json', () => {
       expect(Object.keys(full.paths[path]!), path).to.deep.equal(['get', 'head', 'options'])
     }
     expect(full.paths['/slots']!.head!.operationId).to.equal('headSlots')
+    // Trailing slashes are the same routes.
+    expect(full.paths['/slots/']).to.deep.equal({ $ref: '#/paths/~1slots' })
+    expect(full.paths['/disabled-time/']).to.deep.equal({ $ref: '#/paths/~1disabled-time' })
+    expect(full.paths['/openapi.json/']).to.deep.equal({ $ref: '#/paths/~1openapi.json' })
     expect(full.servers.map((server) => server.url)).to.deep.equal([
       '{site}/wp-json/booking-calendar/v1', '{site}/booking-calendar/v1', '{site}/?rest_route=/booking-calendar/v1',
     ])
