@@ -131,7 +131,7 @@ export function integerParam(name: string, min: number, max: number, description
       fail(ctx, max === Number.MAX_SAFE_INTEGER && !tooLarge ? `${name} must be a whole number of at least ${min}.` : `${name} must be a whole number from ${min} to ${max}.`)
     }
     return n
-  }).meta({ type: 'integer', minimum: min, ...(max === Number.MAX_SAFE_INTEGER ? {} : { maximum: max }), description } satisfies ParamMeta)
+  }).meta({ type: 'integer', minimum: min, maximum: max, description } satisfies ParamMeta)
 }
 
 /** API.md's booleans: 1, true, 0, false in any case; present with no value (`?flat`, `flat=`) means true. */

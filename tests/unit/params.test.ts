@@ -118,7 +118,7 @@ describe('slots/ parameters', () => {
       end: { type: 'string', pattern: DATE_PARAM_PATTERN },
       filter_by: { type: 'string', enum: ['booking_date', 'created_date'], default: 'booking_date' },
       flat: { type: 'boolean', default: false },
-      page: { type: 'integer', minimum: 1 },
+      page: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
       per_page: { type: 'integer', minimum: 1, maximum: 1000 },
       _fields: { type: 'array', items: { type: 'string' } },
       format: { type: 'string', enum: ['json', 'csv'], default: 'json', caseInsensitive: true },
