@@ -127,7 +127,7 @@ export function integerParam(name: string, min: number, max: number, description
     const n = Number(value)
     if (!/^\d+$/.test(value) || n < min || n > max) {
       // "at least 1" alone would mislead a page number too large for the service.
-      const tooLarge = /^\d+$/.test(value) && n > max
+      const tooLarge = n > max
       fail(ctx, max === Number.MAX_SAFE_INTEGER && !tooLarge ? `${name} must be a whole number of at least ${min}.` : `${name} must be a whole number from ${min} to ${max}.`)
     }
     return n
