@@ -144,7 +144,10 @@ export function stopOnExit(server: MariaDbServer, beforeStop?: () => Promise<voi
       process.exit(signal === 'SIGINT' ? 130 : 143)
     })()
   }
-  process.once('SIGINT', onSignal)
-  process.once('SIGTERM', onSignal)
-  process.once('SIGHUP', onSignal)
+  // `on`, not `once`: Ctrl-C reaches every process of the group, and tsx passes it
+  // on to this one as well. A second SIGINT without a listener would end the
+  // process at once, before the data directory is removed.
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  process.on('SIGHUP', onSignal)
 }

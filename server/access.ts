@@ -8,7 +8,7 @@ import axios, { type AxiosInstance } from 'axios'
 import type { Request, RequestHandler } from 'express'
 import type { Logger } from 'pino'
 import type { Config } from './config.ts'
-import { RestError } from './errors.ts'
+import { RestError, WORDPRESS_AUTH_CODES } from './errors.ts'
 
 export interface Access {
   /** Guards everything under the API prefixes; OPTIONS passes without credentials. */
@@ -151,7 +151,7 @@ export function createAccess(config: Config, log: Logger, options: AccessOptions
     }
     if (response.status === 401) {
       // WordPress's own code passes through: incorrect_password, invalid_username, rest_not_logged_in…
-      const code = typeof body?.code === 'string' && /^[a-z_]{1,64}$/.test(body.code) ? body.code : 'rest_not_logged_in'
+      const code = WORDPRESS_AUTH_CODES.find((known) => known === body?.code) ?? 'rest_not_logged_in'
       const message = typeof body?.message === 'string' ? body.message.replace(/<[^>]*>/g, '').slice(0, 300) : 'You are not currently logged in.'
       return { allowed: false, error: new RestError(401, code, message) }
     }

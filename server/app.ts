@@ -12,6 +12,7 @@ import { RuleProblemLog } from './domain/disabled-time.ts'
 import { createAccess, type Access } from './access.ts'
 import { createMetrics } from './metrics.ts'
 import { buildOpenApiDocument } from './openapi.ts'
+import { setPublicUrl } from './http/public-url.ts'
 
 export interface Deps {
   db: Db
@@ -108,6 +109,8 @@ export function createApp(options: AppOptions): Express {
   app.disable('x-powered-by')
   app.disable('etag')
   app.set('query parser', 'simple')
+  app.set('trust proxy', config.trustProxy)
+  setPublicUrl(app, config.publicUrl)
   const metrics = createMetrics({ pool: options.pool, access, token: config.metricsToken })
   app.use(requestLog(log))
   app.use(metrics.observe)
@@ -139,6 +142,20 @@ export function createApp(options: AppOptions): Express {
 
   app.use(cors(config.corsOrigins))
   app.use(restRouteForm)
+  // API.md lists openapi.json under each prefix too, guarded like the rest: behind
+  // the README's proxy snippets only the prefixes reach this service.
+  for (const prefix of PREFIXES) {
+    app.route(`${prefix}/openapi.json`)
+      .all((_req, res, next) => {
+        res.locals.route = 'openapi'
+        next()
+      })
+      .get(access.guard, (_req, res) => { res.json(openApi) })
+      .options((_req, res) => { res.setHeader('Allow', ALLOW).status(204).end() })
+      .all(() => {
+        throw new RestError(405, 'rest_no_route', 'Method not allowed: this API only reads. Use GET.', { allow: ALLOW })
+      })
+  }
   const router = apiRouter(deps)
   // Everything under the prefixes is guarded, the namespace index included.
   for (const prefix of PREFIXES) app.use(prefix, access.guard, router)

@@ -1,5 +1,6 @@
 // One schema over process.env, parsed once at start-up (API.md, "Configuration").
 // A wrong value stops the process with one line naming the variable and what it accepts.
+import express from 'express'
 import { z } from 'zod'
 import { parseZoneSetting, type SiteZone } from './domain/dates.ts'
 import type { DbSettings } from '../db/connect.ts'
@@ -38,6 +39,10 @@ export interface Config {
   metricsToken: string | undefined
   /** How long requests in flight may take to finish after SIGTERM. */
   shutdownGraceMs: number
+  /** The site's public address for absolute URLs (`https://shop.example.com`), without a trailing slash. */
+  publicUrl: string | undefined
+  /** Express's `trust proxy`: which peers' X-Forwarded-Proto / X-Forwarded-Host count. */
+  trustProxy: boolean | number | string[]
 }
 
 export class ConfigError extends Error {}
@@ -100,7 +105,13 @@ const envSchema = z.object({
   }),
   AUTH_CAPABILITY: z.string().optional().transform((value) => value?.trim() || 'manage_options'),
   AUTH_CACHE_SECONDS: integer('AUTH_CACHE_SECONDS', 0, 86_400, 60),
-  API_TOKENS: list,
+  API_TOKENS: list.transform((tokens, ctx) => {
+    if (tokens.some((token) => /\s/.test(token))) {
+      ctx.addIssue({ code: 'custom', message: 'API_TOKENS must be tokens without spaces, comma-separated.' })
+      return z.NEVER
+    }
+    return tokens
+  }),
   EXPOSE_CUSTOMER_DATA: booleanFlag('EXPOSE_CUSTOMER_DATA'),
   DB_POOL_SIZE: integer('DB_POOL_SIZE', 1, 200, 10),
   DB_STREAM_CONNECTIONS: integer('DB_STREAM_CONNECTIONS', 1, 200, 4),
@@ -109,8 +120,44 @@ const envSchema = z.object({
   SEND_TIMEOUT_MS: integer('SEND_TIMEOUT_MS', 1_000, 3_600_000, 30_000),
   MAX_RANGE_DAYS: integer('MAX_RANGE_DAYS', 1, 36_600, 731),
   CORS_ORIGINS: list,
-  METRICS_TOKEN: z.string().optional().transform((value) => value?.trim() || undefined),
+  METRICS_TOKEN: z.string().optional().transform((value, ctx) => {
+    const token = value?.trim() || undefined
+    if (token !== undefined && /\s/.test(token)) {
+      // A bearer token is one word: one with a space could never match (the value is not echoed).
+      ctx.addIssue({ code: 'custom', message: 'METRICS_TOKEN must be one token without spaces.' })
+      return z.NEVER
+    }
+    return token
+  }),
   SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 3_600_000, 8_000),
+  PUBLIC_URL: z.string().optional().transform((value, ctx) => {
+    if (value === undefined || value.trim() === '') return undefined
+    try {
+      const url = new URL(value.trim())
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash && !url.username) {
+        return url.toString().replace(/\/+$/, '')
+      }
+    } catch { /* reported below */ }
+    ctx.addIssue({ code: 'custom', message: 'PUBLIC_URL must be the site\'s public address, such as https://shop.example.com.' })
+    return z.NEVER
+  }),
+  // Express's `trust proxy` syntax; the default trusts loopback and private networks,
+  // where a reverse proxy in front of this service usually is.
+  TRUST_PROXY: z.string().optional().transform((value, ctx): boolean | number | string[] => {
+    const text = (value ?? '').trim()
+    if (text === '') return ['loopback', 'uniquelocal']
+    if (/^(true|false)$/i.test(text)) return text.toLowerCase() === 'true'
+    if (/^\d+$/.test(text)) return Number(text)
+    const list = text.split(',').map((item) => item.trim()).filter((item) => item !== '')
+    try {
+      // Express compiles the list itself (proxy-addr) and throws on a bad address.
+      express().set('trust proxy', list)
+      return list
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'TRUST_PROXY must be true, false, a number of hops, or addresses and subnets (loopback, uniquelocal, 10.0.0.0/8), comma-separated.' })
+      return z.NEVER
+    }
+  }),
   LOG_LEVEL: z.string().optional().transform((value, ctx) => {
     const level = (value ?? '').trim().toLowerCase() || 'info'
     const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -212,5 +259,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL,
     metricsToken: env.METRICS_TOKEN,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    publicUrl: env.PUBLIC_URL,
+    trustProxy: env.TRUST_PROXY,
   }
 }

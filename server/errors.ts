@@ -3,8 +3,18 @@ import type { ErrorRequestHandler, Response } from 'express'
 import type { Logger } from 'pino'
 import { markCut } from './http/cut-answer.ts'
 
+/**
+ * WordPress's own 401 codes (wp_authenticate(), application passwords) that the
+ * `wordpress` mode passes on as WordPress gave them; any other becomes rest_not_logged_in.
+ */
+export const WORDPRESS_AUTH_CODES = [
+  'incorrect_password', 'invalid_username', 'invalid_email', 'empty_username', 'empty_password',
+  'application_passwords_disabled', 'application_passwords_disabled_for_user', 'rest_not_logged_in',
+] as const
+
 /** Every code we send, spelt as WordPress spells them; a misspelt code fails to compile. */
 export type RestErrorCode =
+  | (typeof WORDPRESS_AUTH_CODES)[number]
   | 'rest_invalid_param'
   | 'rest_invalid_page_number'
   | 'rest_not_logged_in'
@@ -22,7 +32,7 @@ export type RestErrorCode =
 export class RestError extends Error {
   constructor(
     readonly status: number,
-    readonly code: RestErrorCode | (string & {}),
+    readonly code: RestErrorCode,
     message: string,
     readonly extra: { params?: Record<string, string>; retryAfterSeconds?: number; allow?: string } = {},
   ) {

@@ -16,7 +16,7 @@ const REF = (id: string) => ({ $ref: `#/components/schemas/${id}` })
 /**
  * A parameter's JSON Schema. zod sees what the query parser hands it (a list of
  * strings); the `.meta()` of each parameter says what a client sends, so it
- * replaces what zod derived. A date accepts three forms, which `format: date` would deny.
+ * replaces what zod derived.
  */
 function parameterSchema(field: z.ZodType): JsonSchema {
   return z.toJSONSchema(field, {
@@ -26,13 +26,36 @@ function parameterSchema(field: z.ZodType): JsonSchema {
       const meta = z.globalRegistry.get(ctx.zodSchema) as JsonSchema | undefined
       if (!meta || typeof meta.type !== 'string') return
       for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as JsonSchema)[key]
-      const { format, ...rest } = meta
-      Object.assign(ctx.jsonSchema, rest)
-      if (format === 'date') {
-        Object.assign(ctx.jsonSchema, { pattern: '^(\\d{4}-\\d{2}-\\d{2}|\\d{2}[./]\\d{2}[./]\\d{4})$', examples: ['2026-11-01', '01.11.2026', '01/11/2026'] })
-      }
+      Object.assign(ctx.jsonSchema, asSent(meta))
     },
   }) as JsonSchema
+}
+
+/** A pattern matching these words in any letter case: JSON Schema patterns take no `i` flag. */
+function anyCase(words: readonly string[]): string {
+  return words.map((word) => word.replace(/[a-z]/gi, (c) => `[${c.toLowerCase()}${c.toUpperCase()}]`)).join('|')
+}
+
+/**
+ * What a client may send for a parameter, exactly as the service accepts it:
+ * booleans as 1, true, 0, false in any case or empty; words of a list in any
+ * case with spaces around them; `format` in any case. The namespace index keeps
+ * WordPress's plain types; this is for validators such as Prism's.
+ */
+function asSent(meta: JsonSchema): JsonSchema {
+  const { caseInsensitive, ...rest } = meta
+  if (rest.type === 'boolean') {
+    return { ...rest, type: 'string', pattern: `^(?:|0|1|${anyCase(['true', 'false'])})$`, default: String(rest.default) }
+  }
+  const items = rest.items as { enum?: string[] } | undefined
+  if (rest.type === 'array' && items?.enum) {
+    return { ...rest, items: { type: 'string', pattern: `^\\s*(?:(?:${anyCase(items.enum)})\\s*)?$`, examples: items.enum } }
+  }
+  if (caseInsensitive && Array.isArray(rest.enum)) {
+    const { enum: words, ...others } = rest
+    return { ...others, pattern: `^(?:${anyCase(words as string[])})$`, examples: words }
+  }
+  return rest
 }
 
 function parameters(schema: z.ZodObject | undefined) {
@@ -45,7 +68,7 @@ function parameters(schema: z.ZodObject | undefined) {
       // Lists are comma-separated (status=pending,booked); name[]=a&name[]=b works too.
       ...(fieldSchema.type === 'array' ? { style: 'form', explode: false } : {}),
       // ?flat alone means true, as in WordPress.
-      ...(fieldSchema.type === 'boolean' ? { allowEmptyValue: true } : {}),
+      ...((field as z.ZodType).meta()?.type === 'boolean' ? { allowEmptyValue: true } : {}),
     }
   })
 }
@@ -92,6 +115,38 @@ function packageVersion(): string {
     } catch { /* try the next */ }
   }
   return '0.0.0'
+}
+
+const site = { default: 'http://localhost:8080', description: 'The site\'s address, or the service\'s own.' }
+
+interface Operation {
+  summary: string
+  operationId: string
+  responses: Record<string | number, unknown>
+  [key: string]: unknown
+}
+
+/**
+ * A path item with GET, HEAD (the same answer without a body, as Express gives
+ * it) and OPTIONS (204 with Allow, open in every access mode, as WordPress answers it).
+ */
+function withHeadAndOptions(get: Operation) {
+  const head = {
+    ...get,
+    summary: `${get.summary} (headers only)`,
+    operationId: get.operationId.replace(/^get/, 'head'),
+    responses: Object.fromEntries(Object.entries(get.responses).map(([status, response]) => {
+      const { content: _body, ...rest } = response as { content?: unknown }
+      return [status, rest]
+    })),
+  }
+  const options = {
+    summary: 'The methods this route answers',
+    operationId: get.operationId.replace(/^get/, 'options'),
+    security: [{}],
+    responses: { 204: { description: 'No body; Allow lists GET, HEAD, OPTIONS.', headers: { Allow: header('GET, HEAD, OPTIONS', 'string') } } },
+  }
+  return { get, head, options }
 }
 
 export function buildOpenApiDocument(): Record<string, unknown> {
@@ -166,6 +221,15 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
   }
 
+  const openApi = {
+    summary: 'This document, guarded like the rest of the namespace (also open at /openapi.json)',
+    operationId: 'getOpenApi',
+    responses: {
+      200: { description: 'The OpenAPI document.', content: { 'application/json': { schema: { type: 'object' } } } },
+      401: ERRORS[401], 403: ERRORS[403], 503: ERRORS[503],
+    },
+  }
+
   return {
     openapi: '3.1.0',
     info: {
@@ -173,14 +237,24 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       version,
       description: 'Read-only access to a WordPress booking calendar plugin\'s bookings and disabled times, in the WordPress REST API\'s dialect.',
     },
-    servers: [{ url: '{site}/wp-json/' + NAMESPACE, variables: { site: { default: 'http://localhost:8080', description: 'The site\'s address, or the service\'s own.' } } }],
+    servers: [
+      { url: `{site}/wp-json/${NAMESPACE}`, description: 'WordPress\'s address form.', variables: { site } },
+      { url: `{site}/${NAMESPACE}`, description: 'The short form, on the service\'s own address.', variables: { site } },
+      { url: `{site}/?rest_route=/${NAMESPACE}`, description: 'The form of sites without pretty permalinks: the path goes into rest_route, other parameters follow with &.', variables: { site } },
+    ],
     // AUTH_MODE decides which one applies: none (no credentials), wordpress (basic) or token (bearer).
     security: [{}, { applicationPassword: [] }, { apiToken: [] }],
     paths: {
-      '/': { get: index },
-      '/slots': { get: slots },
-      '/disabled-time': { get: disabledTime },
-      '/summary': { get: summary },
+      '/': withHeadAndOptions(index),
+      '/slots': withHeadAndOptions(slots),
+      '/disabled-time': withHeadAndOptions(disabledTime),
+      '/summary': withHeadAndOptions(summary),
+      '/openapi.json': withHeadAndOptions(openApi),
+      // A trailing slash is the same route (as in WordPress); a Path Item $ref keeps one definition.
+      '/slots/': { $ref: '#/paths/~1slots' },
+      '/disabled-time/': { $ref: '#/paths/~1disabled-time' },
+      '/summary/': { $ref: '#/paths/~1summary' },
+      '/openapi.json/': { $ref: '#/paths/~1openapi.json' },
     },
     components: {
       schemas: componentSchemas(),

@@ -1,6 +1,6 @@
 // The site's zone (API.md, "The site's time zone"): SITE_TIMEZONE when set, else
 // read from {prefix}options and refreshed every minute (the contract asks for at
-// least every five). When a refresh fails, the last known zone is kept.
+// least every five). When a refresh fails, the last known zone is kept for another minute.
 import type { Logger } from 'pino'
 import type { Db } from '../db/connect.ts'
 import { readTimezoneOptions } from '../db/options.ts'
@@ -32,10 +32,17 @@ export function createSiteTimezone(options: {
   }
   return async () => {
     if (known && now() - known.readAt < refreshMs) return known.zone
-    reading ??= read()
-    if (!known) return reading
-    // Stale but known: answer with it, refresh beside; a failed refresh keeps it.
-    reading.catch((error: unknown) => log.warn({ err: { message: (error as Error)?.message } }, 'could not refresh the site time zone'))
+    if (!known) return (reading ??= read())
+    if (!reading) {
+      // Stale but known: answer with it and refresh beside. A failed refresh keeps
+      // the zone for another period and is logged once, not once per waiting request.
+      const stale = known
+      reading = read()
+      reading.catch((error: unknown) => {
+        if (known === stale) known = { zone: stale.zone, readAt: now() }
+        log.warn({ err: { message: (error as Error)?.message } }, 'could not refresh the site time zone')
+      })
+    }
     return known.zone
   }
 }

@@ -261,6 +261,9 @@ export class WallClock {
   readonly #changeDayTimes = new Map<number, string>()
   /** Per day: its `YYYY-MM-DD`. */
   readonly #dayTexts = new Map<number, string>()
+  /** Per second of the day: its `HH:MM:SS`; per offset: its `+HH:MM`. Per clock, not per module, so tests start empty. */
+  readonly #timeTexts: string[] = []
+  readonly #offsetTexts = new Map<number, string>()
 
   constructor(zone: SiteZone) {
     this.#zone = zone
@@ -278,7 +281,7 @@ export class WallClock {
     // A steady day prints its wall-clock time as it is, with the day's offset:
     // three remembered pieces, no Date (the answer of formatInstant, measured at
     // a quarter of the cost of a million-row answer's mapping when built anew).
-    if (offset !== null) return `${remember(this.#dayTexts, 20_000, day, dayText)}T${timeOfDayText(wallMs - day)}${offsetText(offset)}`
+    if (offset !== null) return `${remember(this.#dayTexts, 20_000, day, dayText)}T${timeOfDayText(this.#timeTexts, wallMs - day)}${remember(this.#offsetTexts, 100, offset, formatOffset)}`
     return remember(this.#changeDayTimes, 20_000, wallMs, (ms) => {
       const { utcMs, offsetMinutes } = wallClockToInstant(this.#zone, ms)
       return formatInstant(utcMs, offsetMinutes)
@@ -330,18 +333,10 @@ function dayText(dayMs: number): string {
   return `${pad4(d.getUTCFullYear())}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`
 }
 
-const timeTexts: string[] = []
-/** `HH:MM:SS` of milliseconds after midnight (0 to a day), each built once. */
-function timeOfDayText(msAfterMidnight: number): string {
+/** `HH:MM:SS` of milliseconds after midnight (0 to a day), each built once into `timeTexts`. */
+function timeOfDayText(timeTexts: string[], msAfterMidnight: number): string {
   const seconds = Math.floor(msAfterMidnight / 1000)
   return timeTexts[seconds] ??= `${pad2(Math.floor(seconds / 3600))}:${pad2(Math.floor(seconds / 60) % 60)}:${pad2(seconds % 60)}`
-}
-
-const offsetTexts = new Map<number, string>()
-function offsetText(offsetMinutes: number): string {
-  let text = offsetTexts.get(offsetMinutes)
-  if (text === undefined) offsetTexts.set(offsetMinutes, text = formatOffset(offsetMinutes))
-  return text
 }
 
 const sharedClocks = new Map<string, WallClock>()

@@ -7,7 +7,7 @@ import { invalidParams } from '../errors.ts'
 import { todayInZone, wallClockFor, zoneLabel, type SiteZone } from './dates.ts'
 import { decodeSlug } from './records.ts'
 import { checkRange, expandRules, readRule, resolveRange, type DisabledPeriod, type ValidRule } from './rules.ts'
-import { resolveService } from './services.ts'
+import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
 import type { DisabledTimeParams } from '../routes/disabled-time.ts'
 
 export interface DisabledTimeAnswer {
@@ -37,17 +37,26 @@ export class RuleProblemLog {
   }
 }
 
+/** The queries answerDisabledTime makes: db/, or rows in memory in unit tests. */
+export interface DisabledTimeQueries extends ServiceLookups {
+  findRules: typeof findRules
+  findAllServices: typeof findAllServices
+}
+
+export const disabledTimeQueries: DisabledTimeQueries = { ...serviceLookups, findRules, findAllServices }
+
 export async function answerDisabledTime(
   db: Db,
   params: DisabledTimeParams,
   options: { zone: SiteZone; now: number; maxRangeDays: number; problems: RuleProblemLog },
+  queries: DisabledTimeQueries = disabledTimeQueries,
 ): Promise<DisabledTimeAnswer> {
   const range = resolveRange(params.start, params.end, todayInZone(options.zone, options.now))
   const rangeProblem = checkRange(range, { start: params.start !== undefined, end: params.end !== undefined }, options.maxRangeDays)
   if (rangeProblem) throw invalidParams({ [rangeProblem.param]: rangeProblem.message })
 
-  const service = params.service === undefined ? undefined : await resolveService(db, params.service)
-  const [rows, services] = await Promise.all([findRules(db, service?.ID), findAllServices(db)])
+  const service = params.service === undefined ? undefined : await resolveService(db, params.service, queries)
+  const [rows, services] = await Promise.all([queries.findRules(db, service?.ID), queries.findAllServices(db)])
   const rules: ValidRule[] = []
   for (const row of rows) {
     const rule = readRule(row)

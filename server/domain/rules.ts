@@ -1,7 +1,7 @@
 // Disabled-time rules expanded into the concrete periods of a date range
 // (API.md, "GET disabled-time/"; PLUGIN_TABLES.md, "Disabled times"). Pure.
 import type { RuleRow } from '../../db/disabled-times.ts'
-import { addDays, addMonthsClamped, dayToMs, daysInclusive, timeToSeconds, type WallClock } from './dates.ts'
+import { addDays, addMonthsClamped, dayToMs, daysInclusive, timeToSeconds, wallClockToInstant, type WallClock } from './dates.ts'
 
 export interface DisabledPeriod {
   rule_id: number
@@ -163,8 +163,10 @@ export function expandRules(
       }
     }
   }
-  raw.sort((a, b) => a.startMs - b.startMs || a.rule.serviceId - b.rule.serviceId || a.rule.id - b.rule.id)
-  return raw.map(({ rule, startMs, endMs }) => ({
+  // By instant, not wall clock: a start in a spring-forward gap moves forward by the gap.
+  const sorted = raw.map((period) => ({ ...period, startUtc: wallClockToInstant(clock.zone, period.startMs).utcMs }))
+  sorted.sort((a, b) => a.startUtc - b.startUtc || a.rule.serviceId - b.rule.serviceId || a.rule.id - b.rule.id)
+  return sorted.map(({ rule, startMs, endMs }) => ({
     rule_id: rule.id,
     service_id: rule.serviceId === 0 ? null : rule.serviceId,
     service_slug: rule.serviceId === 0 ? null : slugOf(rule.serviceId),

@@ -6,7 +6,7 @@ import { countBookings, findBookingsPage, findFirstBookings, streamBookings, typ
 import { RestError } from '../errors.ts'
 import { daysInclusive, wallClockFor, type SiteZone } from './dates.ts'
 import { createSlugDecoder, toBookingRecord, type BookingRecord } from './records.ts'
-import { resolveService } from './services.ts'
+import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
 import type { SlotsParams } from '../routes/slots.ts'
 
 export interface SlotsAnswer {
@@ -50,6 +50,17 @@ export function bookingFilter(params: Pick<SlotsParams, 'status' | 'start' | 'en
   return filter
 }
 
+/** The queries answerSlots makes: db/, or rows in memory in unit tests. */
+export interface SlotsQueries extends ServiceLookups {
+  readSnapshot: typeof readSnapshot
+  countBookings: typeof countBookings
+  streamBookings: typeof streamBookings
+  findBookingsPage: typeof findBookingsPage
+  findFirstBookings: typeof findFirstBookings
+}
+
+export const slotsQueries: SlotsQueries = { ...serviceLookups, readSnapshot, countBookings, streamBookings, findBookingsPage, findFirstBookings }
+
 /**
  * Answers `GET slots/`. The count and the rows are read in one read-only
  * snapshot, so `total` and the bookings sent agree even while the site takes
@@ -61,8 +72,9 @@ export async function answerSlots(
   params: SlotsParams,
   options: { zone: SiteZone; exposeCustomer: boolean; grouped: boolean; queryTimeoutMs: number },
   send: (answer: SlotsAnswer) => Promise<void>,
+  queries: SlotsQueries = slotsQueries,
 ): Promise<void> {
-  const service = params.service === undefined ? undefined : await resolveService(db, params.service)
+  const service = params.service === undefined ? undefined : await resolveService(db, params.service, queries)
   const filter = bookingFilter(params, service?.ID)
   const mapping = { clock: wallClockFor(options.zone), exposeCustomer: options.exposeCustomer, slugOf: createSlugDecoder() }
   const toRecord = (row: BookingRow) => toBookingRecord(row, mapping)
@@ -74,7 +86,7 @@ export async function answerSlots(
   // does the answer go the streamed way below (the first statement's work is
   // then lost, which is why only narrow filters try it).
   if (params.per_page === undefined && isNarrow(filter)) {
-    const head = await findFirstBookings(db, filter, grouped ? 'service' : 'booking', SMALL_ANSWER_ROWS + 1)
+    const head = await queries.findFirstBookings(db, filter, grouped ? 'service' : 'booking', SMALL_ANSWER_ROWS + 1)
     if (head.length <= SMALL_ANSWER_ROWS) {
       await send({ total: head.length, paging: undefined, grouped, batches: fromArray([head.map(toRecord)]) })
       return
@@ -83,10 +95,10 @@ export async function answerSlots(
 
   // Pages are short queries; an answer without per_page may stream for minutes
   // to a slow reader, so it holds a connection of the stream pool instead.
-  await readSnapshot(params.per_page === undefined ? pools.stream : pools.short, async (snapshot) => {
-    const total = await countBookings(db, snapshot, filter)
+  await queries.readSnapshot(params.per_page === undefined ? pools.stream : pools.short, async (snapshot) => {
+    const total = await queries.countBookings(db, snapshot, filter)
     if (params.per_page === undefined) {
-      const rows = streamBookings(db, snapshot, filter, grouped ? 'service' : 'booking', options.queryTimeoutMs)
+      const rows = queries.streamBookings(db, snapshot, filter, grouped ? 'service' : 'booking', options.queryTimeoutMs)
       await send({ total, paging: undefined, grouped, batches: mapBatches(rows, toRecord) })
       return
     }
@@ -96,7 +108,7 @@ export async function answerSlots(
     if (total > 0 && page > totalPages) {
       throw new RestError(400, 'rest_invalid_page_number', 'The page number requested is larger than the number of pages available.')
     }
-    const rows = total === 0 ? [] : await findBookingsPage(db, snapshot, filter, perPage, (page - 1) * perPage)
+    const rows = total === 0 ? [] : await queries.findBookingsPage(db, snapshot, filter, perPage, (page - 1) * perPage)
     const records = rows.map(toRecord)
     // A page is cut from the bookings in booking order, then grouped (at most per_page records held).
     if (grouped) records.sort((a, b) => a.service_id - b.service_id)

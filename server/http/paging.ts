@@ -2,6 +2,7 @@
 // each the request's own URL with another page, keeping the other parameters
 // exactly as the client wrote them.
 import type { Request } from 'express'
+import { publicBaseUrl } from './public-url.ts'
 
 /** The request's URL with `page` set; `page` keeps its place, or is added at the end. */
 function urlOfPage(req: Request, page: number): string {
@@ -11,7 +12,7 @@ function urlOfPage(req: Request, page: number): string {
   const at = pairs.findIndex(isPage)
   const kept = pairs.filter((pair) => !isPage(pair))
   kept.splice(at < 0 ? kept.length : at, 0, `page=${page}`)
-  return `${req.protocol}://${req.get('host') ?? 'localhost'}${path}?${kept.join('&')}`
+  return `${publicBaseUrl(req)}${path}?${kept.join('&')}`
 }
 
 export function pagingLinks(req: Request, page: number, totalPages: number): string | undefined {

@@ -30,6 +30,15 @@ export function parseParams<S extends z.ZodType>(schema: S, query: Record<string
   throw invalidParams(params)
 }
 
+/**
+ * For a check across parameters (`.superRefine(check, whenValid('page', 'per_page'))`):
+ * it runs when the parameters it reads are valid, even when others are not, so
+ * `start=x&page=2` reports both problems at once.
+ */
+export function whenValid(...names: string[]): z.core.$ZodSuperRefineParams {
+  return { when: (payload) => payload.issues.every((issue) => !names.includes(String(issue.path?.[0]))) }
+}
+
 /** What the namespace index and the OpenAPI document say of a parameter. */
 export interface ParamMeta {
   type: 'string' | 'integer' | 'boolean' | 'array'
@@ -37,7 +46,9 @@ export interface ParamMeta {
   enum?: readonly string[]
   items?: { type: 'string'; enum?: readonly string[] }
   default?: unknown
-  format?: string
+  pattern?: string
+  /** Words taken in any letter case (the OpenAPI document says so with a pattern; the index leaves it out). */
+  caseInsensitive?: boolean
   minimum?: number
   maximum?: number
 }
@@ -62,12 +73,18 @@ function splitList(list: string[]): string[] {
   return list.flatMap((value) => value.split(',')).map((value) => value.trim()).filter((value) => value !== '')
 }
 
+/**
+ * The three forms of a date as one regular expression, for the namespace index
+ * and the OpenAPI document: `format: date` would deny DD.MM.YYYY and DD/MM/YYYY.
+ */
+export const DATE_PARAM_PATTERN = '^(\\d{4}-\\d{2}-\\d{2}|\\d{2}\\.\\d{2}\\.\\d{4}|\\d{2}/\\d{2}/\\d{4})$'
+
 export function dateParam(name: string, description: string) {
   return values.transform((list, ctx) => {
     const value = single(name, list, ctx)
     if (value === undefined) return undefined
     return parseDateParam(value) ?? fail(ctx, `${name} must be a date as DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.`)
-  }).meta({ type: 'string', format: 'date', description } satisfies ParamMeta)
+  }).meta({ type: 'string', pattern: DATE_PARAM_PATTERN, description } satisfies ParamMeta)
 }
 
 /** One of a few words; `caseInsensitive` for those API.md says accept any letter case. */
@@ -77,7 +94,7 @@ export function enumParam<const T extends readonly string[]>(name: string, choic
     if (value === undefined) return fallback
     const wanted = caseInsensitive ? value.toLowerCase() : value
     return choices.find((choice) => choice === wanted) ?? fail(ctx, `${name} must be one of: ${choices.join(', ')}.`)
-  }).meta({ type: 'string', enum: choices, default: fallback, description } satisfies ParamMeta)
+  }).meta({ type: 'string', enum: choices, default: fallback, description, ...(caseInsensitive ? { caseInsensitive } : {}) } satisfies ParamMeta)
 }
 
 /** A list of words from a fixed set; spaces and letter case ignored. */
@@ -109,10 +126,12 @@ export function integerParam(name: string, min: number, max: number, description
     if (value === undefined) return undefined
     const n = Number(value)
     if (!/^\d+$/.test(value) || n < min || n > max) {
-      fail(ctx, max === Number.MAX_SAFE_INTEGER ? `${name} must be a whole number of at least ${min}.` : `${name} must be a whole number from ${min} to ${max}.`)
+      // "at least 1" alone would mislead a page number too large for the service.
+      const tooLarge = n > max
+      fail(ctx, max === Number.MAX_SAFE_INTEGER && !tooLarge ? `${name} must be a whole number of at least ${min}.` : `${name} must be a whole number from ${min} to ${max}.`)
     }
     return n
-  }).meta({ type: 'integer', minimum: min, ...(max === Number.MAX_SAFE_INTEGER ? {} : { maximum: max }), description } satisfies ParamMeta)
+  }).meta({ type: 'integer', minimum: min, maximum: max, description } satisfies ParamMeta)
 }
 
 /** API.md's booleans: 1, true, 0, false in any case; present with no value (`?flat`, `flat=`) means true. */

@@ -25,8 +25,11 @@ export const bookingSchema = z.object({
   note: z.string().nullable(),
 }).strict().meta({ id: 'Booking', description: 'A booking (API.md, "GET slots/").' })
 
-/** A booking cut by `_fields`: the fields named, nothing else. */
-export const bookingFieldsSchema = bookingSchema.partial().strict()
+/** A booking cut by `_fields`: the fields named, nothing else; `customer.email` keeps one field of customer. */
+export const bookingFieldsSchema = bookingSchema.extend({
+  customer: z.object({ name: z.string(), email: z.string(), phone: z.string() }).partial().strict().nullable()
+    .meta({ description: 'All three fields with _fields=customer; only those named with customer.name, customer.email, customer.phone.' }),
+}).partial().strict()
   .meta({ id: 'BookingFields', description: 'A booking with only the fields `_fields` named.' })
 
 const bookingOrFields = z.union([bookingSchema, bookingFieldsSchema])

@@ -52,17 +52,28 @@ export function csvCell(value: unknown): string {
 }
 
 /** The `_fields` of a CSV export: `customer` keeps all three columns, `customer.email` one. */
-function csvColumns(fields: readonly string[] | undefined): CsvColumn[] {
+export function csvColumns(fields: readonly string[] | undefined): CsvColumn[] {
   if (!fields) return CSV_COLUMNS
   return CSV_COLUMNS.filter((column) =>
     fields.includes(column.field) || fields.includes(column.name.replace(/^customer_/, 'customer.')) || fields.includes(column.name))
 }
 
+/** The names `_fields` can give a CSV export. */
+export const CSV_FIELD_NAMES = [...BOOKING_FIELDS, 'customer.name', 'customer.email', 'customer.phone']
+
+/**
+ * One line of cells. A line whose only cell is empty is written as `""`: an
+ * empty line is no row to pandas and other readers that skip blank lines.
+ */
+export function csvLine(cells: string[]): string {
+  return `${cells.length === 1 && cells[0] === '' ? '""' : cells.join(',')}\r\n`
+}
+
 export async function* slotsCsvChunks(answer: SlotsAnswer, fields: readonly string[] | undefined): AsyncGenerator<string> {
   const columns = csvColumns(fields)
-  let out = `${columns.map((column) => column.name).join(',')}\r\n`
+  let out = csvLine(columns.map((column) => column.name))
   for await (const batch of answer.batches) {
-    for (const record of batch) out += `${columns.map((column) => csvCell(column.value(record))).join(',')}\r\n`
+    for (const record of batch) out += csvLine(columns.map((column) => csvCell(column.value(record))))
     if (out.length >= CHUNK_CHARS) {
       yield out
       out = ''

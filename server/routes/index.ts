@@ -38,7 +38,7 @@ export function namespaceIndex() {
     const name = `/${NAMESPACE}${route.path === '/' ? '' : route.path}`
     const args: Record<string, unknown> = {}
     if (route.params) {
-      for (const [param, meta] of Object.entries(describeParams(route.params))) args[param] = { ...meta, required: false }
+      for (const [param, { caseInsensitive: _ignored, ...meta }] of Object.entries(describeParams(route.params))) args[param] = { ...meta, required: false }
     }
     routes[name] = { namespace: NAMESPACE, methods: ['GET'], endpoints: [{ methods: ['GET'], args }] }
   }

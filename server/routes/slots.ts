@@ -2,10 +2,11 @@
 import type { RequestHandler } from 'express'
 import { z } from 'zod'
 import {
-  booleanParam, dateParam, enumListParam, enumParam, integerParam, nameListParam, parseParams, serviceParam,
+  booleanParam, dateParam, enumListParam, enumParam, integerParam, nameListParam, parseParams, serviceParam, whenValid,
 } from '../http/params.ts'
 import { answerSlots } from '../domain/slots.ts'
-import { slotsCsvChunks, slotsJsonChunks } from '../http/slots-body.ts'
+import { CSV_FIELD_NAMES, csvColumns, slotsCsvChunks, slotsJsonChunks } from '../http/slots-body.ts'
+import { invalidParams } from '../errors.ts'
 import { startIterating, streamBody } from '../http/stream-body.ts'
 import { pagingLinks } from '../http/paging.ts'
 import { negotiateFormat } from '../http/negotiate.ts'
@@ -34,10 +35,11 @@ export const slotsParams = z.object({
   if (params.start && params.end && params.start > params.end) {
     ctx.addIssue({ code: 'custom', path: ['start'], message: `start must not be after end (${params.start} is after ${params.end}).` })
   }
+}, whenValid('start', 'end')).superRefine((params, ctx) => {
   if (params.page !== undefined && params.per_page === undefined) {
     ctx.addIssue({ code: 'custom', path: ['page'], message: 'page needs per_page: give per_page (1 to 1000) to page through the bookings.' })
   }
-})
+}, whenValid('page', 'per_page'))
 
 export type SlotsParams = z.output<typeof slotsParams>
 
@@ -46,6 +48,10 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   const format = negotiateFormat(req, params.format, ['json', 'csv', 'ics'])
   if (format === 'ics') return sendSlotsFeed(deps, req, res, params)
   const csv = format === 'csv'
+  // JSON keeps WordPress's empty records for unknown _fields; a CSV without a column is no file.
+  if (csv && csvColumns(params._fields).length === 0) {
+    throw invalidParams({ _fields: `_fields names no column of the CSV export; use one or more of ${CSV_FIELD_NAMES.join(', ')}.` })
+  }
   const zone = await deps.siteTimezone()
   // CSV is always the flat list (API.md, "CSV").
   const grouped = !params.flat && !csv
@@ -63,7 +69,7 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
       res.setHeader('Content-Type', 'text/csv; charset=utf-8')
       res.setHeader('Content-Disposition', 'attachment; filename="bookings.csv"')
     } else {
-      res.setHeader('Content-Type', 'application/json; charset=UTF-8')
+      res.setHeader('Content-Type', 'application/json; charset=utf-8')
     }
     if (req.method === 'HEAD') {
       res.end()

@@ -1,5 +1,6 @@
 // API.md, "CSV": format=csv and Accept: text/csv, RFC 4180, CRLF, the formula guard.
 import { expect } from 'chai'
+import { parse } from 'csv-parse/sync'
 import request from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
@@ -41,6 +42,35 @@ describe('GET slots/ as CSV', () => {
     expect(formula.text).to.equal('id,note\r\n114,"\'=HYPERLINK(""http://evil"")"\r\n')
   })
 
+  it('writes a row whose only cell is empty as "", so readers that skip blank lines (pandas, csv-parse) keep it', async () => {
+    const res = await request(t.app).get(`${URL}?format=csv&_fields=note&start=2026-11-24&end=2026-11-25`).expect(200)
+    expect(res.text).to.equal('note\r\npast midnight\r\n""\r\n""\r\nWindow seat\r\n')
+    // skip_empty_lines is what pandas does by default (skip_blank_lines=True).
+    const rows = parse(res.text, { columns: true, skip_empty_lines: true }) as Record<string, string>[]
+    expect(rows).to.deep.equal([{ note: 'past midnight' }, { note: '' }, { note: '' }, { note: 'Window seat' }])
+  })
+
+  it('_fields naming no CSV column gives 400 rest_invalid_param with the names it takes (JSON keeps WordPress\'s empty records)', async () => {
+    const res = await request(t.app).get(`${URL}?format=csv&_fields=nope,Id`).expect(400)
+    expect(res.body).to.deep.equal({
+      code: 'rest_invalid_param',
+      message: 'Invalid parameter(s): _fields',
+      data: {
+        status: 400,
+        params: {
+          _fields: '_fields names no column of the CSV export; use one or more of id, service_id, service_slug, status, booking_date, start, end, all_day, created_date, customer, note, customer.name, customer.email, customer.phone.',
+        },
+      },
+    })
+    const json = await request(t.app).get(`${URL}?_fields=nope&start=2026-11-29`).expect(200)
+    expect(json.body).to.deep.equal({ booked_slots: { 22: [{}] }, total: 1 })
+  })
+
+  it('nested _fields in JSON (customer.email) keep one field of customer, and the answer matches openapi.json', async () => {
+    const res = await request(t.app).get(`${URL}?_fields=id,customer.email&flat&start=2026-11-29`).expect(200)
+    expect(res.body).to.deep.equal({ booked_slots: [{ id: 114, customer: { email: 'c114@example.com' } }], total: 1 })
+  })
+
   it('Accept: text/csv asks for CSV; an explicit format=json wins', async () => {
     const csv = await request(t.app).get(`${URL}?_fields=id&start=2026-11-29`).set('Accept', 'text/csv').expect(200)
     expect(csv.text).to.equal('id\r\n114\r\n')
@@ -50,7 +80,7 @@ describe('GET slots/ as CSV', () => {
 
   it('Accept is negotiated with its quality values (format): text/csv;q=0 never gives CSV, a preferred text/csv does', async () => {
     const refused = await request(t.app).get(`${URL}?_fields=id&start=2026-11-29`).set('Accept', 'text/csv;q=0, application/json').expect(200)
-    expect(refused.headers['content-type']).to.equal('application/json; charset=UTF-8')
+    expect(refused.headers['content-type']).to.equal('application/json; charset=utf-8')
     expect(refused.body).to.deep.equal({ booked_slots: { 22: [{ id: 114 }] }, total: 1 })
     const preferred = await request(t.app).get(`${URL}?_fields=id&start=2026-11-29`).set('Accept', 'application/json;q=0.5, text/csv').expect(200)
     expect(preferred.text).to.equal('id\r\n114\r\n')

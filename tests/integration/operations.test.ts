@@ -143,5 +143,25 @@ describe('operations', () => {
         await guarded.close()
       }
     })
+
+    it('is served under each prefix too, guarded like the rest of the namespace, with HEAD, OPTIONS and 405', async () => {
+      const guarded = createTestApp(db, { env: { AUTH_MODE: 'token', API_TOKENS: 'a-token' } })
+      const forms = ['/wp-json/booking-calendar/v1/openapi.json', '/booking-calendar/v1/openapi.json/', '/?rest_route=/booking-calendar/v1/openapi.json']
+      try {
+        for (const form of forms) {
+          const refused = await request(guarded.app).get(form).expect(401)
+          expect(refused.body.code, form).to.equal('rest_not_logged_in')
+          const res = await request(guarded.app).get(form).set('Authorization', 'Bearer a-token').expect(200)
+          expect(res.body, form).to.deep.equal(JSON.parse(JSON.stringify(buildOpenApiDocument())))
+        }
+        await request(guarded.app).head(forms[0]!).set('Authorization', 'Bearer a-token').expect(200)
+        const options = await request(guarded.app).options(forms[0]!).expect(204)
+        expect(options.headers.allow).to.equal('GET, HEAD, OPTIONS')
+        const post = await request(guarded.app).post(forms[0]!).set('Authorization', 'Bearer a-token').expect(405)
+        expect([post.body.code, post.headers.allow]).to.deep.equal(['rest_no_route', 'GET, HEAD, OPTIONS'])
+      } finally {
+        await guarded.close()
+      }
+    })
   })
 })

@@ -83,7 +83,7 @@ describe('routing', () => {
     it('HEAD answers like GET, without a body', async () => {
       const res = await request(t.app).head('/wp-json/booking-calendar/v1/slots?status=booked').expect(200)
       expect(res.headers['x-wp-total']).to.equal('8')
-      expect(res.headers['content-type']).to.equal('application/json; charset=UTF-8')
+      expect(res.headers['content-type']).to.equal('application/json; charset=utf-8')
       expect(res.text).to.equal(undefined)
     })
 

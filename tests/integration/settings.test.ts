@@ -88,6 +88,23 @@ describe('settings', () => {
       }
     })
 
+    it('a failed refresh keeps the known zone another minute and is logged once, however many requests wait', async () => {
+      const t = createTestApp(db, { now: clock })
+      try {
+        await request(t.app).get(`${SLOTS}?status=reject&flat&_fields=start`).expect(200)
+        await db.admin.query('RENAME TABLE shop_options TO shop_options_away')
+        now += 61_000
+        const answers = await Promise.all(Array.from({ length: 5 }, () => request(t.app).get(`${SLOTS}?status=reject&flat&_fields=start`).expect(200)))
+        for (let i = 0; i < 5; i++) answers.push(await request(t.app).get(`${SLOTS}?status=reject&flat&_fields=start`).expect(200))
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        expect(answers.map((res) => res.body.booked_slots[0].start)).to.deep.equal(Array(10).fill('2026-03-29T03:30:00+02:00'))
+        expect(t.logs.filter((line) => line.msg === 'could not refresh the site time zone').length).to.equal(1)
+      } finally {
+        await db.admin.query('RENAME TABLE shop_options_away TO shop_options')
+        await t.close()
+      }
+    })
+
     it('SITE_TIMEZONE overrides the site\'s options', async () => {
       const t = createTestApp(db, { env: { SITE_TIMEZONE: 'America/New_York' } })
       try {

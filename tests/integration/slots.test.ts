@@ -41,7 +41,7 @@ describe('GET slots/', () => {
   describe('grouping and order', () => {
     it('groups every booking by service ID, keys in ascending numeric order, without parameters', async () => {
       const res = await request(t.app).get(URL).expect(200)
-      expect(res.headers['content-type']).to.equal('application/json; charset=UTF-8')
+      expect(res.headers['content-type']).to.equal('application/json; charset=utf-8')
       expect(res.headers['x-wp-total']).to.equal(String(ALL.length))
       expect(res.body).to.deep.equal(grouped(ALL))
       expect(Object.keys(res.body.booked_slots)).to.deep.equal(['1', '12', '15', '20', '21', '22', '23', '99'])

@@ -39,6 +39,21 @@ describe('configuration', () => {
     expect(loadConfig({ ...DB, TABLE_PREFIX: 'wp_2_', WORDPRESS_TABLE_PREFIX: 'shop_' }).tablePrefix).to.equal('wp_2_')
   })
 
+  it('reads PUBLIC_URL without its trailing slash, and TRUST_PROXY in Express\'s syntax', () => {
+    expect(loadConfig(DB)).to.deep.include({ publicUrl: undefined, trustProxy: ['loopback', 'uniquelocal'] })
+    expect(loadConfig({ ...DB, PUBLIC_URL: 'https://shop.example.com/' }).publicUrl).to.equal('https://shop.example.com')
+    expect(loadConfig({ ...DB, PUBLIC_URL: 'https://example.com/shop/' }).publicUrl).to.equal('https://example.com/shop')
+    const trust: [string, boolean | number | string[]][] = [
+      ['true', true], ['FALSE', false], ['2', 2], ['loopback, 10.0.0.0/8', ['loopback', '10.0.0.0/8']], ['172.18.0.5', ['172.18.0.5']],
+    ]
+    for (const [text, value] of trust) expect(loadConfig({ ...DB, TRUST_PROXY: text }).trustProxy, text).to.deep.equal(value)
+  })
+
+  it('trims tokens: spaces around one are no part of it', () => {
+    const config = loadConfig({ ...DB, AUTH_MODE: 'token', API_TOKENS: ' one , two ', METRICS_TOKEN: ' m-token ' })
+    expect([config.apiTokens, config.metricsToken]).to.deep.equal([['one', 'two'], 'm-token'])
+  })
+
   it('decodes a percent-encoded password in DATABASE_URL', () => {
     expect(loadConfig({ DATABASE_URL: 'mysql://u:p%40ss%3Aw@h/db' }).database.password).to.equal('p@ss:w')
   })
@@ -53,6 +68,13 @@ describe('configuration', () => {
     [{ ...DB, SITE_TIMEZONE: 'Mars/Olympus' }, 'SITE_TIMEZONE must be an IANA time zone such as Europe/Berlin, UTC, or an offset such as +05:45.'],
     [{ ...DB, AUTH_MODE: 'open' }, 'AUTH_MODE must be none, wordpress or token.'],
     [{ ...DB, AUTH_MODE: 'token' }, 'API_TOKENS must hold at least one token (comma-separated) when AUTH_MODE is token.'],
+    [{ ...DB, AUTH_MODE: 'token', API_TOKENS: 'good-one, secret token' }, 'API_TOKENS must be tokens without spaces, comma-separated.'],
+    [{ ...DB, METRICS_TOKEN: ' metrics secret ' }, 'METRICS_TOKEN must be one token without spaces.'],
+    [{ ...DB, PUBLIC_URL: 'shop.example.com' }, 'PUBLIC_URL must be the site\'s public address, such as https://shop.example.com.'],
+    [{ ...DB, PUBLIC_URL: 'https://user:secret@shop.example.com' }, 'PUBLIC_URL must be the site\'s public address, such as https://shop.example.com.'],
+    [{ ...DB, PUBLIC_URL: 'https://shop.example.com/?x=1' }, 'PUBLIC_URL must be the site\'s public address, such as https://shop.example.com.'],
+    [{ ...DB, TRUST_PROXY: 'the nginx box' }, 'TRUST_PROXY must be true, false, a number of hops, or addresses and subnets (loopback, uniquelocal, 10.0.0.0/8), comma-separated.'],
+    [{ ...DB, METRICS_TOKEN: 'metrics\tsecret' }, 'METRICS_TOKEN must be one token without spaces.'],
     [{ ...DB, AUTH_MODE: 'wordpress' }, 'WORDPRESS_URL must be set when AUTH_MODE is wordpress: the site\'s address, such as https://example.com.'],
     [{ ...DB, WORDPRESS_URL: 'ftp://x' }, 'WORDPRESS_URL must be the site\'s address, such as https://example.com.'],
     [{ ...DB, EXPOSE_CUSTOMER_DATA: 'maybe' }, 'EXPOSE_CUSTOMER_DATA must be true or false.'],

@@ -1,6 +1,6 @@
 // One CSV cell (API.md, "CSV"): each rule on its own, so each would fail without it.
 import { expect } from 'chai'
-import { csvCell } from '../../server/http/slots-body.ts'
+import { csvCell, csvLine } from '../../server/http/slots-body.ts'
 
 describe('csvCell', () => {
   it('null is an empty cell; booleans and numbers as written', () => {
@@ -31,5 +31,14 @@ describe('csvCell', () => {
     expect(csvCell('\rx')).to.equal("\"'\rx\"")
     expect(csvCell('=HYPERLINK("http://evil")')).to.equal('"\'=HYPERLINK(""http://evil"")"')
     expect(csvCell('a=b')).to.equal('a=b')
+  })
+})
+
+describe('csvLine', () => {
+  it('ends every line with CRLF, and writes a line of one empty cell as "" (an empty line is no row to pandas)', () => {
+    expect(csvLine(['a', '', 'b'])).to.equal('a,,b\r\n')
+    expect(csvLine(['', ''])).to.equal(',\r\n')
+    expect(csvLine(['x'])).to.equal('x\r\n')
+    expect(csvLine([''])).to.equal('""\r\n')
   })
 })

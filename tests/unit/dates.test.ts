@@ -1,11 +1,14 @@
 import { expect } from 'chai'
 import {
-  WallClock, addMonthsClamped, daysInclusive, formatOffset, parseDateParam, parseZoneSetting, todayInZone,
-  zoneFromOptions, zoneLabel, type SiteZone,
+  WallClock, addMonthsClamped, dayToMs, daysInclusive, formatOffset, isIanaZone, msToDay, offsetAt, parseDateParam,
+  parseZoneSetting, remember, timeToSeconds, todayInZone, wallClockFor, wallClockToInstant, weekdayOf, zoneFromOptions,
+  zoneLabel, type SiteZone,
 } from '../../server/domain/dates.ts'
 
 const berlin: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
 const newYork: SiteZone = { kind: 'iana', name: 'America/New_York' }
+const auckland: SiteZone = { kind: 'iana', name: 'Pacific/Auckland' }
+const sydney: SiteZone = { kind: 'iana', name: 'Australia/Sydney' }
 
 describe('parseDateParam: strict dates in the three forms', () => {
   const cases: [string, string | undefined][] = [
@@ -18,6 +21,13 @@ describe('parseDateParam: strict dates in the three forms', () => {
     ['2026-2-3', undefined],
     ['13/13/2026', undefined],
     ['2026-11-25T00:00:00', undefined],
+    // Each form is anchored at both ends.
+    ['x25.11.2026', undefined],
+    ['25.11.2026x', undefined],
+    ['x25/11/2026', undefined],
+    ['25/11/2026x', undefined],
+    ['1000-01-01', '1000-01-01'],
+    ['01.01.1000', '1000-01-01'],
     ['25-11-2026', undefined],
     ['2026/11/25', undefined],
     [' 2026-11-25', undefined],
@@ -55,6 +65,20 @@ describe('WallClock: ISO 8601 with the site\'s UTC offset on that date', () => {
     [{ kind: 'fixed', offsetMinutes: 345 }, '2026-11-25', '09:00:00', '2026-11-25T09:00:00+05:45'],
     [{ kind: 'fixed', offsetMinutes: -210 }, '2026-11-25', '09:00:00', '2026-11-25T09:00:00-03:30'],
     [{ kind: 'utc' }, '2026-11-25', '09:00:00', '2026-11-25T09:00:00+00:00'],
+    // East of UTC the change falls on the UTC day before the local one. Pacific/Auckland
+    // falls back on 2026-04-05 at 03:00 (+13:00 to +12:00) and springs forward on 2026-09-27 at 02:00.
+    [auckland, '2026-04-04', '23:00:00', '2026-04-04T23:00:00+13:00'],
+    [auckland, '2026-04-05', '01:00:00', '2026-04-05T01:00:00+13:00'],
+    [auckland, '2026-04-05', '02:30:00', '2026-04-05T02:30:00+13:00'],
+    [auckland, '2026-04-05', '03:00:00', '2026-04-05T03:00:00+12:00'],
+    [auckland, '2026-09-27', '01:59:00', '2026-09-27T01:59:00+12:00'],
+    [auckland, '2026-09-27', '02:30:00', '2026-09-27T03:30:00+13:00'],
+    // Australia/Sydney: back on 2026-04-05 at 03:00 (+11:00 to +10:00), forward on 2026-10-04 at 02:00.
+    [sydney, '2026-04-05', '01:00:00', '2026-04-05T01:00:00+11:00'],
+    [sydney, '2026-04-05', '03:00:00', '2026-04-05T03:00:00+10:00'],
+    [sydney, '2026-10-04', '02:30:00', '2026-10-04T03:30:00+11:00'],
+    // Seconds and minutes of the wall-clock time each land in their own place.
+    [berlin, '2026-11-25', '13:47:09', '2026-11-25T13:47:09+01:00'],
   ]
   for (const [zone, date, time, expected] of cases) {
     it(`${zoneLabel(zone)} ${date} ${time} is ${expected}`, () => {
@@ -67,9 +91,14 @@ describe('WallClock: ISO 8601 with the site\'s UTC offset on that date', () => {
     expect(new WallClock(berlin).isoDateTime('2026-11-25 23:59:59')).to.equal('2026-11-25T23:59:59+01:00')
   })
 
+  it('reads a DATETIME without a time as its midnight', () => {
+    expect(new WallClock(berlin).isoDateTime('2026-11-25')).to.equal('2026-11-25T00:00:00+01:00')
+  })
+
   it('answers the same for a day it has seen before (the per-day offset cache)', () => {
     const clock = new WallClock(berlin)
-    expect(clock.iso('2026-03-29', '02:30:00')).to.equal(clock.iso('2026-03-29', '02:30:00'))
+    expect(clock.iso('2026-03-29', '02:30:00')).to.equal('2026-03-29T03:30:00+02:00')
+    expect(clock.iso('2026-03-29', '02:30:00')).to.equal('2026-03-29T03:30:00+02:00')
     expect(clock.iso('2026-03-29', '12:00:00')).to.equal('2026-03-29T12:00:00+02:00')
     expect(clock.iso('2026-03-29', '00:30:00')).to.equal('2026-03-29T00:30:00+01:00')
   })
@@ -102,6 +131,45 @@ describe('the site\'s time zone from options and SITE_TIMEZONE', () => {
     expect(parseZoneSetting('+25:00')).to.equal(undefined)
   })
 
+  it('reads SITE_TIMEZONE strictly: whole text, minutes below 60, at most 14 hours', () => {
+    const cases: [string, SiteZone | undefined][] = [
+      [' Europe/Berlin ', { kind: 'iana', name: 'Europe/Berlin' }],
+      ['Etc/GMT', { kind: 'iana', name: 'Etc/GMT' }],
+      ['+0545', { kind: 'fixed', offsetMinutes: 345 }],
+      ['UTC+2', { kind: 'fixed', offsetMinutes: 120 }],
+      ['+14:00', { kind: 'fixed', offsetMinutes: 840 }],
+      ['+00:00', { kind: 'utc' }],
+      ['+05:60', undefined],
+      ['+14:01', undefined],
+      ['x+05:45', undefined],
+      ['+05:45x', undefined],
+    ]
+    for (const [text, zone] of cases) expect(parseZoneSetting(text), text).to.deep.equal(zone)
+  })
+
+  it('takes WordPress\'s options as wp_timezone() does', () => {
+    const cases: [string | undefined, string | undefined, SiteZone][] = [
+      [' Europe/Berlin ', '', berlin],
+      ['utc', '3', { kind: 'utc' }],
+      ['Etc/UTC', '3', { kind: 'iana', name: 'Etc/UTC' }],
+      ['', '14', { kind: 'fixed', offsetMinutes: 840 }],
+      ['', '-14', { kind: 'fixed', offsetMinutes: -840 }],
+      ['', '15', { kind: 'utc' }],
+      ['', 'abc', { kind: 'utc' }],
+      ['', '0', { kind: 'utc' }],
+      [undefined, undefined, { kind: 'utc' }],
+    ]
+    for (const [timezoneString, gmtOffset, zone] of cases) {
+      expect(zoneFromOptions(timezoneString, gmtOffset), `${timezoneString} ${gmtOffset}`).to.deep.equal(zone)
+    }
+  })
+
+  it('tells IANA names from everything else', () => {
+    expect(isIanaZone('Europe/Berlin')).to.equal(true)
+    expect(isIanaZone('Mars/Olympus')).to.equal(false)
+    expect(isIanaZone('+01:00')).to.equal(false)
+  })
+
   it('formats offsets with sign, hours and minutes', () => {
     expect(formatOffset(0)).to.equal('+00:00')
     expect(formatOffset(-570)).to.equal('-09:30')
@@ -120,6 +188,25 @@ describe('calendar arithmetic', () => {
     it(`${from} plus three months is ${to}`, () => expect(addMonthsClamped(from, 3)).to.equal(to))
   }
 
+  it('reads YYYY-MM-DD strictly, as milliseconds of its midnight in UTC', () => {
+    expect(dayToMs('2026-11-25')).to.equal(Date.UTC(2026, 10, 25))
+    for (const text of ['nope', 'x2026-11-25', '2026-11-25x', '2026-00-10', '2026-13-01', '2026-01-00', '2026-02-29']) {
+      expect(dayToMs(text), text).to.be.NaN
+    }
+    expect(msToDay(Date.UTC(999, 0, 1))).to.equal('0999-01-01')
+    expect(weekdayOf('2026-11-22')).to.equal(0)
+    expect(weekdayOf('2026-11-28')).to.equal(6)
+  })
+
+  it('reads TIME values, negative and fractional ones too', () => {
+    const cases: [string, number][] = [
+      ['09:30:15', 34215], ['09:30', 34200], ['24:00:00', 86400], ['-01:00:00', -3600], ['838:59:59', 3020399],
+      ['09:30:00.5', 34200], ['09:30:00.25', 34200],
+    ]
+    for (const [text, seconds] of cases) expect(timeToSeconds(text), text).to.equal(seconds)
+    for (const text of ['nope', 'x09:30:00', '09:30:00x', '09:30:00.', '9']) expect(timeToSeconds(text), text).to.be.NaN
+  })
+
   it('counts both ends of a range', () => {
     expect(daysInclusive('2026-01-01', '2026-01-01')).to.equal(1)
     expect(daysInclusive('2026-01-01', '2027-12-31')).to.equal(730)
@@ -130,5 +217,48 @@ describe('calendar arithmetic', () => {
     expect(todayInZone(berlin, lateEvening)).to.equal('2026-11-22')
     expect(todayInZone({ kind: 'utc' }, lateEvening)).to.equal('2026-11-21')
     expect(todayInZone(newYork, Date.UTC(2026, 10, 22, 3, 0))).to.equal('2026-11-21')
+  })
+})
+
+describe('zone offsets and instants', () => {
+  it('reads offsets of far-off years: Berlin\'s local mean time, also before year 1', () => {
+    expect(offsetAt(berlin, Date.UTC(1850, 5, 1))).to.equal(53)
+    expect(offsetAt(berlin, Date.UTC(-50, 5, 1))).to.equal(53)
+    expect(offsetAt({ kind: 'utc' }, Date.UTC(2026, 6, 1))).to.equal(0)
+    expect(offsetAt({ kind: 'fixed', offsetMinutes: -210 }, Date.UTC(2026, 6, 1))).to.equal(-210)
+  })
+
+  it('takes a fixed offset or UTC as it is', () => {
+    const wall = Date.UTC(2026, 10, 25, 9)
+    expect(wallClockToInstant({ kind: 'fixed', offsetMinutes: 345 }, wall)).to.deep.equal({ utcMs: wall - 345 * 60_000, offsetMinutes: 345 })
+    expect(wallClockToInstant({ kind: 'utc' }, wall)).to.deep.equal({ utcMs: wall, offsetMinutes: 0 })
+    expect(wallClockToInstant(berlin, wall)).to.deep.equal({ utcMs: wall - 60 * 60_000, offsetMinutes: 60 })
+  })
+
+  it('keeps one WallClock per zone for the process', () => {
+    const clock = wallClockFor({ kind: 'iana', name: 'Europe/Berlin' })
+    expect(wallClockFor({ kind: 'iana', name: 'Europe/Berlin' })).to.equal(clock)
+    expect(wallClockFor(newYork)).not.to.equal(clock)
+    expect(clock.iso('2026-11-25', '09:00:00')).to.equal('2026-11-25T09:00:00+01:00')
+    expect(wallClockFor(newYork).iso('2026-11-25', '09:00:00')).to.equal('2026-11-25T09:00:00-05:00')
+  })
+})
+
+describe('remember: a bounded cache', () => {
+  it('computes a key once, and starts over when the limit is reached', () => {
+    const cache = new Map<string, string>()
+    const computed: string[] = []
+    const upper = (key: string) => {
+      computed.push(key)
+      return key.toUpperCase()
+    }
+    expect(remember(cache, 2, 'a', upper)).to.equal('A')
+    expect(remember(cache, 2, 'a', upper)).to.equal('A')
+    expect(computed).to.deep.equal(['a'])
+    remember(cache, 2, 'b', upper)
+    expect([...cache.keys()]).to.deep.equal(['a', 'b'])
+    remember(cache, 2, 'c', upper)
+    expect([...cache.keys()]).to.deep.equal(['c'])
+    expect(computed).to.deep.equal(['a', 'b', 'c'])
   })
 })

@@ -1,7 +1,9 @@
 // Driver errors mapped in one place (server/errors.ts), and the raw answer to
-// requests Node's parser refuses (server/http/server-setup.ts).
+// requests Node's parser refuses (server/http/server-setup.ts). Error codes are a
+// closed union (STYLE.md, "Errors"): `npm test` typechecks first, so the
+// expected type error below fails the run if the union ever takes any string again.
 import { expect } from 'chai'
-import { toRestError } from '../../server/errors.ts'
+import { RestError, toRestError, WORDPRESS_AUTH_CODES } from '../../server/errors.ts'
 import { DbTimeoutError, DbUnavailableError } from '../../db/bounded-pool.ts'
 import { parserRefusal } from '../../server/http/server-setup.ts'
 
@@ -42,4 +44,13 @@ describe('parserRefusal', () => {
       expect(JSON.parse(raw.split('\r\n\r\n')[1]!).code).to.equal('rest_bad_request')
     })
   }
+})
+
+describe('RestError codes', () => {
+  it('takes the codes WordPress spells, and a misspelt one does not compile', () => {
+    expect(new RestError(400, 'rest_invalid_param', 'x').code).to.equal('rest_invalid_param')
+    // @ts-expect-error: rest_invalid_parm is no code of ours.
+    expect(new RestError(400, 'rest_invalid_parm', 'x').code).to.equal('rest_invalid_parm')
+    expect(WORDPRESS_AUTH_CODES).to.include('incorrect_password')
+  })
 })

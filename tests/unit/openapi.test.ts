@@ -6,7 +6,8 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import { buildOpenApiDocument } from '../../server/openapi.ts'
 import { ROUTES } from '../../server/routes/index.ts'
 import { BOOKING_FIELDS } from '../../server/domain/records.ts'
-import { contractProblem } from '../support/request.ts'
+import { contractProblem, requestProblem } from '../support/request.ts'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 
 type Doc = {
   openapi: string
@@ -41,10 +42,57 @@ describe('openapi.json', () => {
 
   it('takes each parameter\'s values from its schema: enums, bounds, defaults', () => {
     const param = (name: string) => doc.paths['/slots']!.get.parameters!.find((p) => p.name === name)!.schema
-    expect(param('status')).to.deep.equal({ type: 'array', items: { type: 'string', enum: ['pending', 'booked', 'reject', 'completed', 'expired'] } })
+    expect(param('status')).to.deep.include({ type: 'array' })
     expect(param('per_page')).to.deep.equal({ type: 'integer', minimum: 1, maximum: 1000 })
-    expect(param('format')).to.deep.equal({ type: 'string', enum: ['json', 'csv', 'ics'], default: 'json' })
-    expect(param('flat')).to.deep.equal({ type: 'boolean', default: false })
+    expect(param('filter_by')).to.deep.equal({ type: 'string', enum: ['booking_date', 'created_date'], default: 'booking_date' })
+    expect(param('format')).to.deep.include({ type: 'string', default: 'json', examples: ['json', 'csv', 'ics'] })
+    expect(param('flat')).to.deep.include({ type: 'string', default: 'false' })
+  })
+
+  // Prism refused these valid requests when the document said boolean and exact enums.
+  it('accepts in each parameter what the service accepts, and refuses what it refuses', () => {
+    const ajv = new Ajv2020({ strict: false })
+    const param = (name: string) => ajv.compile(doc.paths['/slots']!.get.parameters!.find((p) => p.name === name)!.schema)
+    const cases: [string, string[], string[]][] = [
+      ['flat', ['', '1', '0', 'true', 'TRUE', 'False'], ['yes', '2', 'truee']],
+      ['format', ['json', 'CSV', 'Json'], ['xml', 'csv ', '']],
+      ['filter_by', ['booking_date', 'created_date'], ['Created_Date']],
+      ['start', ['2026-11-01', '01.11.2026', '01/11/2026'], ['01.11/2026', '2026-1-1', '1.11.2026']],
+    ]
+    for (const [name, good, bad] of cases) {
+      const validate = param(name)
+      for (const value of good) expect(validate(value), `${name}=${value}`).to.equal(true)
+      for (const value of bad) expect(validate(value), `${name}=${value}`).to.equal(false)
+    }
+    const status = param('status')
+    expect(status(['Pending', ' booked', 'REJECT '])).to.equal(true)
+    expect(status(['pending', 'maybe'])).to.equal(false)
+  })
+
+  it('checks requests as a validating proxy would: Prism\'s refusals of valid requests pass, bad values do not', () => {
+    const slots = '/wp-json/booking-calendar/v1/slots'
+    for (const query of ['flat=1', 'flat=TRUE', 'flat=0', 'flat', 'status=Pending', 'status=pending,%20booked', 'format=CSV', 'start=01.11.2026&end=30/11/2026&per_page=1000']) {
+      expect(requestProblem('GET', `${slots}?${query}`), query).to.equal(undefined)
+      expect(requestProblem('GET', `/?rest_route=/booking-calendar/v1/slots/&${query}`), query).to.equal(undefined)
+    }
+    expect(requestProblem('GET', `${slots}?flat=yes`)).to.match(/openapi\.json refuses flat=yes/)
+    expect(requestProblem('GET', `${slots}?per_page=1001`)).to.match(/openapi\.json refuses per_page=1001/)
+    expect(requestProblem('GET', `${slots}?status=booked,maybe`)).to.match(/openapi\.json refuses status=booked,maybe/)
+  })
+
+  it('lists GET, HEAD and OPTIONS for every path, openapi.json under the prefixes, and the three address forms', () => {
+    const full = doc as unknown as { paths: Record<string, Record<string, { operationId: string }>>; servers: { url: string }[] }
+    for (const path of ['/', '/slots', '/disabled-time', '/summary', '/openapi.json']) {
+      expect(Object.keys(full.paths[path]!), path).to.deep.equal(['get', 'head', 'options'])
+    }
+    expect(full.paths['/slots']!.head!.operationId).to.equal('headSlots')
+    // Trailing slashes are the same routes.
+    expect(full.paths['/slots/']).to.deep.equal({ $ref: '#/paths/~1slots' })
+    expect(full.paths['/disabled-time/']).to.deep.equal({ $ref: '#/paths/~1disabled-time' })
+    expect(full.paths['/openapi.json/']).to.deep.equal({ $ref: '#/paths/~1openapi.json' })
+    expect(full.servers.map((server) => server.url)).to.deep.equal([
+      '{site}/wp-json/booking-calendar/v1', '{site}/booking-calendar/v1', '{site}/?rest_route=/booking-calendar/v1',
+    ])
   })
 
   it('describes a booking with every field API.md names, all required, nothing else', () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai'
-import { parseParams } from '../../server/http/params.ts'
+import { z } from 'zod'
+import { DATE_PARAM_PATTERN, collectQuery, describeParams, parseParams } from '../../server/http/params.ts'
 import { slotsParams } from '../../server/routes/slots.ts'
 import { RestError } from '../../server/errors.ts'
 
@@ -25,6 +26,7 @@ describe('slots/ parameters', () => {
     [{ 'status[]': ['booked', 'reject'] }, ['booked', 'reject']],
     [{ status: ['booked', 'expired'] }, ['booked', 'expired']],
     [{ status: 'booked,,booked' }, ['booked']],
+    [{ 'status[0]': 'booked', 'status[1]': 'pending' }, ['booked', 'pending']],
   ]
   for (const [query, expected] of statuses) {
     it(`status list form ${JSON.stringify(query)}`, () => {
@@ -49,6 +51,20 @@ describe('slots/ parameters', () => {
     expect(parseParams(slotsParams, { format: 'CSV' }).format).to.equal('csv')
   })
 
+  it('takes per_page from 1 to 1000, and any page from 1', () => {
+    expect(parseParams(slotsParams, { per_page: '1', page: '1' })).to.include({ per_page: 1, page: 1 })
+    expect(parseParams(slotsParams, { per_page: '1000', page: '9007199254740991' })).to.include({ per_page: 1000, page: 9007199254740991 })
+  })
+
+  it('takes a service ID or slug, trimmed', () => {
+    expect(parseParams(slotsParams, { service: ' haircut ' }).service).to.equal('haircut')
+  })
+
+  it('takes _fields as a list without repeats', () => {
+    expect(parseParams(slotsParams, { _fields: 'id, start ,id', '_fields[]': 'customer.email' })._fields)
+      .to.deep.equal(['id', 'start', 'customer.email'])
+  })
+
   const refusals: [string, Record<string, unknown>, Record<string, string>][] = [
     ['an unknown status', { status: 'booked,maybe' }, { status: 'status must be one or more of pending, booked, reject, completed, expired, comma-separated (got "maybe").' }],
     ['an empty status', { status: '' }, { status: 'status must be one or more of pending, booked, reject, completed, expired, comma-separated.' }],
@@ -59,11 +75,25 @@ describe('slots/ parameters', () => {
     ['start given twice', { start: ['2026-01-01', '2026-01-02'] }, { start: 'start must be given only once.' }],
     ['flat=yes', { flat: 'yes' }, { flat: 'flat must be true or false (1, true, 0 or false).' }],
     ['filter_by=created', { filter_by: 'created' }, { filter_by: 'filter_by must be one of: booking_date, created_date.' }],
+    ['filter_by in another letter case (WordPress enums are exact)', { filter_by: 'Created_Date' }, { filter_by: 'filter_by must be one of: booking_date, created_date.' }],
+    ['two unknown statuses', { status: 'maybe,Perhaps' }, { status: 'status must be one or more of pending, booked, reject, completed, expired, comma-separated (got "maybe", "perhaps").' }],
+    ['service given twice', { service: ['a', 'b'] }, { service: 'service must be given only once.' }],
+    ['an empty _fields', { _fields: ' , ' }, { _fields: '_fields must name at least one field, comma-separated.' }],
     ['per_page=0', { per_page: '0' }, { per_page: 'per_page must be a whole number from 1 to 1000.' }],
     ['per_page=1001', { per_page: '1001' }, { per_page: 'per_page must be a whole number from 1 to 1000.' }],
     ['per_page=2.5', { per_page: '2.5' }, { per_page: 'per_page must be a whole number from 1 to 1000.' }],
     ['page=0', { page: '0', per_page: '10' }, { page: 'page must be a whole number of at least 1.' }],
     ['page alone', { page: '2' }, { page: 'page needs per_page: give per_page (1 to 1000) to page through the bookings.' }],
+    ['a page number too large for the service', { page: '99999999999999999999', per_page: '10' }, { page: 'page must be a whole number from 1 to 9007199254740991.' }],
+    ['a page of 2.5', { page: '2.5', per_page: '10' }, { page: 'page must be a whole number of at least 1.' }],
+    ['a bad start beside page without per_page: every problem at once', { start: 'x', page: '2' }, {
+      start: 'start must be a date as DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.', page: 'page needs per_page: give per_page (1 to 1000) to page through the bookings.',
+    }],
+    ['start after end beside a bad flat', { start: '2026-12-01', end: '2026-11-30', flat: 'yes' }, {
+      start: 'start must not be after end (2026-12-01 is after 2026-11-30).', flat: 'flat must be true or false (1, true, 0 or false).',
+    }],
+    ['a bad end: no start-after-end check on it', { start: '2026-12-01', end: '2026-13-01' }, { end: 'end must be a date as DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.' }],
+    ['a bad per_page beside page: no page-needs-per_page check', { page: '2', per_page: '0' }, { per_page: 'per_page must be a whole number from 1 to 1000.' }],
     ['format=xml', { format: 'xml' }, { format: 'format must be one of: json, csv, ics.' }],
     ['an empty service', { service: ' ' }, { service: 'service must be a service ID or slug.' }],
     ['several at once', { start: 'x', flat: 'maybe' }, {
@@ -76,5 +106,62 @@ describe('slots/ parameters', () => {
 
   it('ignores unknown parameters, as WordPress does', () => {
     expect(parseParams(slotsParams, { colour: 'blue', _embed: '1' }).flat).to.equal(false)
+  })
+
+  it('says what the namespace index and the OpenAPI document show of each parameter', () => {
+    const statuses = ['pending', 'booked', 'reject', 'completed', 'expired']
+    const described = describeParams(slotsParams)
+    expect(Object.fromEntries(Object.entries(described).map(([name, { description: _d, ...rest }]) => [name, rest]))).to.deep.equal({
+      status: { type: 'array', items: { type: 'string', enum: statuses } },
+      service: { type: 'string' },
+      start: { type: 'string', pattern: DATE_PARAM_PATTERN },
+      end: { type: 'string', pattern: DATE_PARAM_PATTERN },
+      filter_by: { type: 'string', enum: ['booking_date', 'created_date'], default: 'booking_date' },
+      flat: { type: 'boolean', default: false },
+      page: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+      per_page: { type: 'integer', minimum: 1, maximum: 1000 },
+      _fields: { type: 'array', items: { type: 'string' } },
+      format: { type: 'string', enum: ['json', 'csv', 'ics'], default: 'json', caseInsensitive: true },
+    })
+    expect(described.start!.description).to.equal('The first day, inclusive: DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.')
+  })
+
+  it('describes dates with a pattern that takes exactly the three forms', () => {
+    const pattern = new RegExp(DATE_PARAM_PATTERN)
+    for (const text of ['2026-11-01', '01.11.2026', '01/11/2026']) expect(pattern.test(text), text).to.equal(true)
+    for (const text of ['01.11/2026', '2026-1-1', 'x2026-11-01', '2026-11-01x']) expect(pattern.test(text), text).to.equal(false)
+  })
+})
+
+describe('collectQuery: the query as lists of strings', () => {
+  const cases: [Record<string, unknown>, Record<string, string[]>][] = [
+    [{ status: 'booked' }, { status: ['booked'] }],
+    [{ 'status[]': ['booked', 'pending'] }, { status: ['booked', 'pending'] }],
+    [{ 'status[0]': 'booked', 'status[1]': 'reject', status: 'pending' }, { status: ['booked', 'reject', 'pending'] }],
+    [{ 'a[b]c[]': 'x' }, { 'a[b]c[]': ['x'] }],
+    [{ 'status[0]x': 'x' }, { 'status[0]x': ['x'] }],
+    [{ '[0]': 'x' }, { '[0]': ['x'] }],
+    [{ a: ['x', { nested: 'y' }, 5] }, { a: ['x'] }],
+    [{ a: { nested: 'y' } }, { a: [] }],
+  ]
+  for (const [query, expected] of cases) {
+    it(`${JSON.stringify(query)} gives ${JSON.stringify(expected)}`, () => expect(collectQuery(query)).to.deep.equal(expected))
+  }
+})
+
+describe('parseParams: problems as WordPress reports them', () => {
+  function problems(schema: z.ZodType, query: Record<string, unknown>): Record<string, string> {
+    try {
+      parseParams(schema, query)
+    } catch (error) {
+      return (error as RestError).extra.params!
+    }
+    throw new Error('expected a refusal')
+  }
+
+  it('gives a generic sentence for a problem zod found by itself, and names the query for one without a parameter', () => {
+    expect(problems(z.object({ n: z.array(z.number()) }), { n: 'x' })).to.deep.equal({ n: 'n is not valid.' })
+    const whole = z.object({}).superRefine((_value, ctx) => ctx.addIssue({ code: 'custom', message: 'Something is off.' }))
+    expect(problems(whole, {})).to.deep.equal({ query: 'Something is off.' })
   })
 })

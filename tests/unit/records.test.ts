@@ -48,7 +48,14 @@ describe('toBookingRecord: a row in, API.md\'s booking out', () => {
   })
 
   it('gives service_slug null when the service post is gone', () => {
-    expect(toBookingRecord(row({ service_post_name: null, service_post_status: null }), mapping).service_slug).to.equal(null)
+    const slugOf = (name: string | null) => `slug of ${name}`
+    expect(toBookingRecord(row({ service_post_name: null, service_post_status: null }), { ...mapping, slugOf }).service_slug).to.equal(null)
+    expect(toBookingRecord(row({}), { ...mapping, slugOf }).service_slug).to.equal('slug of haircut')
+  })
+
+  it('gives start and end null for a booking_date that is no date', () => {
+    const record = toBookingRecord(row({ booking_date: '0000-00-00' }), mapping)
+    expect([record.booking_date, record.start, record.end, record.all_day]).to.deep.equal(['0000-00-00', null, null, false])
   })
 
   it('carries customer only when asked to', () => {
@@ -68,6 +75,16 @@ describe('slugs as WordPress stores them', () => {
     expect(storedSlugForms('СТРИЖКА')).to.deep.equal(['СТРИЖКА', '%d1%81%d1%82%d1%80%d0%b8%d0%b6%d0%ba%d0%b0'])
     expect(storedSlugForms('Haircut')).to.deep.equal(['Haircut', 'haircut'])
     expect(storedSlugForms('haircut')).to.deep.equal(['haircut'])
+    // U+007F is the last ASCII character; U+0080 is the first that is encoded.
+    expect(storedSlugForms('a\u007f')).to.deep.equal(['a\u007f'])
+    expect(storedSlugForms('a\u0080')).to.deep.equal(['a\u0080', 'a%c2%80'])
+  })
+
+  it('decodes slugs through a decoder that passes null through', () => {
+    const slugOf = createSlugDecoder()
+    expect(slugOf(null)).to.equal(null)
+    expect(slugOf('massage__trashed')).to.equal('massage')
+    expect(slugOf('massage__trashed')).to.equal('massage')
   })
 })
 
@@ -81,5 +98,11 @@ describe('pickFields: WordPress\'s _fields', () => {
   })
   it('ignores unknown names', () => {
     expect(pickFields(record, ['nope'])).to.deep.equal({})
+  })
+  it('keeps every field without _fields', () => {
+    expect(pickFields(record, undefined)).to.equal(record)
+  })
+  it('keeps a null or plain value asked for with a nested name', () => {
+    expect(pickFields({ customer: null, id: 1 }, ['customer.email', 'id.x'])).to.deep.equal({ customer: null, id: 1 })
   })
 })

@@ -99,6 +99,31 @@ describe('expandRules: rules into periods', () => {
     ['UTC', [rule({ weekday: 1, time_from: '09:00:00', time_to: '10:00:00' })], '2026-11-23', '2026-11-23', { kind: 'utc' }, [
       ['2026-11-23T09:00:00+00:00', '2026-11-23T10:00:00+00:00', false],
     ]],
+    ['a one-day range', [rule({ weekday: 1, time_from: '09:00:00', time_to: '10:00:00' }), rule({ id: 2, weekday: 2 })], '2026-11-24', '2026-11-24', berlin, [
+      ['2026-11-24T00:00:00+01:00', '2026-11-25T00:00:00+01:00', true],
+    ]],
+    ['a weekly rule with date_from and date_to NULL runs on without end', [rule({ weekday: 1, date_from: '2026-11-23', time_from: '09:00:00', time_to: '10:00:00' })], '2026-11-16', '2026-12-07', berlin, [
+      ['2026-11-23T09:00:00+01:00', '2026-11-23T10:00:00+01:00', false],
+      ['2026-11-30T09:00:00+01:00', '2026-11-30T10:00:00+01:00', false],
+      ['2026-12-07T09:00:00+01:00', '2026-12-07T10:00:00+01:00', false],
+    ]],
+    ['a weekly rule with date_to only ends there', [rule({ weekday: 1, date_to: '2026-11-30', time_from: '09:00:00', time_to: '10:00:00' })], '2026-11-23', '2026-12-14', berlin, [
+      ['2026-11-23T09:00:00+01:00', '2026-11-23T10:00:00+01:00', false],
+      ['2026-11-30T09:00:00+01:00', '2026-11-30T10:00:00+01:00', false],
+    ]],
+    ['a weekly Monday rule whose date_from is a Wednesday starts on the Monday after', [rule({ weekday: 1, date_from: '2026-11-25', time_from: '09:00:00', time_to: '10:00:00' })], '2026-11-01', '2026-12-06', berlin, [
+      ['2026-11-30T09:00:00+01:00', '2026-11-30T10:00:00+01:00', false],
+    ]],
+    ['days off after the range give nothing', [rule({ rule_type: 'date', weekday: null, date_from: '2026-12-24', date_to: '2026-12-26' })], '2026-12-01', '2026-12-10', berlin, []],
+    ['days off starting the day after the range give nothing', [rule({ rule_type: 'date', weekday: null, date_from: '2026-12-11', date_to: '2026-12-12' })], '2026-12-01', '2026-12-10', berlin, []],
+    ['days off ending the day before the range give nothing', [rule({ rule_type: 'date', weekday: null, date_from: '2026-11-28', date_to: '2026-11-30' })], '2026-12-01', '2026-12-10', berlin, []],
+    ['days off across the range start are cut to it', [rule({ rule_type: 'date', weekday: null, date_from: '2026-11-28', date_to: '2026-12-01' })], '2026-12-01', '2026-12-10', berlin, [
+      ['2026-12-01T00:00:00+01:00', '2026-12-02T00:00:00+01:00', true],
+    ]],
+    // Pacific/Auckland falls back on 2026-04-05 at 03:00, on the UTC day before.
+    ['Auckland, autumn: a whole Sunday is 25 hours', [rule({ weekday: 0 })], '2026-04-05', '2026-04-05', { kind: 'iana', name: 'Pacific/Auckland' }, [
+      ['2026-04-05T00:00:00+13:00', '2026-04-06T00:00:00+12:00', true],
+    ]],
   ]
   for (const [name, rows, start, end, zone, expected] of cases) {
     it(name, () => expect(periods(rows, start, end, zone)).to.deep.equal(expected))
@@ -119,10 +144,50 @@ describe('expandRules: rules into periods', () => {
       { rule_id: 9, service_id: 12, service_slug: 'haircut', type: 'weekly', start: '2026-11-23T09:00:00+01:00', end: '2026-11-23T10:00:00+01:00', all_day: false, note: 'Late start' },
     ])
   })
+
+  it('orders periods by start, then service (site-wide first), then rule, whatever the rule ids', () => {
+    const rows = [
+      rule({ id: 1, service_id: 12, weekday: 1, time_from: '11:00:00', time_to: '12:00:00' }),
+      rule({ id: 2, service_id: 12, weekday: 1, time_from: '10:00:00', time_to: '11:00:00' }),
+      rule({ id: 8, service_id: 0, weekday: 1, time_from: '10:00:00', time_to: '10:30:00' }),
+      rule({ id: 5, service_id: 12, weekday: 1, time_from: '10:00:00', time_to: '10:15:00' }),
+    ]
+    const out = expandRules(rows.map(valid), { start: '2026-11-23', end: '2026-11-23' }, new WallClock(berlin), () => 'every-slug')
+    expect(out.map((p) => [p.rule_id, p.service_id, p.service_slug, p.start])).to.deep.equal([
+      [8, null, null, '2026-11-23T10:00:00+01:00'],
+      [2, 12, 'every-slug', '2026-11-23T10:00:00+01:00'],
+      [5, 12, 'every-slug', '2026-11-23T10:00:00+01:00'],
+      [1, 12, 'every-slug', '2026-11-23T11:00:00+01:00'],
+    ])
+  })
+
+  // API.md orders by start, an instant: on a spring-forward day a window that
+  // starts in the gap moves forward by the gap, past windows that start later on the wall clock.
+  it('orders by instant on a spring-forward day: 02:30 in the gap starts after 03:10', () => {
+    const rows = [
+      rule({ id: 1, weekday: 0, time_from: '02:30:00', time_to: '05:00:00' }),
+      rule({ id: 2, weekday: 0, time_from: '03:10:00', time_to: '04:00:00' }),
+    ]
+    const out = expandRules(rows.map(valid), { start: '2026-03-29', end: '2026-03-29' }, new WallClock(berlin), () => 'haircut')
+    expect(out.map((p) => [p.rule_id, p.start, p.end])).to.deep.equal([
+      [2, '2026-03-29T03:10:00+02:00', '2026-03-29T04:00:00+02:00'],
+      [1, '2026-03-29T03:30:00+02:00', '2026-03-29T05:00:00+02:00'],
+    ])
+  })
 })
 
 describe('readRule: rows that make no sense are skipped', () => {
   const problems: [string, Partial<RuleRow>, string][] = [
+    ['a weekday of -1', { weekday: -1 }, 'a weekly rule needs a weekday from 0 to 6'],
+    ['a weekday of 1.5', { weekday: 1.5 }, 'a weekly rule needs a weekday from 0 to 6'],
+    ['a date_to that is no date', { rule_type: 'date', weekday: null, date_from: '2026-05-01', date_to: '0000-00-00' }, 'date_from or date_to is not a date'],
+    ['a time_from of 25:00:00', { time_from: '25:00:00', time_to: '26:00:00' }, 'time_from or time_to is not a time of day'],
+    ['a time_from of 24:00:00', { time_from: '24:00:00', time_to: '10:00:00' }, 'time_from or time_to is not a time of day'],
+    ['a time_to of 24:00:01', { time_from: '09:00:00', time_to: '24:00:01' }, 'time_from or time_to is not a time of day'],
+    ['a negative time_from', { time_from: '-01:00:00', time_to: '10:00:00' }, 'time_from or time_to is not a time of day'],
+    ['a negative time_to', { time_from: '09:00:00', time_to: '-01:00:00' }, 'time_from or time_to is not a time of day'],
+    ['a time_from that is no time', { time_from: 'nine', time_to: '10:00:00' }, 'time_from or time_to is not a time of day'],
+    ['a time_to that is no time', { time_from: '09:00:00', time_to: 'ten' }, 'time_from or time_to is not a time of day'],
     ['a rule_type outside the two', { rule_type: 'monthly' }, 'rule_type "monthly" is neither weekly nor date'],
     ['a weekly rule without a weekday', { weekday: null }, 'a weekly rule needs a weekday from 0 to 6'],
     ['a weekday outside 0–6', { weekday: 7 }, 'a weekly rule needs a weekday from 0 to 6'],
@@ -137,6 +202,18 @@ describe('readRule: rows that make no sense are skipped', () => {
   for (const [name, overrides, problem] of problems) {
     it(name, () => expect(readRule(rule(overrides))).to.deep.equal({ problem }))
   }
+
+  it('reads a valid rule whole; a date rule has no weekday even when the row has one', () => {
+    expect(readRule(rule({ id: 7, rule_type: 'date', weekday: 3, date_from: '2026-05-01', time_from: '22:00:00', time_to: '02:00:00', note: 'n' })))
+      .to.deep.equal({
+        id: 7, serviceId: 12, type: 'date', weekday: undefined, fromDay: Date.UTC(2026, 4, 1), toDay: Date.UTC(2026, 4, 1),
+        window: { from: 79200, to: 93600 }, allDay: false, note: 'n',
+      })
+    expect(readRule(rule({ weekday: 0, date_from: '2026-05-01' }))).to.deep.equal({
+      id: 1, serviceId: 12, type: 'weekly', weekday: 0, fromDay: Date.UTC(2026, 4, 1), toDay: undefined,
+      window: { from: 0, to: 86400 }, allDay: true, note: '',
+    })
+  })
 
   it('reads rule_type in any letter case and with spaces', () => {
     expect(valid(rule({ rule_type: ' Weekly ' })).type).to.equal('weekly')
@@ -163,6 +240,17 @@ describe('the range of disabled-time/', () => {
       .to.deep.equal({ param: 'start', message: 'start must not be after end (2026-12-02 is after 2026-12-01).' })
     expect(checkRange({ start: '2026-11-21', end: '2026-11-01' }, { start: false, end: true }, 731))
       .to.deep.equal({ param: 'end', message: 'end must not be before start, which defaults to today (2026-11-21).' })
+  })
+
+  it('allows a one-day range', () => {
+    expect(checkRange({ start: '2026-12-01', end: '2026-12-01' }, { start: true, end: true }, 731)).to.equal(undefined)
+  })
+
+  it('names start when a range too long has the default end', () => {
+    expect(checkRange({ start: '2026-01-01', end: '2026-04-01' }, { start: true, end: false }, 30)).to.deep.equal({
+      param: 'start',
+      message: 'The range from 2026-01-01 to 2026-04-01 spans 91 days; at most 30 are allowed. Choose a later start or an earlier end.',
+    })
   })
 
   it('allows MAX_RANGE_DAYS days counting both ends, and refuses one more', () => {
