@@ -1,5 +1,6 @@
 // One schema over process.env, parsed once at start-up (API.md, "Configuration").
 // A wrong value stops the process with one line naming the variable and what it accepts.
+import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { parseZoneSetting, type SiteZone } from './domain/dates.ts'
 
@@ -31,6 +32,8 @@ export interface Config {
   metricsToken: string | undefined
   /** How long requests in flight may take to finish after SIGTERM. */
   shutdownGraceMs: number
+  /** Processes that serve (node:cluster); 1 serves in this process, with no primary. */
+  workers: number
 }
 
 export class ConfigError extends Error {}
@@ -101,6 +104,7 @@ const envSchema = z.object({
   CORS_ORIGINS: list,
   METRICS_TOKEN: z.string().optional().transform((value) => value?.trim() || undefined),
   SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 3_600_000, 8_000),
+  WORKERS: integer('WORKERS', 1, 256, availableParallelism()),
   LOG_LEVEL: z.string().optional().transform((value, ctx) => {
     const level = (value ?? '').trim().toLowerCase() || 'info'
     const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -191,5 +195,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL,
     metricsToken: env.METRICS_TOKEN,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    workers: env.WORKERS,
   }
 }
