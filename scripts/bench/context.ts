@@ -39,7 +39,7 @@ export interface BenchContext {
   /** The SELECT-only account the services use, for raw-SQL floors. */
   readerDb: ReaderDb
   /** Runs SQL as the database's administrator (e.g. EXPLAIN, or a setting for the run). */
-  adminQuery(sql: string): Promise<string>
+  adminQuery(sql: string): Promise<unknown>
   /** The size of this run's data set (100,000 or 1,000,000 bookings). */
   bookings: number
   /** Seconds per load. */
