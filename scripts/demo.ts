@@ -42,12 +42,16 @@ const env = {
 const config = loadConfig(env)
 service = spawn(process.execPath, ['--import', 'tsx', new URL('../server/main.ts', import.meta.url).pathname], { env, stdio: ['ignore', 'pipe', 'pipe'] })
 service.stdout!.pipe(demoPrettyStream())
+// The example calls once every worker listens (each logs one "listening" line).
 let listening = 0
+let partial = ''
 let stderr = ''
 service.stdout!.on('data', (chunk: Buffer) => {
-  listening += chunk.toString('utf8').split('"msg":"listening"').length - 1
-  if (listening !== config.workers) return
-  listening++
+  const lines = (partial + chunk.toString('utf8')).split('\n')
+  partial = lines.pop()!
+  const before = listening
+  listening += lines.filter((line) => line.includes('"msg":"listening"')).length
+  if (before >= config.workers || listening < config.workers) return
   const base = `http://localhost:${config.port}`
   say('')
   say(`[demo] booking-calendar-api on ${base}, ${config.workers} worker${config.workers === 1 ? '' : 's'} (Ctrl-C stops it and the database). Try:`)
