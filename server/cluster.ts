@@ -56,7 +56,8 @@ export function runPrimary(options: { workers: number; graceMs: number; log: Log
   cluster.on('exit', (worker, code, signal) => {
     running.delete(worker)
     if (stopping) {
-      if (code !== 0) exitCode = 1
+      // A worker still starting when our SIGTERM came ends by the signal itself: that is a clean stop too.
+      if (code !== 0 && signal !== 'SIGTERM') exitCode = 1
       if (liveWorkers().length === 0) {
         log.info({ exitCode }, 'primary: all workers stopped')
         process.exit(exitCode)
