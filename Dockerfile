@@ -31,5 +31,6 @@ EXPOSE 8080
 # /healthz makes no database call: "the process serves", not "the database answers" (that is /readyz).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# SIGTERM reaches node itself (exec form, PID 1): it stops gracefully within SHUTDOWN_GRACE_MS.
+# SIGTERM reaches node itself (exec form, PID 1): the cluster's primary, which stops every worker
+# gracefully within SHUTDOWN_GRACE_MS (WORKERS sets how many; one per core by default).
 CMD ["node", "dist/server/main.js"]

@@ -11,14 +11,18 @@ export function demoMessage(line: Record<string, unknown>): string {
 }
 
 export function createDemoLogger(level: string, destination: NodeJS.WritableStream = process.stdout): Logger {
-  const pretty = PinoPretty({
+  return createLogger(level, demoPrettyStream(destination))
+}
+
+/** Turns the service's JSON lines (from the process or from its workers' stdout) into the demo's readable lines. */
+export function demoPrettyStream(destination: NodeJS.WritableStream = process.stdout): PinoPretty.PrettyStream {
+  return PinoPretty({
     destination,
     colorize: destination === process.stdout && process.stdout.isTTY,
     translateTime: 'SYS:HH:MM:ss',
     // The request line already says everything these fields hold.
-    ignore: 'pid,hostname,service,requestId,method,path,route,status,durationMs,rowsSent,completed',
-    messageFormat: (log) => demoMessage(log),
+    ignore: 'pid,hostname,service,worker,requestId,method,path,route,status,durationMs,rowsSent,completed',
+    messageFormat: (log) => `${demoMessage(log)}${typeof log.worker === 'number' && log.worker > 0 ? ` (worker ${log.worker})` : ''}`,
     sync: true,
   })
-  return createLogger(level, pretty)
 }

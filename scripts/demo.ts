@@ -1,24 +1,25 @@
 // npm run demo: a private MariaDB (installed from Debian's packages when
 // missing) filled with generated demo data, and the service on it, on port
-// 8080 (PORT to change). Ctrl-C stops the service and the database.
-import type { Server } from 'node:http'
+// 8080 (PORT to change). The service is the real server/main.ts, with a worker
+// per core (WORKERS to change), its JSON log turned into readable lines.
+// Ctrl-C stops the service and the database.
+import { spawn, type ChildProcess } from 'node:child_process'
 import { startMariaDb, stopOnExit } from './mariadb.ts'
 import { schemaSql } from '../db/schema.ts'
 import { demoDataSql, DEMO_DEFAULTS } from '../db/demo-data.ts'
-import { createDb } from '../db/connect.ts'
-import { createApp } from '../server/app.ts'
-import { dbSettings, loadConfig } from '../server/config.ts'
-import { createDemoLogger } from './demo-log.ts'
+import { loadConfig } from '../server/config.ts'
+import { demoPrettyStream } from './demo-log.ts'
 
 const say = (line: string) => process.stdout.write(`${line}\n`)
 
 const mariadb = await startMariaDb()
-let server: Server | undefined
-let closeDb: (() => Promise<void>) | undefined
+let service: ChildProcess | undefined
 stopOnExit(mariadb, async () => {
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()))
-  server?.closeAllConnections()
-  await closeDb?.()
+  if (!service || service.exitCode !== null) return
+  // Ctrl-C reaches the service too (same process group); SIGTERM covers a kill of the demo alone.
+  const exited = new Promise((resolve) => service!.once('exit', resolve))
+  service.kill('SIGTERM')
+  await exited
 })
 
 const started = Date.now()
@@ -33,19 +34,30 @@ await mariadb.adminQuery(`
 for (const statement of demoDataSql()) await mariadb.adminQuery(`USE wordpress; ${statement}`)
 say(`[demo] MariaDB on 127.0.0.1:${mariadb.port}: ${DEMO_DEFAULTS.bookings.toLocaleString('en')} bookings generated in ${((Date.now() - started) / 1000).toFixed(1)} s`)
 
-const config = loadConfig({
+const env = {
   ...process.env,
   DATABASE_URL: `mysql://booking_api:${password}@127.0.0.1:${mariadb.port}/wordpress`,
   TABLE_PREFIX: DEMO_DEFAULTS.prefix,
-})
-const log = createDemoLogger(config.logLevel)
-const handle = createDb(dbSettings(config))
-closeDb = handle.close
-const app = createApp({ db: handle.db, pool: handle.pool, config, log })
-server = app.listen(config.port, '127.0.0.1', () => {
+}
+const config = loadConfig(env)
+service = spawn(process.execPath, ['--import', 'tsx', new URL('../server/main.ts', import.meta.url).pathname], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+service.stdout!.pipe(demoPrettyStream())
+let stderr = ''
+// The example calls once the service answers /healthz (its "listening" lines may
+// be below LOG_LEVEL, so the demo asks instead of reading the log).
+void (async () => {
+  for (let tries = 0; tries < 600; tries++) {
+    if (service?.exitCode !== null) return
+    const up = await fetch(`http://127.0.0.1:${config.port}/healthz`).then((res) => res.ok, () => false)
+    if (up) return printExamples()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+})()
+
+function printExamples(): void {
   const base = `http://localhost:${config.port}`
   say('')
-  say(`[demo] booking-calendar-api on ${base} (Ctrl-C stops it and the database). Try:`)
+  say(`[demo] booking-calendar-api on ${base}, ${config.workers} worker${config.workers === 1 ? '' : 's'} (Ctrl-C stops it and the database). Try:`)
   for (const path of [
     '/wp-json/booking-calendar/v1',
     '/wp-json/booking-calendar/v1/slots?service=haircut&start=2026-11-01&end=2026-11-30',
@@ -56,10 +68,11 @@ server = app.listen(config.port, '127.0.0.1', () => {
     '/?rest_route=/booking-calendar/v1/disabled-time&start=2026-12-20&end=2027-01-02',
   ]) say(`  curl -s '${base}${path}'`)
   say('')
-})
-server.on('error', async (error) => {
-  process.stderr.write(`[demo] cannot listen on port ${config.port}: ${error.message}. Set PORT to another port.\n`)
-  await handle.close()
+}
+service.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); process.stderr.write(chunk) })
+service.once('exit', async (code) => {
+  if (code === 0) return
+  if (stderr.includes('EADDRINUSE')) process.stderr.write(`[demo] cannot listen on port ${config.port}. Set PORT to another port.\n`)
   await mariadb.stop()
   process.exit(1)
 })

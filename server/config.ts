@@ -1,6 +1,7 @@
 // One schema over process.env, parsed once at start-up (API.md, "Configuration").
 // A wrong value stops the process with one line naming the variable and what it accepts.
 import express from 'express'
+import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { parseZoneSetting, type SiteZone } from './domain/dates.ts'
 import type { DbSettings } from '../db/connect.ts'
@@ -43,6 +44,8 @@ export interface Config {
   publicUrl: string | undefined
   /** Express's `trust proxy`: which peers' X-Forwarded-Proto / X-Forwarded-Host count. */
   trustProxy: boolean | number | string[]
+  /** Processes that serve (node:cluster); 1 serves in this process, with no primary. */
+  workers: number
 }
 
 export class ConfigError extends Error {}
@@ -158,6 +161,7 @@ const envSchema = z.object({
       return z.NEVER
     }
   }),
+  WORKERS: integer('WORKERS', 1, 256, availableParallelism()),
   LOG_LEVEL: z.string().optional().transform((value, ctx) => {
     const level = (value ?? '').trim().toLowerCase() || 'info'
     const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -261,5 +265,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     publicUrl: env.PUBLIC_URL,
     trustProxy: env.TRUST_PROXY,
+    workers: env.WORKERS,
   }
 }

@@ -1,9 +1,14 @@
-// Reads config, creates the database handle, listens, and on SIGTERM stops gracefully (server/shutdown.ts).
-import { loadConfig, ConfigError, dbSettings } from './config.ts'
+// Reads config and, with WORKERS > 1, becomes the cluster's primary (server/cluster.ts),
+// which forks workers that run this same file. A worker (or the one process of
+// WORKERS=1) creates the database handle, listens, and on SIGTERM stops gracefully (server/shutdown.ts).
+import cluster from 'node:cluster'
+import type { Logger } from 'pino'
+import { loadConfig, ConfigError, dbSettings, type Config } from './config.ts'
 import { createDb } from '../db/connect.ts'
 import { createApp } from './app.ts'
 import { createLogger } from './log.ts'
 import { shutDownGracefully } from './shutdown.ts'
+import { runPrimary } from './cluster.ts'
 import { configureServer } from './http/server-setup.ts'
 
 let config
@@ -18,28 +23,36 @@ try {
 }
 
 const log = createLogger(config.logLevel)
-const handle = createDb(dbSettings(config))
-const app = createApp({ db: handle.db, pool: handle.pool, config, log })
-if (config.authMode === 'none' && config.exposeCustomerData) {
+if (cluster.isPrimary && config.authMode === 'none' && config.exposeCustomerData) {
   log.warn('EXPOSE_CUSTOMER_DATA is true while AUTH_MODE is none: anyone who can reach this service reads customer names, emails and phone numbers')
 }
-const server = app.listen(config.port, () => {
-  log.info({ port: config.port, authMode: config.authMode, tablePrefix: config.tablePrefix }, 'listening')
-})
-configureServer(server, log)
+if (cluster.isPrimary && config.workers > 1) {
+  runPrimary({ workers: config.workers, graceMs: config.shutdownGraceMs, log })
+} else {
+  serve(config, log)
+}
 
-let stopping = false
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(signal, () => {
-    if (stopping) return
-    stopping = true
-    log.info({ signal, graceMs: config.shutdownGraceMs }, 'stopping: no new connections; finishing the requests in flight')
-    // Should closing the pool hang on a dead database, the process still ends.
-    setTimeout(() => process.exit(0), config.shutdownGraceMs + 5_000).unref()
-    void shutDownGracefully(server, { graceMs: config.shutdownGraceMs, log, closeDb: handle.close })
-      .then(() => process.exit(0), (error: unknown) => {
-        log.error({ err: error }, 'stopping failed')
-        process.exit(1)
-      })
+function serve(config: Config, log: Logger): void {
+  const handle = createDb(dbSettings(config))
+  const app = createApp({ db: handle.db, pool: handle.pool, config, log })
+  const server = app.listen(config.port, () => {
+    log.info({ port: config.port, authMode: config.authMode, tablePrefix: config.tablePrefix }, 'listening')
   })
+  configureServer(server, log)
+
+  let stopping = false
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) return
+      stopping = true
+      log.info({ signal, graceMs: config.shutdownGraceMs }, 'stopping: no new connections; finishing the requests in flight')
+      // Should closing the pool hang on a dead database, the process still ends.
+      setTimeout(() => process.exit(0), config.shutdownGraceMs + 5_000).unref()
+      void shutDownGracefully(server, { graceMs: config.shutdownGraceMs, log, closeDb: handle.close })
+        .then(() => process.exit(0), (error: unknown) => {
+          log.error({ err: error }, 'stopping failed')
+          process.exit(1)
+        })
+    })
+  }
 }

@@ -1,10 +1,14 @@
 // GET /metrics in Prometheus's text format (prom-client): requests by route and
 // status, their durations, rows streamed, the database pool, and the access
 // guard's cache. One registry per app, so tests can build many apps side by side.
+// In a cluster worker the answer holds every worker's counts, summed by the
+// primary (server/cluster.ts), whichever worker the scrape reached.
+import cluster from 'node:cluster'
 import type { RequestHandler, Response } from 'express'
 import type { DbPools } from '../db/connect.ts'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { bearerToken, sha256, tokenIsOneOf, type Access } from './access.ts'
+import { askPrimaryForMetrics, shareMetricsWithPrimary } from './cluster.ts'
 import { RestError } from './errors.ts'
 
 export interface Metrics {
@@ -46,6 +50,7 @@ function poolCounts(pools: DbPools): { all: number; free: number; waiting: numbe
 export function createMetrics(options: { pool: DbPools; access: Access; token: string | undefined }): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
+  if (cluster.isWorker) shareMetricsWithPrimary(registry)
 
   const labelNames = ['route', 'method', 'status'] as const
   const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route, method and status.', labelNames, registers: [registry] })
@@ -115,7 +120,16 @@ export function createMetrics(options: { pool: DbPools; access: Access; token: s
         throw new RestError(401, 'rest_not_logged_in', 'The metrics need the token of METRICS_TOKEN: send it as Authorization: Bearer <token>.')
       }
     }
-    const text = await registry.metrics()
+    let text: string
+    if (cluster.isWorker) {
+      try {
+        text = await askPrimaryForMetrics()
+      } catch {
+        throw new RestError(503, 'rest_metrics_unavailable', 'The workers\' metrics did not arrive in time; try again.', { retryAfterSeconds: 1 })
+      }
+    } else {
+      text = await registry.metrics()
+    }
     res.setHeader('Content-Type', registry.contentType)
     res.send(text)
   }

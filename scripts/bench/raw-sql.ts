@@ -49,7 +49,8 @@ if (mode === 'stream') {
   }))
   latencies.sort((a, b) => a - b)
   const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!
-  console.log(JSON.stringify({ rows, requests: latencies.length, rps: latencies.length / ((Date.now() - started) / 1000), p50: at(0.5), p99: at(0.99) }))
+  const mean = latencies.reduce((sum, t) => sum + t, 0) / latencies.length
+  console.log(JSON.stringify({ rows, requests: latencies.length, rps: latencies.length / ((Date.now() - started) / 1000), p50: at(0.5), p99: at(0.99), mean }))
 }
 // Kysely only compiled here and never connected, so its destroy() would leave the pool open.
 await new Promise<void>((resolve) => pool.end(() => resolve()))

@@ -1,51 +1,135 @@
-// npm run bench (issue 5): the service side by side with what a user would use
-// instead, the raw SQL through mysql2 and a WordPress REST route in PHP, on a
-// million bookings, once without and once with the indexes we recommend.
-// Loopback only; every load is bounded in time. Prints one table and writes it,
-// with the machine's cores and memory, to scripts/bench/results.md.
+// npm run bench (issues 5 and 12): the service side by side with what a user
+// would use instead, the raw SQL through mysql2 and a WordPress REST route in
+// PHP, with the indexes we recommend, at 100,000 and then 1,000,000 bookings
+// (BENCH_BOOKINGS picks one). Each size runs in its own process and writes its
+// own results file (results-100000.md, results.md) ending in a verdict on every
+// target of issue 12. Loopback only; every load is bounded in time.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs'
-import { cpus, totalmem } from 'node:os'
-import { get as httpGet } from 'node:http'
+import { readFileSync, writeFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { cpus, tmpdir, totalmem, availableParallelism } from 'node:os'
+import { Agent, get as httpGet } from 'node:http'
+import { connect } from 'node:net'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { startMariaDb, stopOnExit, findFreePort } from '../mariadb.ts'
 import { installSitePhp, prepareWordPress } from '../wordpress.ts'
 import { pluginTablesSql } from '../../db/schema.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { addRecommendedIndexes, BENCH_DATA, BENCH_DATABASE, READER, RESULTS_FILE } from './dataset.ts'
 import { BENCH_QUERIES, type BenchQuery } from './queries.ts'
+import type { BenchContext, Load, Serial } from './context.ts'
 import { deepPageLine } from './deep-page.ts'
+import { benchSummary } from './summary.ts'
+import { benchIcs } from './ics.ts'
+
+if (process.env.BENCH_BOOKINGS === undefined) {
+  // Both sizes, one after the other, each in a process of its own (its own database and services).
+  for (const size of ['100000', '1000000']) {
+    const run = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url)], { stdio: 'inherit', env: { ...process.env, BENCH_BOOKINGS: size } })
+    if (run.status !== 0) process.exit(run.status ?? 1)
+  }
+  process.exit(0)
+}
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
-/** BENCH_ONLY=a,d runs some queries; BENCH_PHASES=indexes only the indexed phase (for quick comparisons, not for results.md). */
+/** BENCH_ONLY=a,c runs some queries (for quick comparisons; nothing is written to the results files then). */
 const ONLY = (process.env.BENCH_ONLY ?? 'a,b,c,d').split(',')
-const PHASES = process.env.BENCH_PHASES === 'indexes' ? ['with the recommended indexes'] as const : ['without indexes', 'with the recommended indexes'] as const
-const PARTIAL = process.env.BENCH_ONLY !== undefined || process.env.BENCH_PHASES !== undefined
-const CONCURRENCY = 10
+const PARTIAL = process.env.BENCH_ONLY !== undefined || process.env.BENCH_SECONDS !== undefined
+const CONNECTIONS = 10
+/** Concurrent full exports in the phase that measures memory and starvation under bulk load. */
+const CONCURRENT_EXPORTS = 4
+const WORKERS = Number(process.env.WORKERS ?? availableParallelism())
 const here = new URL('.', import.meta.url).pathname
 const repo = new URL('../../', import.meta.url).pathname
 const bin = (name: string) => join(repo, 'node_modules', '.bin', name)
 const say = (line = '') => process.stdout.write(`${line}\n`)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-interface Load { rows: number; rps: number; p50: number; p99: number; failures: number }
-interface Bulk { status: string; rows: number; seconds: number; rowsPerSecond: number; peakRssMb: number }
-
-const peakRssMb = (pid: number) => {
+const vmHwmMb = (pid: number) => {
   try {
     return Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
   } catch {
     return NaN
   }
 }
+const childrenOf = (pid: number) => spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean).map(Number)
 
-/** autocannon from a second process, loopback only, bounded by -d. */
-function autocannon(url: string, connections: number, seconds: number): Load {
+/** autocannon from a second process, loopback only, bounded by -d. Its latency is kept only where `latency` says it is right. */
+function autocannon(url: string, connections: number, seconds: number, latency = true): Load {
   const run = spawnSync(bin('autocannon'), ['-c', String(connections), '-d', String(seconds), '-t', '120', '-j', url], {
     encoding: 'utf8', maxBuffer: 64 * 1024 * 1024,
   })
   const result = JSON.parse(run.stdout) as { '2xx': number; duration: number; latency: { p50: number; p99: number }; non2xx: number; errors: number; timeouts: number }
   // Only whole, successful answers count: a 500 from an exhausted memory limit is not an answer.
-  return { rows: NaN, rps: result['2xx'] / result.duration, p50: result.latency.p50, p99: result.latency.p99, failures: result.non2xx + result.errors + result.timeouts }
+  return {
+    rps: result['2xx'] / result.duration,
+    p50: latency ? result.latency.p50 : NaN,
+    p99: latency ? result.latency.p99 : NaN,
+    failures: result.non2xx + result.errors + result.timeouts,
+  }
+}
+
+/** One GET read to its end; php -S's answers need the lenient parser (a body after `Connection: close`). */
+function fetchOnce(url: string, agent: Agent | false, timeoutMs: number): Promise<{ status: string; bytes: number; ms: number }> {
+  const started = process.hrtime.bigint()
+  const ms = () => Number(process.hrtime.bigint() - started) / 1e6
+  return new Promise((resolve) => {
+    const req = httpGet(url, { agent, timeout: timeoutMs, insecureHTTPParser: true }, (res) => {
+      let bytes = 0
+      res.on('data', (chunk: Buffer) => { bytes += chunk.length })
+      res.on('end', () => resolve({ status: String(res.statusCode), bytes, ms: ms() }))
+      res.on('error', () => resolve({ status: 'cut off', bytes, ms: ms() }))
+    })
+    req.on('timeout', () => req.destroy(new Error('timeout')))
+    req.on('error', (error) => resolve({ status: error.message, bytes: 0, ms: ms() }))
+  })
+}
+
+/**
+ * A download over a bare socket, read until the server closes it: php -S's
+ * long answers trip Node's HTTP parser even in its lenient mode. The status is
+ * the first line's; the time is to the last byte.
+ */
+function rawDownload(url: string, timeoutMs: number): Promise<{ status: string; bytes: number; ms: number }> {
+  const { hostname, port, pathname, search } = new URL(url)
+  const started = process.hrtime.bigint()
+  const ms = () => Number(process.hrtime.bigint() - started) / 1e6
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname)
+    let head = ''
+    let bytes = 0
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error('timeout')))
+    socket.on('data', (chunk: Buffer) => {
+      if (head.length < 64) head += chunk.toString('latin1', 0, 64)
+      bytes += chunk.length
+    })
+    socket.on('close', () => resolve({ status: /^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? (bytes === 0 ? 'no answer' : 'no status line'), bytes, ms: ms() }))
+    socket.on('error', () => { /* reported by close */ })
+    socket.write(`GET ${pathname}${search} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`)
+  })
+}
+
+/**
+ * One request at a time for `seconds` (at least 3), each timed with hrtime from
+ * the request to the last byte. autocannon's latency is wrong against php -S,
+ * which closes every connection; this client reconnects as any client would.
+ */
+async function serial(url: string, seconds: number): Promise<Serial> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  const times: number[] = []
+  const deadline = Date.now() + seconds * 1000
+  try {
+    while (Date.now() < deadline || times.length < 3) {
+      const answer = await fetchOnce(url, agent, 120_000)
+      if (answer.status !== '200') throw new Error(`${url} answered ${answer.status} one at a time`)
+      times.push(answer.ms)
+    }
+  } finally {
+    agent.destroy()
+  }
+  times.sort((a, b) => a - b)
+  const at = (p: number) => times[Math.min(times.length - 1, Math.floor(times.length * p))]!
+  return { p50: at(0.5), p99: at(0.99), mean: times.reduce((sum, t) => sum + t, 0) / times.length, requests: times.length }
 }
 
 async function rowsOf(url: string): Promise<number> {
@@ -61,24 +145,14 @@ function rawSql(key: string, args: string[], db: object): Record<string, number>
   return JSON.parse(run.stdout.trim().split('\n').at(-1)!)
 }
 
-/** One full download of a large answer, read and dropped as it comes (the client should cost little): wall time. */
-function download(url: string, timeoutMs: number): Promise<{ status: string; bytes: number; seconds: number }> {
-  const started = process.hrtime.bigint()
-  const seconds = () => Number(process.hrtime.bigint() - started) / 1e9
-  return new Promise((resolve) => {
-    const req = httpGet(url, { timeout: timeoutMs }, (res) => {
-      let bytes = 0
-      res.on('data', (chunk: Buffer) => { bytes += chunk.length })
-      res.on('end', () => resolve({ status: String(res.statusCode), bytes, seconds: seconds() }))
-      res.on('error', () => resolve({ status: 'cut off', bytes, seconds: seconds() }))
-    })
-    req.on('timeout', () => req.destroy(new Error('timeout')))
-    req.on('error', (error) => resolve({ status: error.message, bytes: 0, seconds: seconds() }))
-  })
+function verdict(label: string, measured: number, target: number, unit: '×' | 'ms' | 'rows/s' | 'MB' | '%', better: 'higher' | 'lower'): string {
+  const met = better === 'higher' ? measured >= target : measured <= target
+  const shown = (n: number) => (unit === 'rows/s' ? Math.round(n).toLocaleString('en') : unit === '×' ? n.toFixed(2) : n.toFixed(1))
+  return `- ${met ? '**met**' : '**NOT met**'}: ${label}: **${shown(measured)}${unit === '×' ? '×' : ` ${unit}`}** (target ${better === 'higher' ? '≥' : '≤'} ${shown(target)}${unit === '×' ? '×' : ` ${unit}`})`
 }
 
 // --- set-up ---------------------------------------------------------------
-say(`booking-calendar-api benchmark: ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${SECONDS} s per load`)
+say(`booking-calendar-api benchmark: ${BENCH_DATA.bookings.toLocaleString('en')} bookings, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${SECONDS} s per load, WORKERS=${WORKERS}`)
 if (spawnSync(bin('tsc'), ['-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' }).status !== 0) throw new Error('build failed')
 
 const mariadb = await startMariaDb({ bufferPoolMb: 2048 })
@@ -100,35 +174,41 @@ const database = { name: BENCH_DATABASE, host: mariadb.host, port: mariadb.port,
 const wordpress = await prepareWordPress({
   database, prefix: 'wp_', workers: 2,
   muPlugins: { 'booking-calendar-bench.php': readFileSync(join(here, 'booking-calendar-bench.php'), 'utf8') },
-  // OPcache on, and the memory limit of a stock php.ini (128M), as a real site has.
-  ini: { 'opcache.enable': '1', 'opcache.enable_cli': '1', memory_limit: '128M' },
+  // OPcache on, and memory_limit 256M: enough for WordPress to answer (b) whole, as a site sized for reports would be.
+  ini: { 'opcache.enable': '1', 'opcache.enable_cli': '1', memory_limit: '256M' },
 })
 wordpressClose = wordpress.close
 wordpress.php(`<?php ${installSitePhp(wordpress.root)}`)
 await mariadb.adminQuery(`USE ${BENCH_DATABASE}; ${pluginTablesSql('wp_')}`)
 for (const statement of demoDataSql({ ...BENCH_DATA, prefix: 'wp_' })) await mariadb.adminQuery(`USE ${BENCH_DATABASE}; ${statement}`)
-await mariadb.adminQuery(`USE ${BENCH_DATABASE}; ANALYZE TABLE wp_booking_calendar_bookings`)
 say(`database: ${BENCH_DATA.bookings.toLocaleString('en')} bookings, ${BENCH_DATA.services} services, ${BENCH_DATA.rules} rules, WordPress installed: ${((Date.now() - started) / 1000).toFixed(1)} s`)
+say(`indexes added in ${((await addRecommendedIndexes(mariadb)) / 1000).toFixed(1)} s`)
 const readerDb = { host: mariadb.host, port: mariadb.port, user: READER.user, password: READER.password, database: BENCH_DATABASE }
+const eventLoopDir = mkdtempSync(join(tmpdir(), 'bc-bench-eld-'))
 
-async function startService(eventLoopFile: string): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+interface Service { label: string; url: string; pid: number; pids(): number[]; stop(): Promise<void> }
+
+/** The built server (dist/server/main.js) with WORKERS workers, the event-loop probe in every process. */
+async function startService(label: string, env: Record<string, string>): Promise<Service> {
   const port = await findFreePort()
   const child = spawn(process.execPath, ['--import', join(here, 'event-loop.mjs'), join(repo, 'dist/server/main.js')], {
     env: {
-      ...process.env, PORT: String(port), LOG_LEVEL: 'warn', DB_POOL_SIZE: '10', BENCH_EVENT_LOOP_FILE: eventLoopFile,
-      DATABASE_URL: `mysql://${READER.user}:${READER.password}@${mariadb.host}:${mariadb.port}/${BENCH_DATABASE}`,
+      ...process.env, PORT: String(port), LOG_LEVEL: 'warn', DB_POOL_SIZE: '10', WORKERS: String(WORKERS), BENCH_EVENT_LOOP_DIR: eventLoopDir,
+      DATABASE_URL: `mysql://${READER.user}:${READER.password}@${mariadb.host}:${mariadb.port}/${BENCH_DATABASE}`, ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   children.add(child)
   const url = `http://127.0.0.1:${port}`
-  for (let i = 0; !(await fetch(`${url}/readyz`).then((r) => r.ok, () => false)); i++) {
-    if (i > 100) throw new Error('the service did not start')
-    await new Promise((resolve) => setTimeout(resolve, 100))
+  const pids = () => (WORKERS > 1 ? [child.pid!, ...childrenOf(child.pid!)] : [child.pid!])
+  for (let i = 0; !(pids().length === (WORKERS > 1 ? WORKERS + 1 : 1) && await fetch(`${url}/readyz`).then((r) => r.ok, () => false)); i++) {
+    if (i > 200) throw new Error(`the service (${label}) did not start`)
+    await sleep(100)
   }
-  child.kill('SIGUSR2') // event-loop.mjs: count from here
+  await sleep(1_000) // every worker listening, not only the first
+  for (const pid of pids()) process.kill(pid, 'SIGUSR2') // event-loop.mjs: count from here
   return {
-    url, pid: child.pid!,
+    label, url, pid: child.pid!, pids,
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve))
       child.kill('SIGTERM')
@@ -138,95 +218,192 @@ async function startService(eventLoopFile: string): Promise<{ url: string; pid: 
   }
 }
 
+/** scripts/bench/http-floor.mjs serving this body: Node's HTTP alone, on the same workers, no database. */
+async function startHttpFloor(body: Buffer): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await findFreePort()
+  const bodyFile = join(eventLoopDir, 'floor-body.json')
+  writeFileSync(bodyFile, body)
+  const child = spawn(process.execPath, [join(here, 'http-floor.mjs')], {
+    env: { PATH: process.env.PATH, PORT: String(port), WORKERS: String(WORKERS), BENCH_BODY_FILE: bodyFile }, stdio: 'ignore',
+  })
+  children.add(child)
+  const url = `http://127.0.0.1:${port}/`
+  for (let i = 0; !(await fetch(url).then((r) => r.ok, () => false)); i++) {
+    if (i > 100) throw new Error('the HTTP floor did not start')
+    await sleep(100)
+  }
+  await sleep(500)
+  return {
+    url,
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill('SIGTERM')
+      await exited
+      children.delete(child)
+      rmSync(bodyFile, { force: true })
+    },
+  }
+}
+
 const SERVICE_PREFIX = '/wp-json/booking-calendar/v1/'
 const WORDPRESS_PREFIX = '/wp-json/booking-calendar-bench/v1/'
 const results: string[] = []
-const table = (line: string) => { say(line); results.push(line) }
+const verdicts: string[] = []
+const table = (...lines: string[]) => { for (const line of lines) { say(line); results.push(line) } }
+const ms = (n: number) => (Number.isNaN(n) ? '—' : n.toFixed(2))
 
-for (const phase of PHASES) {
-  if (phase !== 'without indexes') say(`\nindexes added in ${((await addRecommendedIndexes(mariadb)) / 1000).toFixed(1)} s`)
-  await wordpress.start()
-  const eventLoopFiles = [join(mariadb.dataDir, `eld-${results.length}-1.json`), join(mariadb.dataDir, `eld-${results.length}-2.json`)]
-  const service = await startService(eventLoopFiles[0]!)
+await wordpress.start()
+const hidden = await startService('customer data hidden', {})
+const shown = await startService('customer data shown', { EXPOSE_CUSTOMER_DATA: 'true' })
 
-  table('')
-  table(`### ${phase}`)
-  table('')
-  table('| query | contender | rows | req/s (2xx) | p50 ms | p99 ms | failed |')
-  table('|---|---|---:|---:|---:|---:|---:|')
-  const loads: Record<string, Load> = {}
-  const row = (query: BenchQuery, contender: string, load: Load) => {
+// --- (a), (b), (d): concurrent loads and serial timings -----------------------------
+table('', `### Loads, ${CONNECTIONS} connections for ${SECONDS} s (service with customer data hidden)`, '')
+table('| query | contender | rows | req/s (2xx) | p50 ms | p99 ms | failed |', '|---|---|---:|---:|---:|---:|---:|')
+const loads: Record<string, Load> = {}
+const serials: Record<string, Serial> = {}
+const serialRows: string[] = []
+for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q.key))) {
+  const serviceUrl = `${hidden.url}${SERVICE_PREFIX}${query.path}`
+  const wordpressUrl = `${wordpress.url}${WORDPRESS_PREFIX}${query.path}`
+  const rows = await rowsOf(serviceUrl)
+  const wpRows = await rowsOf(wordpressUrl).catch(() => NaN)
+  const row = (contender: string, load: Load, n: number) => {
     loads[`${query.key}:${contender}`] = load
-    table(`| (${query.key}) ${query.name} | ${contender} | ${load.rows.toLocaleString('en')} | ${load.rps.toFixed(1)} | ${load.p50.toFixed(1)} | ${load.p99.toFixed(1)} | ${load.failures} |`)
+    table(`| (${query.key}) ${query.name} | ${contender} | ${n.toLocaleString('en')} | ${load.rps.toFixed(1)} | ${ms(load.p50)} | ${ms(load.p99)} | ${load.failures} |`)
   }
-  for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q.key))) {
-    const rows = await rowsOf(`${service.url}${SERVICE_PREFIX}${query.path}`)
-    row(query, `service, ${CONCURRENCY} conn.`, { ...autocannon(`${service.url}${SERVICE_PREFIX}${query.path}`, CONCURRENCY, SECONDS), rows })
-    const raw = rawSql(query.key, ['load', String(CONCURRENCY), String(SECONDS)], readerDb)
-    row(query, `raw SQL, ${CONCURRENCY} conn.`, { rows: raw.rows!, rps: raw.rps!, p50: raw.p50!, p99: raw.p99!, failures: 0 })
-    const wpRows = await rowsOf(`${wordpress.url}${WORDPRESS_PREFIX}${query.path}`).catch(() => NaN)
-    row(query, `WordPress, ${CONCURRENCY} conn.`, { ...autocannon(`${wordpress.url}${WORDPRESS_PREFIX}${query.path}`, CONCURRENCY, SECONDS), rows: wpRows })
-    if (query.key === 'a') {
-      row(query, 'service, 1 at a time', { ...autocannon(`${service.url}${SERVICE_PREFIX}${query.path}`, 1, SECONDS), rows })
-      const single = rawSql(query.key, ['load', '1', String(SECONDS)], readerDb)
-      row(query, 'raw SQL, 1 at a time', { rows: single.rows!, rps: single.rps!, p50: single.p50!, p99: single.p99!, failures: 0 })
+  row('service', autocannon(serviceUrl, CONNECTIONS, SECONDS), rows)
+  const raw = rawSql(query.key, ['load', String(CONNECTIONS), String(SECONDS)], readerDb)
+  row('raw SQL', { rps: raw.rps!, p50: raw.p50!, p99: raw.p99!, failures: 0 }, raw.rows!)
+  // autocannon counts WordPress's answers right, but not their latency (php -S closes every connection).
+  row('WordPress', autocannon(wordpressUrl, CONNECTIONS, SECONDS, false), wpRows)
+
+  const serialRow = (contender: string, result: Serial) => {
+    serials[`${query.key}:${contender}`] = result
+    serialRows.push(`| (${query.key}) ${query.name} | ${contender} | ${result.requests} | ${ms(result.p50)} | ${ms(result.p99)} | ${ms(result.mean)} |`)
+  }
+  serialRow('service', await serial(serviceUrl, SECONDS))
+  const single = rawSql(query.key, ['load', '1', String(SECONDS)], readerDb)
+  serialRow('raw SQL', { p50: single.p50!, p99: single.p99!, mean: single.mean!, requests: single.requests! })
+  serialRow('WordPress', await serial(wordpressUrl, SECONDS))
+  if (query.key === 'a') {
+    const httpFloor = await startHttpFloor(Buffer.from(await (await fetch(serviceUrl)).arrayBuffer()))
+    row('Node http alone, same body, no database', autocannon(httpFloor.url, CONNECTIONS, SECONDS), rows)
+    serialRow('Node http alone, same body, no database', await serial(httpFloor.url, SECONDS))
+    await httpFloor.stop()
+  }
+}
+table('', `WordPress's latency under load is left out: autocannon misreports it against \`php -S\`, which closes every connection. Its serial latency is below, from our own client.`)
+table('', `### One request at a time for ${SECONDS} s (process.hrtime, request to last byte; raw SQL: the query through mysql2, no HTTP)`, '')
+table('| query | contender | requests | p50 ms | p99 ms | mean ms |', '|---|---|---:|---:|---:|---:|', ...serialRows)
+
+// --- (c): everything, JSON and CSV, customer data hidden and shown --------------------
+const bulkRows: string[] = []
+const exportRates: Array<{ label: string; rowsPerSecond: number }> = []
+let floor = { rowsPerSecond: NaN, seconds: NaN }
+if (ONLY.includes('c')) {
+  const query = BENCH_QUERIES.find((q) => q.key === 'c')!
+  // The floor: mysql2 alone streaming the same rows, best of two.
+  const floors = [rawSql('c', ['stream'], readerDb), rawSql('c', ['stream'], readerDb)]
+  const fastest = floors[0]!.seconds! <= floors[1]!.seconds! ? floors[0]! : floors[1]!
+  floor = { rowsPerSecond: fastest.rowsPerSecond!, seconds: fastest.seconds! }
+  bulkRows.push(`| mysql2 alone, streaming the rows (the floor) | streamed | ${BENCH_DATA.bookings.toLocaleString('en')} | ${floor.seconds.toFixed(2)} | ${Math.round(floor.rowsPerSecond).toLocaleString('en')} | 1.00 |`)
+  for (const [format, suffix] of [['JSON', ''], ['CSV', '?format=csv']] as const) {
+    for (const service of [hidden, shown]) {
+      const url = `${service.url}${SERVICE_PREFIX}${query.path}${suffix}`
+      const runs = [await fetchOnce(url, false, 600_000), await fetchOnce(url, false, 600_000)]
+      // A failed run is reported as the answer; else the faster one.
+      const best = runs.find((run) => run.status !== '200') ?? (runs[0]!.ms <= runs[1]!.ms ? runs[0]! : runs[1]!)
+      const rowsPerSecond = best.status === '200' ? BENCH_DATA.bookings / (best.ms / 1000) : 0
+      exportRates.push({ label: `(c) ${format}, ${service.label}`, rowsPerSecond })
+      bulkRows.push(`| service, ${format}, ${service.label} | ${best.status} | ${BENCH_DATA.bookings.toLocaleString('en')} | ${(best.ms / 1000).toFixed(2)} | ${Math.round(rowsPerSecond).toLocaleString('en')} | ${(rowsPerSecond / floor.rowsPerSecond).toFixed(2)} |`)
     }
   }
-  if (phase !== 'without indexes') table(await deepPageLine(service.url, BENCH_DATA.bookings))
-  await service.stop()
-  const a = (contender: string) => loads[`a:${contender}`]
-  const b = (contender: string) => loads[`b:${contender}`]
-  table('')
-  if (ONLY.includes('a')) {
-    table(`- (a) service ÷ WordPress, req/s at ${CONCURRENCY} connections: **${(a(`service, ${CONCURRENCY} conn.`)!.rps / a(`WordPress, ${CONCURRENCY} conn.`)!.rps).toFixed(1)}×** (target ≥ 10×)`)
-    table(`- (a) one at a time, service p50 ÷ raw SQL p50: **${(a('service, 1 at a time')!.p50 / a('raw SQL, 1 at a time')!.p50).toFixed(2)}×** (target ≤ 2×)`)
-  }
-  if (ONLY.includes('b')) {
-    table(`- (b) service ÷ WordPress, req/s: **${(b(`service, ${CONCURRENCY} conn.`)!.rps / b(`WordPress, ${CONCURRENCY} conn.`)!.rps).toFixed(1)}×** (target ≥ 2×)`)
-  }
-  if (!ONLY.includes('c')) {
-    await wordpress.stop()
-    continue
-  }
+  const wp = await rawDownload(`${wordpress.url}${WORDPRESS_PREFIX}${query.path}`, 600_000)
+  const wpRate = wp.status === '200' ? BENCH_DATA.bookings / (wp.ms / 1000) : 0
+  bulkRows.push(`| WordPress, JSON | ${wp.status} | ${wp.status === '200' ? BENCH_DATA.bookings.toLocaleString('en') : 0} | ${(wp.ms / 1000).toFixed(2)} | ${Math.round(wpRate).toLocaleString('en')} | ${(wpRate / floor.rowsPerSecond).toFixed(2)} |`)
+  table('', `### (c) ${query.name}: one download at a time, best of two`, '')
+  table('| contender | answer | rows | wall s | rows/s | ÷ floor |', '|---|---|---:|---:|---:|---:|', ...bulkRows)
 
-  // (c): a fresh service process, so its peak RSS is this answer's.
-  const query = BENCH_QUERIES.find((q) => q.key === 'c')!
-  const fresh = await startService(eventLoopFiles[1]!)
-  const bulk: Record<string, Bulk> = {}
-  let serviceRun = { status: '', bytes: 0, seconds: Infinity }
-  for (let i = 0; i < 2; i++) {
-    const run = await download(`${fresh.url}${SERVICE_PREFIX}${query.path}`, 300_000)
-    if (run.seconds < serviceRun.seconds) serviceRun = run
-  }
-  bulk.service = { status: serviceRun.status, rows: BENCH_DATA.bookings, seconds: serviceRun.seconds, rowsPerSecond: BENCH_DATA.bookings / serviceRun.seconds, peakRssMb: peakRssMb(fresh.pid) }
-  await fresh.stop()
-  const raw = rawSql('c', ['stream'], readerDb)
-  bulk['raw SQL'] = { status: 'streamed', rows: raw.rows!, seconds: raw.seconds!, rowsPerSecond: raw.rowsPerSecond!, peakRssMb: raw.peakRssMb! }
-  const workers = spawnSync('pgrep', ['-f', '--', `-S ${new URL(wordpress.url).host}`], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean).map(Number)
-  const wpRun = await download(`${wordpress.url}${WORDPRESS_PREFIX}${query.path}`, 300_000)
-  bulk.WordPress = { status: wpRun.status, rows: wpRun.status === '200' ? BENCH_DATA.bookings : 0, seconds: wpRun.seconds, rowsPerSecond: wpRun.status === '200' ? BENCH_DATA.bookings / wpRun.seconds : 0, peakRssMb: Math.max(...workers.map(peakRssMb)) }
-  table('')
-  table(`| (c) ${query.name} | answer | rows | wall s | rows/s | peak RSS MB |`)
-  table('|---|---|---:|---:|---:|---:|')
-  for (const [contender, result] of Object.entries(bulk)) {
-    table(`| | ${contender}: ${result.status} | ${result.rows.toLocaleString('en')} | ${result.seconds.toFixed(2)} | ${Math.round(result.rowsPerSecond).toLocaleString('en')} | ${result.peakRssMb.toFixed(0)} |`)
-  }
-  const loops = eventLoopFiles.filter(existsSync).map((file) => JSON.parse(readFileSync(file, 'utf8')) as { maxMs: number; p99Ms: number })
-  table('')
-  table(`- event loop of the service, over this phase: max delay **${Math.max(...loops.map((l) => l.maxMs)).toFixed(1)} ms**, p99 ${Math.max(...loops.map((l) => l.p99Ms)).toFixed(1)} ms (target: no stall over 50 ms)`)
-  for (const file of eventLoopFiles) rmSync(file, { force: true })
-  await wordpress.stop()
+  // Several exports at once on the service showing customer data, with small requests beside them:
+  // the memory of each process under bulk load, and whether bulk answers starve small ones.
+  const exportsDone = Promise.all(Array.from({ length: CONCURRENT_EXPORTS }, () => fetchOnce(`${shown.url}${SERVICE_PREFIX}${query.path}`, false, 600_000)))
+  let exportsOver = false
+  void exportsDone.then(() => { exportsOver = true })
+  const small = BENCH_QUERIES.find((q) => q.key === 'a')!
+  const smallTimes: number[] = []
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+  while (!exportsOver) smallTimes.push((await fetchOnce(`${shown.url}${SERVICE_PREFIX}${small.path}`, agent, 60_000)).ms)
+  agent.destroy()
+  const exports = await exportsDone
+  const exportsSeconds = Math.max(...exports.map((e) => e.ms)) / 1000
+  smallTimes.sort((a, b) => a - b)
+  table('', `### ${CONCURRENT_EXPORTS} concurrent (c) downloads (JSON, customer data shown), with (a) asked one at a time beside them`, '')
+  table(`- the ${CONCURRENT_EXPORTS} exports: ${exports.map((e) => e.status).join(', ')}, all done in ${exportsSeconds.toFixed(2)} s (${Math.round(CONCURRENT_EXPORTS * BENCH_DATA.bookings / exportsSeconds).toLocaleString('en')} rows/s together)`)
+  table(`- (a) meanwhile: ${smallTimes.length} answers, p50 ${ms(smallTimes[Math.floor(smallTimes.length / 2)]!)} ms, max ${ms(smallTimes.at(-1)!)} ms`)
 }
+
+// --- hooks: measurements of other issues, while everything is up (see context.ts) ---
+const ctx: BenchContext = {
+  serviceUrl: hidden.url, serviceShowingCustomersUrl: shown.url, wordpressUrl: wordpress.url, readerDb,
+  adminQuery: (sql) => mariadb.adminQuery(`USE ${BENCH_DATABASE}; ${sql}`),
+  bookings: BENCH_DATA.bookings, seconds: SECONDS, connections: CONNECTIONS,
+  say, table, load: autocannon, serial, verdict,
+}
+table('', '### Other measurements (issues 10, 13, 14)', '')
+table(await deepPageLine(ctx.serviceUrl, ctx.bookings))
+table(...await benchSummary(ctx))
+table(...await benchIcs(ctx))
+
+// --- peak memory and event loop of every service process, over the whole bench ----
+const memory: Array<{ service: string; pid: number; role: string; mb: number }> = []
+for (const service of [hidden, shown]) {
+  for (const pid of service.pids()) memory.push({ service: service.label, pid, role: pid === service.pid && WORKERS > 1 ? 'primary' : 'worker', mb: vmHwmMb(pid) })
+}
+await hidden.stop()
+await shown.stop()
+const loops = new Map(readdirSync(eventLoopDir).map((file) => {
+  const loop = JSON.parse(readFileSync(join(eventLoopDir, file), 'utf8')) as { maxMs: number; p99Ms: number }
+  return [Number(/eld-(\d+)/.exec(file)![1]), loop] as const
+}))
+rmSync(eventLoopDir, { recursive: true, force: true })
+table('', '### Every service process over the whole bench', '')
+table('| service | process | peak RSS MB (VmHWM) | event loop max delay ms | p99 ms |', '|---|---|---:|---:|---:|')
+for (const process_ of memory) {
+  const loop = loops.get(process_.pid)
+  table(`| ${process_.service} | ${process_.role} ${process_.pid} | ${process_.mb.toFixed(0)} | ${ms(loop?.maxMs ?? NaN)} | ${ms(loop?.p99Ms ?? NaN)} |`)
+}
+
+// --- the verdict: issue 12's targets ---------------------------------------------
+const a = (contender: string) => loads[`a:${contender}`]
+const b = (contender: string) => loads[`b:${contender}`]
+if (ONLY.includes('b')) verdicts.push(verdict(`(b) service ÷ WordPress, req/s at ${CONNECTIONS} connections`, b('service')!.rps / b('WordPress')!.rps, 2, '×', 'higher'))
+if (ONLY.includes('a')) {
+  const httpAlone = 'Node http alone, same body, no database'
+  verdicts.push(verdict(`(a) service ÷ raw SQL, req/s at ${CONNECTIONS} connections (Node http alone with the same answer: ${(100 * a(httpAlone)!.rps / a('raw SQL')!.rps).toFixed(0)} %)`, (100 * a('service')!.rps) / a('raw SQL')!.rps, 70, '%', 'higher'))
+  verdicts.push(verdict(`(a) one at a time, service p50 ÷ raw SQL p50 (Node http alone with the same answer: ${(serials[`a:${httpAlone}`]!.p50 / serials['a:raw SQL']!.p50).toFixed(2)}×)`, serials['a:service']!.p50 / serials['a:raw SQL']!.p50, 1.5, '×', 'lower'))
+}
+for (const rate of exportRates) verdicts.push(verdict(`${rate.label}, rows/s (${(rate.rowsPerSecond / floor.rowsPerSecond).toFixed(2)}× the mysql2 floor)`, rate.rowsPerSecond, 250_000, 'rows/s', 'higher'))
+const worst = memory.reduce((top, p) => (p.mb > top.mb ? p : top), memory[0]!)
+verdicts.push(verdict(`peak RSS of the largest service process over the whole bench (${worst.service}, ${worst.role} ${worst.pid})`, worst.mb, 150, 'MB', 'lower'))
+const servingLoops = memory.filter((p) => p.role === 'worker').map((p) => loops.get(p.pid)?.maxMs ?? NaN)
+const primaryLoops = memory.filter((p) => p.role === 'primary').map((p) => loops.get(p.pid)?.maxMs ?? NaN)
+// The primary serves nothing: its own stalls are the machine's (other processes on the same cores), a control for the workers'.
+const control = primaryLoops.length > 0 ? ` (the idle primaries': ${Math.max(...primaryLoops).toFixed(1)} ms)` : ''
+verdicts.push(verdict(`event loop, max delay of any worker over the whole bench${control}`, Math.max(...servingLoops), 50, 'ms', 'lower'))
+table('', `### Verdict at ${BENCH_DATA.bookings.toLocaleString('en')} bookings (issue 12's targets)`, '', ...verdicts)
+table(`- WordPress ran at memory_limit 256M; serial timings are to 0.01 ms (process.hrtime); WordPress's latency comes from our own client, not autocannon.`)
 
 const header = `# Benchmark results
 
 \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model.trim()}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version},
-MariaDB ${spawnSync('mariadbd', ['--version'], { encoding: 'utf8' }).stdout.trim().split(/\s+/)[2] ?? ''}, ${BENCH_DATA.bookings.toLocaleString('en')} bookings over ${BENCH_DATA.years} years, ${BENCH_DATA.services} services, ${BENCH_DATA.rules} rules.
-Loads by autocannon from a second process, ${SECONDS} s each; WordPress ${'6.1 (Debian)'} under \`php -S\` with 2 workers, OPcache on, memory_limit 128M.
+MariaDB ${spawnSync('mariadbd', ['--version'], { encoding: 'utf8' }).stdout.trim().split(/\s+/)[2] ?? ''}, ${BENCH_DATA.bookings.toLocaleString('en')} bookings over ${BENCH_DATA.years} years, ${BENCH_DATA.services} services, ${BENCH_DATA.rules} rules, with the recommended indexes.
+The service: \`WORKERS=${WORKERS}\`, \`DB_POOL_SIZE=10\`, one instance with customer data hidden and one with \`EXPOSE_CUSTOMER_DATA=true\`.
+Loads by autocannon from a second process, ${SECONDS} s each; WordPress 6.1 (Debian) under \`php -S\` with 2 workers, OPcache on, memory_limit 256M.
 `
 if (!PARTIAL) {
   writeFileSync(join(here, RESULTS_FILE), `${header}${results.join('\n')}\n`)
   say(`\nwritten to scripts/bench/${RESULTS_FILE}`)
 }
+if (existsSync(eventLoopDir)) rmSync(eventLoopDir, { recursive: true, force: true })
 await wordpress.close()
 await mariadb.stop()

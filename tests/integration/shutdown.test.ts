@@ -1,10 +1,13 @@
 // SIGTERM (issue 6, "Operations"): the real process (server/main.ts) stops
 // accepting, lets a large streamed answer in flight finish whole within
 // SHUTDOWN_GRACE_MS, closes the pool and exits 0; past the grace period it cuts
-// what is left and still exits 0.
+// what is left and still exits 0. The same with WORKERS=2 (issue 12): the
+// primary stops every worker that way, restarts one that dies, and gives up
+// on a crash loop.
 import { expect } from 'chai'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { connect, type Socket } from 'node:net'
+import { get as httpGet } from 'node:http'
 import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { findFreePort } from '../../scripts/mariadb.ts'
@@ -43,7 +46,8 @@ async function startService(db: TestDatabase, env: Record<string, string>): Prom
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
   const deadline = Date.now() + 20_000
-  while (!logs.some((line) => line.msg === 'listening')) {
+  const workers = Number(env.WORKERS ?? 1)
+  while (logs.filter((line) => line.msg === 'listening').length < workers) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode} before listening`)
     if (Date.now() > deadline) throw new Error('the service did not listen within 20 s')
     await sleep(50)
@@ -83,9 +87,9 @@ function dechunk(raw: Buffer): string {
   return Buffer.concat(parts).toString('utf8')
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000
-  while (!condition()) {
+async function until(condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('timed out waiting')
     await sleep(20)
   }
@@ -99,6 +103,27 @@ async function refusesConnections(port: number): Promise<boolean> {
   })
 }
 
+/** One request on its own connection (no keep-alive), so the cluster hands each to the next worker. */
+function getOnce(port: number, path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet({ host: '127.0.0.1', port, path, agent: false, timeout: 10_000 }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => { body += chunk })
+      res.on('end', () => resolve({ status: res.statusCode!, body }))
+    })
+    req.on('timeout', () => req.destroy(new Error('timeout')))
+    req.on('error', reject)
+  })
+}
+
+/** The sum of every sample of a metric whose labels include these. */
+function metricSum(text: string, name: string, labels: string[]): number {
+  return text.split('\n')
+    .filter((line) => line.startsWith(`${name}{`) && labels.every((label) => line.includes(label)))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0)
+}
+
 describe('SIGTERM', function () {
   this.timeout(60_000)
   let db: TestDatabase
@@ -109,49 +134,128 @@ describe('SIGTERM', function () {
   })
   after(async () => { await db.drop() })
 
-  it('finishes a large streamed answer in flight whole, refuses new connections, and exits 0', async () => {
-    const service = await startService(db, { SHUTDOWN_GRACE_MS: '20000' })
+  for (const workers of [1, 2]) {
+    describe(`WORKERS=${workers}`, () => {
+      it('finishes a large streamed answer in flight whole, refuses new connections, and exits 0', async () => {
+        const service = await startService(db, { SHUTDOWN_GRACE_MS: '20000', WORKERS: String(workers) })
+        try {
+          const slow = await startSlowRequest(service.port)
+          service.child.kill('SIGTERM')
+          await until(() => service.logs.filter((line) => String(line.msg).startsWith('stopping')).length === workers)
+          // A worker tells the primary it stopped listening over IPC: allow that message its moment.
+          await until(() => refusesConnections(service.port), 2_000)
+          expect(service.child.exitCode, 'still running while the answer is in flight').to.equal(null)
+          slow.socket.resume()
+          await slow.ended
+          const raw = Buffer.concat(slow.received)
+          expect(raw.toString('latin1', 0, 15)).to.equal('HTTP/1.1 200 OK')
+          const body = JSON.parse(dechunk(raw))
+          expect(body.total).to.equal(BOOKINGS)
+          expect(body.booked_slots).to.have.length(BOOKINGS)
+          expect(await service.exited).to.equal(0)
+          const request = service.logs.find((line) => line.msg === 'request')
+          expect(request).to.include({ route: 'slots', status: 200, rowsSent: BOOKINGS, completed: true })
+          expect(service.logs.filter((line) => line.msg === 'stopped')).to.have.length(workers)
+        } finally {
+          service.child.kill('SIGKILL')
+        }
+      })
+
+      it('cuts what is still in flight when SHUTDOWN_GRACE_MS runs out, and still exits 0', async () => {
+        const service = await startService(db, { SHUTDOWN_GRACE_MS: '300', WORKERS: String(workers) })
+        try {
+          const slow = await startSlowRequest(service.port)
+          const sent = Date.now()
+          service.child.kill('SIGTERM')
+          expect(await service.exited).to.equal(0)
+          expect(Date.now() - sent).to.be.below(5_000)
+          slow.socket.resume()
+          await slow.ended
+          expect(() => JSON.parse(dechunk(Buffer.concat(slow.received)))).to.throw()
+          expect(service.logs.some((line) => line.level === 40 && String(line.msg).includes('SHUTDOWN_GRACE_MS'))).to.equal(true)
+        } finally {
+          service.child.kill('SIGKILL')
+        }
+      })
+    })
+  }
+})
+
+describe('WORKERS=2 (node:cluster)', function () {
+  this.timeout(90_000)
+  let db: TestDatabase
+
+  before(async () => {
+    db = await createTestDatabase('cluster')
+    for (const statement of demoDataSql({ prefix: db.prefix, bookings: 1_000 })) await db.admin.query(statement)
+  })
+  after(async () => { await db.drop() })
+
+  it('both workers answer, each log line names its worker, and /metrics counts the requests of both', async () => {
+    const service = await startService(db, { WORKERS: '2' })
     try {
-      const slow = await startSlowRequest(service.port)
+      const path = '/wp-json/booking-calendar/v1/slots?flat&per_page=1&_fields=id'
+      for (let i = 0; i < 20; i++) expect((await getOnce(service.port, path)).status).to.equal(200)
+      // A worker writes its request line once the answer is out: give the last one its moment.
+      await until(() => service.logs.filter((line) => line.msg === 'request').length === 20, 5_000)
+      const requestLines = service.logs.filter((line) => line.msg === 'request')
+      const servedBy = new Set(requestLines.map((line) => line.worker))
+      expect([...servedBy].sort()).to.deep.equal([1, 2])
+      expect(service.logs.filter((line) => line.msg === 'listening').map((line) => line.worker).sort()).to.deep.equal([1, 2])
+      // Whichever worker the scrape reaches, it reports the requests of both.
+      for (let i = 0; i < 2; i++) {
+        const res = await getOnce(service.port, '/metrics')
+        expect(res.status).to.equal(200)
+        expect(metricSum(res.body, 'http_requests_total', ['route="slots"', 'status="200"'])).to.equal(20)
+        expect(metricSum(res.body, 'booking_calendar_rows_sent_total', ['route="slots"'])).to.equal(20)
+      }
       service.child.kill('SIGTERM')
-      await until(() => service.logs.some((line) => String(line.msg).startsWith('stopping')))
-      expect(await refusesConnections(service.port), 'a new connection after SIGTERM').to.equal(true)
-      expect(service.child.exitCode, 'still running while the answer is in flight').to.equal(null)
-      slow.socket.resume()
-      await slow.ended
-      const raw = Buffer.concat(slow.received)
-      expect(raw.toString('latin1', 0, 15)).to.equal('HTTP/1.1 200 OK')
-      const body = JSON.parse(dechunk(raw))
-      expect(body.total).to.equal(BOOKINGS)
-      expect(body.booked_slots).to.have.length(BOOKINGS)
       expect(await service.exited).to.equal(0)
-      const request = service.logs.find((line) => line.msg === 'request')
-      expect(request).to.include({ route: 'slots', status: 200, rowsSent: BOOKINGS, completed: true })
-      expect(service.logs.map((line) => line.msg)).to.include('stopped')
     } finally {
       service.child.kill('SIGKILL')
     }
   })
 
-  it('cuts what is still in flight when SHUTDOWN_GRACE_MS runs out, and still exits 0', async () => {
-    const service = await startService(db, { SHUTDOWN_GRACE_MS: '300' })
+  it('starts another worker when one dies, logs it, and keeps answering', async () => {
+    const service = await startService(db, { WORKERS: '2' })
     try {
-      const slow = await startSlowRequest(service.port)
-      const sent = Date.now()
+      const started = service.logs.filter((line) => line.msg === 'worker started')
+      expect(started).to.have.length(2)
+      process.kill(started[0]!.pid as number, 'SIGKILL')
+      await until(() => service.logs.filter((line) => line.msg === 'listening').length === 3, 20_000)
+      const died = service.logs.find((line) => line.msg === 'a worker died: starting another')
+      expect(died).to.include({ level: 50, workerId: started[0]!.workerId, pid: started[0]!.pid, signal: 'SIGKILL' })
+      expect(service.logs.filter((line) => line.msg === 'worker started')).to.have.length(3)
+      for (let i = 0; i < 4; i++) expect((await getOnce(service.port, '/healthz')).status).to.equal(200)
       service.child.kill('SIGTERM')
       expect(await service.exited).to.equal(0)
-      expect(Date.now() - sent).to.be.below(5_000)
-      slow.socket.resume()
-      await slow.ended
-      expect(() => JSON.parse(dechunk(Buffer.concat(slow.received)))).to.throw()
-      expect(service.logs.some((line) => line.level === 40 && String(line.msg).includes('SHUTDOWN_GRACE_MS'))).to.equal(true)
+    } finally {
+      service.child.kill('SIGKILL')
+    }
+  })
+
+  it('gives up and exits 1 when workers keep dying', async () => {
+    const service = await startService(db, { WORKERS: '2' })
+    try {
+      // Every worker killed as soon as it starts: the two first ones, then restarts until the budget runs out.
+      const killed = new Set<number>()
+      await until(() => {
+        for (const line of service.logs.filter((l) => l.msg === 'worker started')) {
+          const pid = line.pid as number
+          if (!killed.has(pid)) { killed.add(pid); try { process.kill(pid, 'SIGKILL') } catch { /* already gone */ } }
+        }
+        return service.child.exitCode !== null
+      }, 60_000)
+      expect(await service.exited).to.equal(1)
+      expect(service.logs.filter((line) => line.msg === 'a worker died: starting another')).to.have.length(5)
+      expect(service.logs.find((line) => line.level === 60)).to.include({ msg: 'workers keep dying: giving up', restarts: 5 })
     } finally {
       service.child.kill('SIGKILL')
     }
   })
 
   it('answers a request that arrives on a kept-alive connection at the instant of SIGTERM, with Connection: close', async () => {
-    const service = await startService(db, { SHUTDOWN_GRACE_MS: '5000' })
+    const service = await startService(db, { SHUTDOWN_GRACE_MS: '5000', WORKERS: '1' })
     try {
       const socket = connect(service.port, '127.0.0.1')
       let received = ''

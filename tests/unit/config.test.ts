@@ -1,5 +1,6 @@
 import { expect } from 'chai'
 import { spawnSync } from 'node:child_process'
+import { availableParallelism } from 'node:os'
 import { loadConfig, ConfigError } from '../../server/config.ts'
 
 const DB = { DATABASE_URL: 'mysql://reader:s3cret@db.internal:3307/wordpress' }
@@ -23,6 +24,13 @@ describe('configuration', () => {
       maxRangeDays: 731, corsOrigins: [], logLevel: 'info',
     })
     expect(config.database).to.deep.equal({ host: 'db.internal', port: 3307, user: 'reader', password: 's3cret', database: 'wordpress' })
+  })
+
+  it('WORKERS defaults to the available parallelism and refuses what is not a count of processes', () => {
+    expect(loadConfig(DB).workers).to.equal(availableParallelism())
+    expect(loadConfig({ ...DB, WORKERS: '3' }).workers).to.equal(3)
+    expect(refusal({ ...DB, WORKERS: '0' })).to.equal('WORKERS must be a whole number from 1 to 256.')
+    expect(refusal({ ...DB, WORKERS: 'all' })).to.equal('WORKERS must be a whole number from 1 to 256.')
   })
 
   it('reads the official WordPress image\'s variable names', () => {

@@ -1,0 +1,114 @@
+// WORKERS > 1 (node:cluster): the primary forks one worker per core, each a
+// whole service (server/main.ts) sharing the port. The primary serves nothing:
+// it restarts a worker that dies (within a budget, so a crash loop ends),
+// gathers /metrics from every worker for the worker that was asked, and on
+// SIGTERM stops all workers gracefully and exits once they have.
+import cluster, { type Worker } from 'node:cluster'
+import { AggregatorRegistry, type Registry } from 'prom-client'
+import type { Logger } from 'pino'
+
+const METRICS_ASKED = 'booking-calendar-api:metrics-asked'
+const METRICS_ANSWERED = 'booking-calendar-api:metrics-answered'
+
+/** More restarts than this within RESTART_WINDOW_MS means the workers cannot run: the primary gives up. */
+export const RESTART_LIMIT = 5
+export const RESTART_WINDOW_MS = 60_000
+
+/** The restarts still inside the window once one more happens at `now`, and whether that one is allowed. */
+export function restartAllowed(previous: readonly number[], now: number, limit = RESTART_LIMIT, windowMs = RESTART_WINDOW_MS): { allowed: boolean; recent: number[] } {
+  const recent = [...previous.filter((at) => at > now - windowMs), now]
+  return { allowed: recent.length <= limit, recent }
+}
+
+interface MetricsMessage { type: string; id: number; text?: string; error?: string }
+
+export function runPrimary(options: { workers: number; graceMs: number; log: Logger }): void {
+  const { log, graceMs } = options
+  const aggregator = new AggregatorRegistry()
+  let stopping = false
+  let exitCode = 0
+  let restarts: number[] = []
+  // Our own count: cluster.workers may still list a worker after its 'exit' event.
+  const running = new Set<Worker>()
+
+  const fork = () => {
+    const worker = cluster.fork()
+    running.add(worker)
+    log.info({ workerId: worker.id, pid: worker.process.pid }, 'worker started')
+  }
+  const liveWorkers = () => [...running]
+
+  const stop = (reason: Record<string, unknown>, code: number) => {
+    if (stopping) return
+    stopping = true
+    exitCode = code
+    log.info({ ...reason, graceMs, workers: liveWorkers().length }, 'primary: stopping every worker gracefully')
+    for (const worker of liveWorkers()) worker.process.kill('SIGTERM')
+    // Each worker ends itself within its grace period; should one hang, it is killed and the primary still exits.
+    setTimeout(() => {
+      for (const worker of liveWorkers()) worker.process.kill('SIGKILL')
+      log.error('primary: workers still running past SHUTDOWN_GRACE_MS; killed them')
+      process.exit(exitCode)
+    }, graceMs + 10_000).unref()
+    if (liveWorkers().length === 0) process.exit(exitCode)
+  }
+
+  cluster.on('exit', (worker, code, signal) => {
+    running.delete(worker)
+    if (stopping) {
+      // A worker still starting when our SIGTERM came ends by the signal itself: that is a clean stop too.
+      if (code !== 0 && signal !== 'SIGTERM') exitCode = 1
+      if (liveWorkers().length === 0) {
+        log.info({ exitCode }, 'primary: all workers stopped')
+        process.exit(exitCode)
+      }
+      return
+    }
+    const budget = restartAllowed(restarts, Date.now())
+    restarts = budget.recent
+    if (!budget.allowed) {
+      log.fatal({ workerId: worker.id, pid: worker.process.pid, code, signal, restarts: RESTART_LIMIT, withinMs: RESTART_WINDOW_MS }, 'workers keep dying: giving up')
+      stop({ reason: 'restart loop' }, 1)
+      return
+    }
+    log.error({ workerId: worker.id, pid: worker.process.pid, code, signal }, 'a worker died: starting another')
+    fork()
+  })
+
+  cluster.on('message', (worker, message: MetricsMessage) => {
+    if (message?.type !== METRICS_ASKED) return
+    aggregator.clusterMetrics().then(
+      (text) => worker.send({ type: METRICS_ANSWERED, id: message.id, text }),
+      (error: Error) => worker.send({ type: METRICS_ANSWERED, id: message.id, error: error.message }),
+    )
+  })
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => stop({ signal }, 0))
+  for (let i = 0; i < options.workers; i++) fork()
+}
+
+/** In a worker: answer the primary's requests for this worker's metrics (prom-client's cluster protocol). */
+export function shareMetricsWithPrimary(registry: Registry): void {
+  AggregatorRegistry.setRegistries([registry])
+  // Constructing one adds prom-client's listener for the primary's requests, and nothing else.
+  new AggregatorRegistry()
+}
+
+let asked = 0
+
+/** In a worker: every worker's metrics, summed by the primary. Bounded: prom-client gives up after 5 s. */
+export function askPrimaryForMetrics(timeoutMs = 7_000): Promise<string> {
+  const id = ++asked
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: MetricsMessage) => {
+      if (message?.type !== METRICS_ANSWERED || message.id !== id) return
+      settle()
+      if (message.error !== undefined) reject(new Error(message.error))
+      else resolve(message.text ?? '')
+    }
+    const timer = setTimeout(() => { settle(); reject(new Error('the primary did not answer')) }, timeoutMs)
+    const settle = () => { clearTimeout(timer); process.off('message', onMessage) }
+    process.on('message', onMessage)
+    process.send!({ type: METRICS_ASKED, id })
+  })
+}
