@@ -197,32 +197,37 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         await service.close()
       }
     })
-    it('a client that hangs up while its export waits for the first row: noticed at once, the query killed and its connection destroyed', async () => {
-      const service = await startService(mariadb, { QUERY_TIMEOUT_MS: '10000' })
-      const locker = await mysql.createConnection({ socketPath: mariadb.socketPath, user: 'root', database: 'faults' })
-      try {
-        // The count reads bookings only and passes; the rows join posts, which this lock holds.
-        await locker.query('LOCK TABLES wp_posts WRITE')
-        const killsBefore = await kills(mariadb)
-        const socket = connect(service.port, '127.0.0.1')
-        socket.on('error', () => { /* we hang up */ })
-        socket.write(`GET ${EXPORT} HTTP/1.1\r\nHost: test\r\n\r\n`)
-        await until(async () => (await readerQueries(mariadb)).some((row) => /SET STATEMENT/.test(String((row as { info: unknown }).info))), 5_000, 'the export waits for its first row')
-        socket.destroy()
-        const goneAt = Date.now()
-        await until(() => service.handle.pool.stream.inUse === 0, 1_000, 'the stream connection is free')
-        await until(async () => (await readerQueries(mariadb)).length === 0, 1_000, 'the query killed on the server')
-        expect(Date.now() - goneAt).to.be.below(1_500)
-        expect(await kills(mariadb)).to.equal(killsBefore + 1)
-        await until(() => service.logs.some((line) => line.msg === 'request'), 1_000, 'the request log line')
-        expect(service.logs.find((line) => line.msg === 'request')).to.include({ level: 30, completed: false })
-        expect(service.logs.filter((line) => (line.level as number) >= 40), 'no warning or error line').to.deep.equal([])
-      } finally {
-        await locker.query('UNLOCK TABLES')
-        await locker.end()
-        await service.close()
-      }
-    })
+    // The count reads bookings only; the rows join posts. Locking one table holds the export at that step.
+    for (const { step, table, statement } of [
+      { step: 'the first row', table: 'wp_posts', statement: /SET STATEMENT/ },
+      { step: 'its count', table: 'wp_booking_calendar_bookings', statement: /count\(\*\)/ },
+    ]) {
+      it(`a client that hangs up while its export waits for ${step}: noticed at once, the query killed and its connection destroyed`, async () => {
+        const service = await startService(mariadb, { QUERY_TIMEOUT_MS: '10000' })
+        const locker = await mysql.createConnection({ socketPath: mariadb.socketPath, user: 'root', database: 'faults' })
+        try {
+          await locker.query(`LOCK TABLES ${table} WRITE`)
+          const killsBefore = await kills(mariadb)
+          const socket = connect(service.port, '127.0.0.1')
+          socket.on('error', () => { /* we hang up */ })
+          socket.write(`GET ${EXPORT} HTTP/1.1\r\nHost: test\r\n\r\n`)
+          await until(async () => (await readerQueries(mariadb)).some((row) => statement.test(String((row as { info: unknown }).info))), 5_000, `the export waits for ${step}`)
+          socket.destroy()
+          const goneAt = Date.now()
+          await until(() => service.handle.pool.stream.inUse === 0, 1_000, 'the stream connection is free')
+          await until(async () => (await readerQueries(mariadb)).length === 0, 1_000, 'the query killed on the server')
+          expect(Date.now() - goneAt).to.be.below(1_500)
+          expect(await kills(mariadb)).to.equal(killsBefore + 1)
+          await until(() => service.logs.some((line) => line.msg === 'request'), 1_000, 'the request log line')
+          expect(service.logs.find((line) => line.msg === 'request')).to.include({ level: 30, completed: false })
+          expect(service.logs.filter((line) => (line.level as number) >= 40), 'no warning or error line').to.deep.equal([])
+        } finally {
+          await locker.query('UNLOCK TABLES')
+          await locker.end()
+          await service.close()
+        }
+      })
+    }
   })
 
   describe('exports and small requests are kept apart', () => {
