@@ -112,8 +112,8 @@ export function streamBookings(
 /**
  * One page of matching bookings in booking order (at most 1000 rows: per_page's
  * bound), as a deferred join: the page's ids are cut from the ordered ids alone,
- * which an index on (booking_date, time_from) holds (InnoDB keeps id in every
- * index), and only those rows are read and joined. Skipping the offset rows
+ * which the recommended index (booking_date, time_from, id, status) holds,
+ * status filter included, and only those rows are read and joined. Skipping the offset rows
  * then walks the index instead of reading and joining every skipped row, so a
  * page costs nearly the same at any depth.
  */

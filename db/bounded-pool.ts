@@ -4,6 +4,7 @@
 // nothing while the server hangs). A connection that timed out, lost its socket
 // or was abandoned mid-result is killed on the server and destroyed, never
 // put back: whatever state it is in leaves with it.
+import { randomBytes } from 'node:crypto'
 import { createConnection, type Pool, type PoolConnection } from 'mysql2'
 
 /** No connection became free in time, or none could be made: answered 503 rest_database_unavailable. */
@@ -14,6 +15,11 @@ export class DbUnavailableError extends Error {
 /** A statement, or the wait for its next row, ran past our own bound: answered 504 rest_query_timeout. */
 export class DbTimeoutError extends Error {
   readonly code = 'BC_DB_TIMEOUT'
+}
+
+/** The client hung up before its answer was done: nothing to answer, and whatever runs for it is stopped. */
+export class ClientGoneError extends Error {
+  readonly code = 'BC_CLIENT_GONE'
 }
 
 export interface KillTarget {
@@ -28,17 +34,29 @@ const KILL_TIMEOUT_MS = 3_000
 
 /**
  * Ends a session on the server through a connection made for this alone, so
- * the kill never waits behind the pool it rescues. The session is one we have
- * given up and destroy, never reused, so the kill cannot reach a statement it
- * was not meant for. Best effort: a hung or gone server ignores it.
+ * the kill never waits behind the pool it rescues. Only if that thread still
+ * runs a statement that starts with `marker` (the lease's, unique to it): a
+ * thread id names another session after a restart of the database, and the
+ * check and the KILL go over one connection, which a restart would end too.
+ * Within one run of the server a thread id is never given twice, so a thread
+ * seen running our statement is ours until the KILL. Best effort, bounded: a
+ * hung or gone server ignores it. Resolves when done, whatever the outcome.
  */
-export function killSession(target: KillTarget, threadId: number): void {
-  const connection = createConnection({ ...target, connectTimeout: KILL_TIMEOUT_MS })
-  const timer = setTimeout(() => destroyConnection(connection), KILL_TIMEOUT_MS)
-  connection.on('error', () => { /* the server is gone or hung: nothing left to kill */ })
-  connection.query(`KILL CONNECTION ${Math.trunc(threadId)}`, () => {
-    clearTimeout(timer)
-    destroyConnection(connection)
+export function killSession(target: KillTarget, threadId: number, marker: string): Promise<void> {
+  return new Promise((resolve) => {
+    const connection = createConnection({ ...target, connectTimeout: KILL_TIMEOUT_MS })
+    const done = () => {
+      clearTimeout(timer)
+      destroyConnection(connection)
+      resolve()
+    }
+    const timer = setTimeout(done, KILL_TIMEOUT_MS)
+    connection.on('error', () => { /* the server is gone or hung: nothing left to kill */ })
+    const ours = 'SELECT ID FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE ?'
+    connection.query(ours, [Math.trunc(threadId), `${marker}%`], (error, rows) => {
+      if (error || (rows as unknown[]).length === 0) return done()
+      connection.query(`KILL CONNECTION ${Math.trunc(threadId)}`, done)
+    })
   })
 }
 
@@ -50,8 +68,10 @@ function destroyConnection(connection: { destroy(): void }): void {
 
 export interface Lease {
   readonly connection: PoolConnection
-  /** One statement, bounded by the statement timer. */
-  query<R>(sql: string, values?: readonly unknown[]): Promise<R[]>
+  /** One statement, bounded by the statement timer; a client gone (`signal`) ends it at once. */
+  query<R>(sql: string, values?: readonly unknown[], signal?: AbortSignal): Promise<R[]>
+  /** A statement sent on `connection` directly, marked as this lease's, so abort() can kill it. */
+  marked(sql: string): string
   /** Marks a statement as running whose end the caller watches itself (a streamed result). */
   statementRunning(running: boolean): void
   /** Back to the pool, or destroyed if anything went wrong on it. Idempotent. */
@@ -146,6 +166,10 @@ export class BoundedPool {
     let running = false
     let broken = false
     let done = false
+    // Leads every statement of the lease, so a kill can tell it from any other (killSession).
+    // Letters, digits and dashes only: no LIKE wildcard, and no executable comment (`/*!`, `/*M!`).
+    const marker = `/* bc-api ${randomBytes(12).toString('hex')} */`
+    const marked = (sql: string) => `${marker} ${sql}`
     // A socket lost while no statement of ours listens (between statements, or under a streamed result).
     const lost = () => { broken = true }
     connection.on('error', lost)
@@ -157,7 +181,7 @@ export class BoundedPool {
       connection.off('error', lost)
       connection.off('end', lost)
       if (destroy || broken) {
-        if (running && connection.threadId) killSession(kill, connection.threadId)
+        if (running && connection.threadId) void killSession(kill, connection.threadId, marker)
         // A late error from a destroyed connection has no one left to tell.
         connection.on('error', () => {})
         destroyConnection(connection)
@@ -169,14 +193,28 @@ export class BoundedPool {
     const lease: Lease = {
       connection,
       statementRunning: (value) => { running = value },
-      query: <R>(sql: string, values: readonly unknown[] = []) => new Promise<R[]>((resolve, reject) => {
+      marked,
+      query: <R>(sql: string, values: readonly unknown[] = [], signal?: AbortSignal) => new Promise<R[]>((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason)
         running = true
+        const settle = () => {
+          clearTimeout(timer)
+          signal?.removeEventListener('abort', gone)
+        }
         const timer = setTimeout(() => {
+          settle()
           broken = true
           reject(new DbTimeoutError(`The database did not answer within ${statementTimeoutMs} ms.`))
         }, statementTimeoutMs)
-        connection.query(sql, values as unknown[], (error, rows) => {
-          clearTimeout(timer)
+        // Left running, the statement would hold its connection to no end: the caller aborts the lease.
+        const gone = () => {
+          settle()
+          broken = true
+          reject(signal!.reason)
+        }
+        signal?.addEventListener('abort', gone, { once: true })
+        connection.query(marked(sql), values as unknown[], (error, rows) => {
+          settle()
           running = false
           if (error) {
             if ((error as { fatal?: boolean }).fatal) broken = true

@@ -21,15 +21,17 @@ export interface Snapshot {
   batches<R>(query: CompiledQuery<R>, options: { rowTimeoutMs: number; batchSize?: number }): AsyncGenerator<R[]>
 }
 
-export async function readSnapshot<T>(pool: BoundedPool, work: (snapshot: Snapshot) => Promise<T>): Promise<T> {
+/** `signal`: the client is gone; what still runs for it fails at once with its reason, and is killed. */
+export async function readSnapshot<T>(pool: BoundedPool, work: (snapshot: Snapshot) => Promise<T>, options: { signal?: AbortSignal } = {}): Promise<T> {
+  const { signal } = options
   const lease = await pool.acquire()
   const snapshot: Snapshot = {
-    rows: (query) => lease.query(query.sql, query.parameters),
-    batches: (query, options) => readBatches(lease, query, options),
+    rows: (query) => lease.query(query.sql, query.parameters, signal),
+    batches: (query, batchOptions) => readBatches(lease, query, batchOptions, signal),
   }
   try {
     // The session is REPEATABLE READ and READ ONLY already (db/connect.ts).
-    await lease.query('START TRANSACTION')
+    await lease.query('START TRANSACTION', [], signal)
     const result = await work(snapshot)
     await lease.query('COMMIT')
     lease.release()
@@ -43,11 +45,11 @@ export async function readSnapshot<T>(pool: BoundedPool, work: (snapshot: Snapsh
   }
 }
 
-async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: { rowTimeoutMs: number; batchSize?: number }): AsyncGenerator<R[]> {
+async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: { rowTimeoutMs: number; batchSize?: number }, signal?: AbortSignal): AsyncGenerator<R[]> {
   const batchSize = options.batchSize ?? 100
   const connection = lease.connection
   const stream = connection
-    .query({ sql: `SET STATEMENT max_statement_time = 0 FOR ${query.sql}`, values: query.parameters as unknown[] })
+    .query({ sql: lease.marked(`SET STATEMENT max_statement_time = 0 FOR ${query.sql}`), values: query.parameters as unknown[] })
     .stream({ highWaterMark: 1000 })
   lease.statementRunning(true)
   let ended = false
@@ -71,6 +73,10 @@ async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: {
   stream.on('error', fail)
   connection.on('error', lost)
   connection.on('end', lost)
+  // A client gone while the server still works on the first row is noticed now, not at the row timeout.
+  const gone = () => fail(signal!.reason)
+  if (signal?.aborted) gone()
+  signal?.addEventListener('abort', gone)
   let sentFirst = false
   try {
     for (;;) {
@@ -111,6 +117,7 @@ async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: {
     stream.off('end', onEnd)
     connection.off('error', lost)
     connection.off('end', lost)
+    signal?.removeEventListener('abort', gone)
     // Stopped early (the client hung up, or a failure): readSnapshot destroys
     // the connection; the stream is only detached here, never drained (mysql2
     // would read and drop the rest of the result, holding the connection for seconds).

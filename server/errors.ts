@@ -100,9 +100,10 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
   // Four parameters: that is how Express knows an error middleware.
   return (error, req, res, _next) => {
     const known = toRestError(error)
-    if ((res.headersSent || req.socket?.destroyed) && (error as { code?: unknown })?.code === 'ERR_STREAM_PREMATURE_CLOSE') {
-      // The client hung up mid-answer (or the send timeout cut it, logged where
-      // it did): a normal event, which the request's log line shows as completed: false.
+    const code = (error as { code?: unknown })?.code
+    if (code === 'BC_CLIENT_GONE' || ((res.headersSent || req.socket?.destroyed) && code === 'ERR_STREAM_PREMATURE_CLOSE')) {
+      // The client hung up (or the send timeout cut it, logged where it did):
+      // a normal event, which the request's log line shows as completed: false.
       res.destroy()
       return
     }
@@ -117,8 +118,12 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
     }
     if (known && known.status < 500) {
       req.log?.debug({ code: known.code }, 'request refused')
+    } else if (known) {
+      // 503 and 504: a database that is busy, hung or down. Expected under load
+      // or an outage, and answered as designed: worth a warning, not an error.
+      ;(req.log ?? log).warn({ err: errorFields(error), answered: known.code }, 'request failed')
     } else {
-      ;(req.log ?? log).error({ err: errorFields(error), answered: known?.code ?? 'rest_internal_error' }, 'request failed')
+      ;(req.log ?? log).error({ err: errorFields(error), answered: 'rest_internal_error' }, 'request failed')
     }
     if (res.headersSent) {
       // Mid-stream: the status is gone; cutting the connection tells the client the body is incomplete.

@@ -24,13 +24,15 @@ export const READER = { user: 'booking_api', password: 'bench-reader' }
  * The indexes we recommend (README, "Sizing"). The plugin ships only
  * service_id; these let the typical queries read in order instead of sorting.
  * InnoDB appends the primary key (id) to each, which completes the ORDER BY.
+ * bc_api_date names id, then status, so a deep page with a status filter is
+ * cut from the index alone, in its order (scripts/bench/status-deep-page.ts).
  * bc_api_summary holds every column summary/ reads, in the order it groups by:
  * MariaDB counts a year from the index alone, without a temporary table.
  */
 export function recommendedIndexesSql(prefix: string): string {
   return `ALTER TABLE ${prefix}booking_calendar_bookings
   ADD INDEX bc_api_service_date (service_id, booking_date, time_from),
-  ADD INDEX bc_api_date (booking_date, time_from),
+  ADD INDEX bc_api_date (booking_date, time_from, id, status),
   ADD INDEX bc_api_created (created_at),
   ADD INDEX bc_api_summary (booking_date, service_id, status, time_from, time_to);`
 }

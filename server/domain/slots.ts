@@ -70,7 +70,7 @@ export async function answerSlots(
   db: Db,
   pools: DbPools,
   params: SlotsParams,
-  options: { zone: SiteZone; exposeCustomer: boolean; grouped: boolean; queryTimeoutMs: number },
+  options: { zone: SiteZone; exposeCustomer: boolean; grouped: boolean; queryTimeoutMs: number; signal?: AbortSignal },
   send: (answer: SlotsAnswer) => Promise<void>,
   queries: SlotsQueries = slotsQueries,
 ): Promise<void> {
@@ -113,7 +113,7 @@ export async function answerSlots(
     // A page is cut from the bookings in booking order, then grouped (at most per_page records held).
     if (grouped) records.sort((a, b) => a.service_id - b.service_id)
     await send({ total, paging: { page, perPage, totalPages }, grouped, batches: fromArray([records]) })
-  })
+  }, { signal: options.signal })
 }
 
 async function* mapBatches<R, T>(batches: AsyncIterable<R[]>, map: (row: R) => T): AsyncGenerator<T[]> {

@@ -2,6 +2,7 @@
 // reading) or by a database failure mid-stream. Each is counted by reason in
 // GET /metrics (booking_calendar_answers_cut_total).
 import type { Response } from 'express'
+import { ClientGoneError } from '../../db/bounded-pool.ts'
 
 export type CutReason = 'database_lost' | 'database_timeout' | 'send_timeout'
 
@@ -23,4 +24,17 @@ export function cutWhenClientStopsReading(res: Response, sendTimeoutMs: number):
     res.req.log?.info({ sendTimeoutMs }, 'answer cut: the client read nothing for SEND_TIMEOUT_MS')
     res.destroy()
   })
+}
+
+/**
+ * Aborts when the client hangs up before its answer is done, so a query still
+ * working for it (the first row of an export, say) is killed at once instead
+ * of at QUERY_TIMEOUT_MS. The request's log line shows it as completed: false.
+ */
+export function signalClientGone(res: Response): AbortSignal {
+  const controller = new AbortController()
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort(new ClientGoneError('The client hung up before its answer was done.'))
+  })
+  return controller.signal
 }

@@ -12,6 +12,7 @@ import { invalidParams } from '../errors.ts'
 import { disabledTimeIcs, publicHost, slotsIcsChunks, utcDateTime, type EventContext } from '../http/ics.ts'
 import { startIterating, streamBody } from '../http/stream-body.ts'
 import { addRowsSent, countRowsSent } from '../metrics.ts'
+import { signalClientGone } from '../http/cut-answer.ts'
 import type { SlotsParams } from './slots.ts'
 import type { DisabledTimeParams } from './disabled-time.ts'
 
@@ -45,7 +46,7 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
   const feedParams: SlotsParams = { ...params, ...range, service: service === undefined ? undefined : String(service.ID) }
   const calendar = { name: service ? `Bookings: ${decodeSlug(service.post_name)}` : 'Bookings', timezone: calendarZone(zone) }
   const context = eventContext(req, deps)
-  const options = { zone, exposeCustomer: deps.exposeCustomer(req), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs }
+  const options = { zone, exposeCustomer: deps.exposeCustomer(req), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs, signal: signalClientGone(res) }
   await answerSlots(deps.db, deps.pool, feedParams, options, async (answer) => {
     const batches = req.method === 'HEAD' ? answer.batches : await startIterating(answer.batches)
     res.setHeader('X-WP-Total', String(answer.total))

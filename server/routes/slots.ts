@@ -12,7 +12,7 @@ import { pagingLinks } from '../http/paging.ts'
 import { negotiateFormat } from '../http/negotiate.ts'
 import { sendSlotsFeed } from './feeds.ts'
 import { countRowsSent } from '../metrics.ts'
-import { cutWhenClientStopsReading } from '../http/cut-answer.ts'
+import { cutWhenClientStopsReading, signalClientGone } from '../http/cut-answer.ts'
 import type { Deps } from '../app.ts'
 
 export const BOOKING_STATUSES = ['pending', 'booked', 'reject', 'completed', 'expired'] as const
@@ -55,7 +55,7 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   const zone = await deps.siteTimezone()
   // CSV is always the flat list (API.md, "CSV").
   const grouped = !params.flat && !csv
-  const options = { zone, exposeCustomer: deps.exposeCustomer(req), grouped, queryTimeoutMs: deps.config.queryTimeoutMs }
+  const options = { zone, exposeCustomer: deps.exposeCustomer(req), grouped, queryTimeoutMs: deps.config.queryTimeoutMs, signal: signalClientGone(res) }
   await answerSlots(deps.db, deps.pool, params, options, async (answer) => {
     const batches = req.method === 'HEAD' ? answer.batches : await startIterating(answer.batches)
     res.setHeader('X-WP-Total', String(answer.total))

@@ -12,6 +12,7 @@ import { startMariaDb, type MariaDbServer } from '../../scripts/mariadb.ts'
 import { schemaSql } from '../../db/schema.ts'
 import { demoDataSql, FIRST_SERVICE_ID } from '../../db/demo-data.ts'
 import { createDb, type DbHandle } from '../../db/connect.ts'
+import { killSession } from '../../db/bounded-pool.ts'
 import { createApp } from '../../server/app.ts'
 import { dbSettings, loadConfig } from '../../server/config.ts'
 import { createLogger } from '../../server/log.ts'
@@ -196,10 +197,41 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         await service.close()
       }
     })
+    // The count reads bookings only; the rows join posts. Locking one table holds the export at that step.
+    for (const { step, table, statement } of [
+      { step: 'the first row', table: 'wp_posts', statement: /SET STATEMENT/ },
+      { step: 'its count', table: 'wp_booking_calendar_bookings', statement: /count\(\*\)/ },
+    ]) {
+      it(`a client that hangs up while its export waits for ${step}: noticed at once, the query killed and its connection destroyed`, async () => {
+        const service = await startService(mariadb, { QUERY_TIMEOUT_MS: '10000' })
+        const locker = await mysql.createConnection({ socketPath: mariadb.socketPath, user: 'root', database: 'faults' })
+        try {
+          await locker.query(`LOCK TABLES ${table} WRITE`)
+          const killsBefore = await kills(mariadb)
+          const socket = connect(service.port, '127.0.0.1')
+          socket.on('error', () => { /* we hang up */ })
+          socket.write(`GET ${EXPORT} HTTP/1.1\r\nHost: test\r\n\r\n`)
+          await until(async () => (await readerQueries(mariadb)).some((row) => statement.test(String((row as { info: unknown }).info))), 5_000, `the export waits for ${step}`)
+          socket.destroy()
+          const goneAt = Date.now()
+          await until(() => service.handle.pool.stream.inUse === 0, 1_000, 'the stream connection is free')
+          await until(async () => (await readerQueries(mariadb)).length === 0, 1_000, 'the query killed on the server')
+          expect(Date.now() - goneAt).to.be.below(1_500)
+          expect(await kills(mariadb)).to.equal(killsBefore + 1)
+          await until(() => service.logs.some((line) => line.msg === 'request'), 1_000, 'the request log line')
+          expect(service.logs.find((line) => line.msg === 'request')).to.include({ level: 30, completed: false })
+          expect(service.logs.filter((line) => (line.level as number) >= 40), 'no warning or error line').to.deep.equal([])
+        } finally {
+          await locker.query('UNLOCK TABLES')
+          await locker.end()
+          await service.close()
+        }
+      })
+    }
   })
 
   describe('exports and small requests are kept apart', () => {
-    it('a held export leaves small requests their own connections; a second export is refused with 503 and Retry-After within 2 s', async () => {
+    it('a held export leaves small requests their own connections; a second export is refused with 503 and Retry-After within 2 s, logged at warn', async () => {
       const service = await startService(mariadb, { DB_POOL_SIZE: '1', DB_STREAM_CONNECTIONS: '1', DB_ACQUIRE_TIMEOUT_MS: '500' })
       try {
         const held = await rawGet(service.port, EXPORT, { read: false })
@@ -213,6 +245,9 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         expect(second.body).to.deep.equal({
           code: 'rest_database_unavailable', message: 'All database connections are busy. Try again in a moment.', data: { status: 503 },
         })
+        // Busy is an expected outcome: a warning, never an error line.
+        expect(service.logs.filter((line) => line.msg === 'request failed').map((line) => line.level)).to.deep.equal([40])
+        expect(service.logs.filter((line) => (line.level as number) >= 50), 'no error line').to.deep.equal([])
         held.socket.destroy()
       } finally {
         await service.close()
@@ -242,6 +277,25 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
     })
   })
 
+  describe('a kill reaches only the statement it was meant for', () => {
+    it('a kill for a thread id that now runs another session\'s statement (as after a database restart) leaves that statement alone', async () => {
+      const target = { host: mariadb.host, port: mariadb.port, ...READER }
+      // The same account, so the server would allow the KILL: only the check can stop it.
+      const other = await mysql.createConnection({ ...target, database: 'faults' })
+      try {
+        const killsBefore = await kills(mariadb)
+        const sleeping = other.query('SELECT SLEEP(1) AS slept')
+        await until(async () => (await readerQueries(mariadb)).some((row) => /SLEEP/.test(String((row as { info: unknown }).info))), 2_000, 'the other statement runs')
+        await killSession(target, other.threadId, '/* bc-api 0123456789abcdef01234567 */')
+        const [rows] = await sleeping
+        expect(rows).to.deep.equal([{ slept: 0 }])
+        expect(await kills(mariadb)).to.equal(killsBefore)
+      } finally {
+        await other.end()
+      }
+    })
+  })
+
   describe('a hung database (SIGSTOP, then SIGCONT)', () => {
     it('every request ends within QUERY_TIMEOUT_MS and a margin, with 504 or 503 and Retry-After; the pool heals after SIGCONT', async () => {
       const service = await startService(mariadb, { QUERY_TIMEOUT_MS: '1000', DB_POOL_SIZE: '3' })
@@ -263,6 +317,9 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         expect(answers.some((answer) => answer.body?.code === 'rest_query_timeout'), 'a 504 for a query on a frozen server').to.equal(true)
         // Nothing is left waiting for a connection, however many /readyz came.
         expect(service.handle.pool.short.waiting).to.equal(0)
+        // 503 and 504 from a hung database are expected outcomes: warnings, never error lines.
+        expect(service.logs.filter((line) => (line.level as number) >= 50), 'no error line').to.deep.equal([])
+        expect(service.logs.some((line) => line.msg === 'request failed' && line.level === 40)).to.equal(true)
         process.kill(pid, 'SIGCONT')
         let back = await get(service.port, SMALL)
         const deadline = Date.now() + 10_000
