@@ -118,10 +118,14 @@ export function periodsOf(range: DateRange, period: SummaryPeriod | undefined, s
   const days = daysInclusive(range.start, range.end)
   if (!period) return [{ key: null, start: range.start, end: range.end, first: 0, last: days - 1 }]
   const slots: PeriodSlot[] = []
-  for (let key = periodStartOf(range.start, period, startOfWeek); key <= range.end; key = nextPeriodStart(key, period)) {
+  // Compared as milliseconds, not as strings: the period after December 9999
+  // begins in year 10000, which no YYYY-MM-DD string holds (dayToMs gives NaN),
+  // and which a string comparison would put before 9999.
+  const endMs = dayToMs(range.end)
+  for (let key = periodStartOf(range.start, period, startOfWeek); dayToMs(key) <= endMs; key = nextPeriodStart(key, period)) {
     const start = key < range.start ? range.start : key
-    const next = nextPeriodStart(key, period)
-    const end = addDays(next, -1) > range.end ? range.end : addDays(next, -1)
+    const lastMs = dayToMs(nextPeriodStart(key, period)) - DAY_MS
+    const end = lastMs < endMs ? msToDay(lastMs) : range.end
     slots.push({ key, start, end, first: daysInclusive(range.start, start) - 1, last: daysInclusive(range.start, end) - 1 })
   }
   return slots

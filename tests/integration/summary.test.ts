@@ -211,6 +211,14 @@ describe('GET summary/', () => {
     expect((await request(t.app).get(`${URL}?service=nope`).expect(404)).body.code).to.equal('rest_service_not_found')
   })
 
+  it('the last month before year 10000 answers 200, each period ending on 9999-12-31 (it once looped until out of memory)', async () => {
+    for (const groupBy of ['month', 'year', 'week', 'day']) {
+      const res = await request(t.app).get(`${URL}?start=9999-12-01&group_by=${groupBy}`).expect(200)
+      expect(res.body.groups.at(-1).period_end, groupBy).to.equal('9999-12-31')
+      expect(res.body.totals.bookings).to.equal(0)
+    }
+  })
+
   it('format=csv: one row per group, keys then measures, null as an empty cell, no totals row', async () => {
     const res = await request(t.app).get(`${URL}?start=2026-11-24&end=2026-11-25&group_by=day,service&service=${STRIZHKA}&format=csv`).expect(200)
     expect(res.headers['content-type']).to.equal('text/csv; charset=utf-8')
