@@ -99,6 +99,12 @@ describe('OpenMinutes: 1,440 a day minus the union of the disabled periods', () 
   it('a whole day off leaves 0; another service\'s rules do not count; sums over days', () => {
     expect([open.on(15, '2026-11-24'), open.on(99, '2026-11-23'), open.sum(99, 0, 2)]).to.deep.equal([0, 1440 - 360, 3 * 1440 - 360 - 480])
   })
+  it('on: a day outside the span is expanded alone; a day that cannot be read (the zero date) has 0 open minutes', () => {
+    // Mondays 2026-11-30 and 1000-01-06 (proleptic Gregorian), Tuesday 2026-12-01, outside the span 23-25 November.
+    expect([open.on(12, '2026-11-30'), open.on(12, '2026-12-01'), open.on(99, '1000-01-06'), open.on(15, '2026-11-24')])
+      .to.deep.equal([1440 - 360 - 60, 1440 - 480, 1440 - 360, 0])
+    expect([open.on(12, '0000-00-00'), open.on(12, '2026-11-00')]).to.deep.equal([0, 0])
+  })
 })
 
 describe('summarize: groups with zeros, whole-day bookings, totals', () => {
