@@ -152,7 +152,8 @@ export class OpenMinutes {
   readonly #rules: ValidRule[]
   readonly #ids: Set<number>
   readonly #clock: WallClock
-  readonly #outside = new Map<string, OpenMinutes>()
+  /** Open minutes of days outside the span, by `service|day`: numbers only, as this object may be cached. */
+  readonly #outside = new Map<string, number>()
 
   constructor(rules: ValidRule[], span: DateRange, serviceIds: Iterable<number>, clock: WallClock) {
     this.span = span
@@ -205,11 +206,11 @@ export class OpenMinutes {
    */
   on(serviceId: number, date: string): number {
     const dayMs = dayToMs(date)
-    if (Number.isNaN(dayMs)) return 0
+    if (Number.isNaN(dayMs) || !this.#ids.has(serviceId)) return 0
     const index = Math.round((dayMs - this.#startMs) / DAY_MS)
     if (index >= 0 && index < this.#days) return this.sum(serviceId, index, index)
-    const day = { start: date, end: date }
-    return remember(this.#outside, 10_000, date, () => new OpenMinutes(this.#rules, day, this.#ids, this.#clock)).on(serviceId, date)
+    return remember(this.#outside, 10_000, `${serviceId}|${date}`,
+      () => new OpenMinutes(this.#rules, { start: date, end: date }, [serviceId], this.#clock).on(serviceId, date))
   }
 }
 
