@@ -105,7 +105,10 @@ export function createAccess(config: Config, log: Logger, options: AccessOptions
     const guard: RequestHandler = (req, res, next) => {
       if (req.method === 'OPTIONS') return next()
       res.setHeader('WWW-Authenticate', 'Bearer realm="booking-calendar-api"')
-      const token = bearerToken(req.get('authorization')) ?? feedToken(req)
+      // feedToken first: access_token anywhere but on a feed is refused even beside a
+      // good Authorization header, so a paged answer cannot copy it into its Link header.
+      const fromQuery = feedToken(req)
+      const token = bearerToken(req.get('authorization')) ?? fromQuery
       if (token === undefined) throw notLoggedIn()
       if (!tokenIsOneOf(token, digests)) throw new RestError(401, 'rest_not_logged_in', 'The bearer token is not valid.')
       res.removeHeader('WWW-Authenticate')

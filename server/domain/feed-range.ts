@@ -17,7 +17,7 @@ export const FEED_MONTHS_AFTER = 12
 export function resolveFeedRange(start: string | undefined, end: string | undefined, today: string, maxRangeDays: number): DateRange {
   const range = {
     start: start ?? addDays(today, -FEED_DAYS_BEFORE),
-    end: end ?? addMonthsClamped(start ?? today, FEED_MONTHS_AFTER),
+    end: end ?? lastDayUpTo(addMonthsClamped(start ?? today, FEED_MONTHS_AFTER)),
   }
   if (start === undefined && range.end < range.start) {
     throw invalidParams({ end: `end must not be before start, which for a calendar feed defaults to ${FEED_DAYS_BEFORE} days before today (${range.start}).` })
@@ -26,3 +26,10 @@ export function resolveFeedRange(start: string | undefined, end: string | undefi
   if (problem) throw invalidParams({ [problem.param]: problem.message })
   return range
 }
+
+/** The last day a date parameter can name is 9999-12-31: a default end past it (`10000-…`) stops there. */
+function lastDayUpTo(date: string): string {
+  return /^\d{4}-/.test(date) ? date : LAST_DAY
+}
+
+const LAST_DAY = '9999-12-31'

@@ -118,10 +118,14 @@ export function periodsOf(range: DateRange, period: SummaryPeriod | undefined, s
   const days = daysInclusive(range.start, range.end)
   if (!period) return [{ key: null, start: range.start, end: range.end, first: 0, last: days - 1 }]
   const slots: PeriodSlot[] = []
-  for (let key = periodStartOf(range.start, period, startOfWeek); key <= range.end; key = nextPeriodStart(key, period)) {
+  // Compared as milliseconds, not as strings: the period after December 9999
+  // begins in year 10000, which no YYYY-MM-DD string holds (dayToMs gives NaN),
+  // and which a string comparison would put before 9999.
+  const endMs = dayToMs(range.end)
+  for (let key = periodStartOf(range.start, period, startOfWeek); dayToMs(key) <= endMs; key = nextPeriodStart(key, period)) {
     const start = key < range.start ? range.start : key
-    const next = nextPeriodStart(key, period)
-    const end = addDays(next, -1) > range.end ? range.end : addDays(next, -1)
+    const lastMs = dayToMs(nextPeriodStart(key, period)) - DAY_MS
+    const end = lastMs < endMs ? msToDay(lastMs) : range.end
     slots.push({ key, start, end, first: daysInclusive(range.start, start) - 1, last: daysInclusive(range.start, end) - 1 })
   }
   return slots
@@ -141,15 +145,26 @@ function wallMsOf(iso: string): number {
 export class OpenMinutes {
   readonly span: DateRange
   readonly #startMs: number
+  readonly #days: number
   /** Per service: prefix sums of open minutes, [0] = 0, [i + 1] = days 0..i. */
   readonly #sums = new Map<number, Float64Array>()
+  /** What a day outside the span is expanded from (see on). */
+  readonly #rules: ValidRule[]
+  readonly #ids: Set<number>
+  readonly #clock: WallClock
+  /** Open minutes of days outside the span, by `service|day`: numbers only, as this object may be cached. */
+  readonly #outside = new Map<string, number>()
 
   constructor(rules: ValidRule[], span: DateRange, serviceIds: Iterable<number>, clock: WallClock) {
     this.span = span
     this.#startMs = dayToMs(span.start)
     const days = daysInclusive(span.start, span.end)
+    this.#days = days
     const ids = new Set(serviceIds)
     const wanted = rules.filter((rule) => rule.serviceId === 0 || ids.has(rule.serviceId))
+    this.#rules = wanted
+    this.#ids = ids
+    this.#clock = clock
     const siteWide: [number, number][] = []
     const own = new Map<number, [number, number][]>()
     for (const period of expandRules(wanted, span, clock, () => null)) {
@@ -182,10 +197,20 @@ export class OpenMinutes {
     return sums ? sums[last + 1]! - sums[first]! : 0
   }
 
-  /** Open minutes of a service on one day of the span. */
+  /**
+   * Open minutes of a service on one day, for a whole-day booking. With
+   * filter_by=created_date that booking's own day can lie anywhere: a day
+   * outside the span is expanded alone (rather than stretching the span to it,
+   * which a booking dated in year 1000 would make centuries long), and a day
+   * that cannot be read (the zero date) has no open minutes.
+   */
   on(serviceId: number, date: string): number {
-    const index = Math.round((dayToMs(date) - this.#startMs) / DAY_MS)
-    return this.sum(serviceId, index, index)
+    const dayMs = dayToMs(date)
+    if (Number.isNaN(dayMs) || !this.#ids.has(serviceId)) return 0
+    const index = Math.round((dayMs - this.#startMs) / DAY_MS)
+    if (index >= 0 && index < this.#days) return this.sum(serviceId, index, index)
+    return remember(this.#outside, 10_000, `${serviceId}|${date}`,
+      () => new OpenMinutes(this.#rules, { start: date, end: date }, [serviceId], this.#clock).on(serviceId, date))
   }
 }
 
@@ -267,7 +292,7 @@ export interface SummaryInput {
   /** The services of the answer, ascending by ID: the one named by `service`, or every published one and every one with a matching booking. */
   services: SummaryService[]
   rows: SummaryRow[]
-  /** Open minutes of those services over the range and every whole-day booking's day. */
+  /** Open minutes of those services over the range (and, through `on`, on any whole-day booking's day). */
   open: OpenMinutes
   /** Whether open_minutes is given: not with filter_by=created_date nor with status in group_by. */
   withOpenMinutes: boolean
@@ -345,17 +370,6 @@ function normalStatus(status: string | null): string {
   return (status ?? '').trim().toLowerCase()
 }
 
-/** The days open minutes are needed for: the range, and every whole-day booking's day (outside it with created_date). */
-export function openMinutesSpan(range: DateRange, rows: SummaryRow[]): DateRange {
-  let { start, end } = range
-  for (const row of rows) {
-    if (row.whole_day_date === null) continue
-    if (row.whole_day_date < start) start = row.whole_day_date
-    if (row.whole_day_date > end) end = row.whole_day_date
-  }
-  return { start, end }
-}
-
 /** Answers `GET summary/`: counts in the database, periods, services and open minutes here. */
 export async function answerSummary(
   db: Db,
@@ -393,7 +407,7 @@ export async function answerSummary(
     if ('problem' in rule) options.problems.report(row.id, rule.problem)
     else rules.push(rule)
   }
-  const open = openMinutesFor(ruleRows, rules, openMinutesSpan(range, rows), ids, options.zone)
+  const open = openMinutesFor(ruleRows, rules, range, ids, options.zone)
   const withOpenMinutes = params.filter_by !== 'created_date' && !groupBy.status
   const { groups, totals } = summarize({ groupBy, range, startOfWeek, services, rows, open, withOpenMinutes })
   return {

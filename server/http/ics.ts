@@ -114,7 +114,8 @@ export function bookingDescription(record: Pick<BookingRecord, 'note' | 'custome
  */
 export function bookingEvent(record: BookingRecord, context: EventContext): string {
   if (record.start === null) return ''
-  let out = `BEGIN:VEVENT${CRLF}UID:booking-${record.id}@${context.host}${CRLF}DTSTAMP:${context.stamp}${CRLF}`
+  // A long host name can make even the UID line pass 75 octets: it is folded like any other.
+  let out = `BEGIN:VEVENT${CRLF}${foldLine(`UID:booking-${record.id}@${context.host}`)}DTSTAMP:${context.stamp}${CRLF}`
   if (record.all_day) {
     out += `DTSTART;VALUE=DATE:${icsDate(record.booking_date)}${CRLF}DTEND;VALUE=DATE:${icsDate(addDays(record.booking_date, 1))}${CRLF}`
   } else {
@@ -134,7 +135,7 @@ export function bookingEvent(record: BookingRecord, context: EventContext): stri
 
 /** One VEVENT of a disabled period; whole days as DATE values, the rest in UTC. */
 export function disabledEvent(period: DisabledPeriod, context: EventContext): string {
-  let out = `BEGIN:VEVENT${CRLF}UID:disabled-${period.rule_id}-${icsDate(period.start)}@${context.host}${CRLF}DTSTAMP:${context.stamp}${CRLF}`
+  let out = `BEGIN:VEVENT${CRLF}${foldLine(`UID:disabled-${period.rule_id}-${icsDate(period.start)}@${context.host}`)}DTSTAMP:${context.stamp}${CRLF}`
   if (period.all_day) {
     out += `DTSTART;VALUE=DATE:${icsDate(period.start)}${CRLF}DTEND;VALUE=DATE:${icsDate(period.end)}${CRLF}`
   } else {

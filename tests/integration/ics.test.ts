@@ -362,6 +362,12 @@ describe('calendar feeds (format=ics)', function () {
         expect(res.body, url).to.deep.equal({ code: 'rest_not_logged_in', message, data: { status: 401 } })
       }
       await request(t.app).get(`${PREFIX}/slots?access_token=${TOKEN}`).set('Accept', 'text/calendar').expect(401)
+      // Beside a good Authorization header too: a paged answer would otherwise copy the token into its Link header.
+      const paged = await request(t.app).get(`${PREFIX}/slots?flat&per_page=1&access_token=${TOKEN}`).set('Authorization', `Bearer ${TOKEN}`).expect(401)
+      expect(paged.body).to.deep.equal({ code: 'rest_not_logged_in', message, data: { status: 401 } })
+      expect(paged.headers.link).to.equal(undefined)
+      await request(t.app).get(`${PREFIX}/summary?format=csv&access_token=${TOKEN}`).set('Authorization', `Bearer ${TOKEN}`).expect(401)
+      await request(t.app).get(`${PREFIX}/summary?format=ics&access_token=${TOKEN}`).expect(401)
       const post = await request(t.app).post(`${PREFIX}/slots?format=ics&access_token=${TOKEN}`).expect(401)
       expect(post.body.code).to.equal('rest_not_logged_in')
     })

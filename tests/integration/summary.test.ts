@@ -174,6 +174,22 @@ describe('GET summary/', () => {
     })
   })
 
+  it('filter_by=created_date: a whole-day booking on a day that cannot be read counts 0 minutes; one in year 1000 counts that Monday\'s open minutes', async () => {
+    await db.insert('booking_calendar_bookings', [
+      { id: 301, service_id: HAIRCUT, status: 'booked', booking_date: '0000-00-00', time_from: null, time_to: null, created_at: '2031-05-06 10:00:00' },
+      { id: 302, service_id: HAIRCUT, status: 'booked', booking_date: '1000-01-06', time_from: null, time_to: null, created_at: '2031-06-07 10:00:00' },
+    ])
+    const group = (bookedMinutes: number) => ({
+      service_id: HAIRCUT, service_slug: 'haircut', bookings: 1, all_day_bookings: 1, booked_minutes: bookedMinutes, open_minutes: null, occupancy: null,
+    })
+    const may = await request(t.app).get(`${URL}?start=2031-05-01&end=2031-05-31&filter_by=created_date&group_by=service&service=haircut`).expect(200)
+    expect(may.body.groups).to.deep.equal([group(0)])
+    expect(may.body.totals.booked_minutes).to.equal(0)
+    // Monday 1000-01-06: the site-wide rule 1 closes 18:00 to midnight.
+    const june = await request(t.app).get(`${URL}?start=2031-06-01&end=2031-06-30&filter_by=created_date&group_by=service&service=haircut`).expect(200)
+    expect(june.body.groups).to.deep.equal([group(1440 - 360)])
+  })
+
   it('the order of group_by names does not matter; groups ordered by period, service, status', async () => {
     const a = await request(t.app).get(`${URL}?start=2026-11-25&end=2026-11-26&group_by=status,service,day&service=haircut`).expect(200)
     const b = await request(t.app).get(`${URL}?start=2026-11-25&end=2026-11-26&group_by[]=DAY&group_by[]=service,status&service=haircut`).expect(200)
@@ -209,6 +225,14 @@ describe('GET summary/', () => {
       .to.deep.equal({ start: 'start must not be after end (2026-12-01 is after 2026-11-01).' })
     expect((await request(t.app).get(`${URL}?status=done`).expect(400)).body.data.params).to.have.keys('status')
     expect((await request(t.app).get(`${URL}?service=nope`).expect(404)).body.code).to.equal('rest_service_not_found')
+  })
+
+  it('the last month before year 10000 answers 200, each period ending on 9999-12-31 (it once looped until out of memory)', async () => {
+    for (const groupBy of ['month', 'year', 'week', 'day']) {
+      const res = await request(t.app).get(`${URL}?start=9999-12-01&group_by=${groupBy}`).expect(200)
+      expect(res.body.groups.at(-1).period_end, groupBy).to.equal('9999-12-31')
+      expect(res.body.totals.bookings).to.equal(0)
+    }
   })
 
   it('format=csv: one row per group, keys then measures, null as an empty cell, no totals row', async () => {

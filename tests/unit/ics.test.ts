@@ -145,6 +145,21 @@ describe('disabledEvent', () => {
   })
 })
 
+describe('UID with a long host name', () => {
+  const long: EventContext = { host: 'bookings.a-rather-long-subdomain-name.example-hairdresser.co.uk', stamp: context.stamp }
+
+  it('is folded at 75 octets like every line, and ical.js reads the whole UID back', () => {
+    const period: DisabledPeriod = {
+      rule_id: 12345, service_id: null, service_slug: null, type: 'weekly',
+      start: '2026-11-23T18:00:00+01:00', end: '2026-11-24T08:00:00+01:00', all_day: false, note: 'After hours',
+    }
+    const text = calendarStart('Bookings', 'Europe/Berlin') + bookingEvent({ ...booking, id: 987654 }, long) + disabledEvent(period, long) + CALENDAR_END
+    expect(Math.max(...lineOctets(text))).to.be.at.most(75)
+    const uids = new ICAL.Component(ICAL.parse(text)).getAllSubcomponents('vevent').map((event) => event.getFirstPropertyValue('uid'))
+    expect(uids).to.deep.equal([`booking-987654@${long.host}`, `disabled-12345-20261123@${long.host}`])
+  })
+})
+
 describe('slotsIcsChunks', () => {
   it('one VCALENDAR with the properties of API.md, events in order, ending with END:VCALENDAR and CRLF', async () => {
     async function* batches() { yield [booking, { ...booking, id: 102 }] }
@@ -184,6 +199,10 @@ describe('resolveFeedRange', () => {
   it('start alone: one year from start; end alone: from 30 days before today', () => {
     expect(resolveFeedRange('2027-02-28', undefined, '2026-11-22', 731)).to.deep.equal({ start: '2027-02-28', end: '2028-02-28' })
     expect(resolveFeedRange(undefined, '2026-12-31', '2026-11-22', 731)).to.deep.equal({ start: '2026-10-23', end: '2026-12-31' })
+  })
+
+  it('start alone in the last year a date can name: the default end stops at 9999-12-31 (it was a 400 saying start is after 10000-06-01)', () => {
+    expect(resolveFeedRange('9999-06-01', undefined, '2026-11-22', 731)).to.deep.equal({ start: '9999-06-01', end: '9999-12-31' })
   })
 
   it('more than MAX_RANGE_DAYS gives 400 naming the parameter; an end before the default start names end', () => {

@@ -62,6 +62,16 @@ describe('periodsOf: the periods of a range, cut to it', () => {
     ])
   })
   it('no period: one slot over the range', () => expect(periodsOf(range, undefined, 1)).to.deep.equal([{ key: null, start: '2026-11-15', end: '2027-01-10', first: 0, last: 56 }]))
+  it('the last periods before year 10000 end at 9999-12-31 (no endless loop past the last four-digit year)', () => {
+    const last = { start: '9999-12-01', end: '9999-12-31' }
+    for (const period of ['day', 'week', 'month', 'year'] as const) {
+      const slots = periodsOf(last, period, 1)
+      expect(slots.at(-1)!.end, period).to.equal('9999-12-31')
+      expect(slots.at(-1)!.last, period).to.equal(30)
+    }
+    expect(periodsOf(last, 'month', 1).map((p) => [p.key, p.start, p.end])).to.deep.equal([['9999-12-01', '9999-12-01', '9999-12-31']])
+    expect(periodsOf(last, 'week', 1).map((p) => [p.start, p.end]).at(-1)).to.deep.equal(['9999-12-27', '9999-12-31'])
+  })
   it('periodStartOf agrees with the keys', () => {
     expect([periodStartOf('2026-11-18', 'week', 1), periodStartOf('2026-11-18', 'week', 0), periodStartOf('2026-11-18', 'week', 3)]).to.deep.equal(['2026-11-16', '2026-11-15', '2026-11-18'])
   })
@@ -88,6 +98,12 @@ describe('OpenMinutes: 1,440 a day minus the union of the disabled periods', () 
   })
   it('a whole day off leaves 0; another service\'s rules do not count; sums over days', () => {
     expect([open.on(15, '2026-11-24'), open.on(99, '2026-11-23'), open.sum(99, 0, 2)]).to.deep.equal([0, 1440 - 360, 3 * 1440 - 360 - 480])
+  })
+  it('on: a day outside the span is expanded alone; a day that cannot be read (the zero date) has 0 open minutes', () => {
+    // Mondays 2026-11-30 and 1000-01-06 (proleptic Gregorian), Tuesday 2026-12-01, outside the span 23-25 November.
+    expect([open.on(12, '2026-11-30'), open.on(12, '2026-12-01'), open.on(99, '1000-01-06'), open.on(15, '2026-11-24')])
+      .to.deep.equal([1440 - 360 - 60, 1440 - 480, 1440 - 360, 0])
+    expect([open.on(12, '0000-00-00'), open.on(12, '2026-11-00')]).to.deep.equal([0, 0])
   })
 })
 
