@@ -2,7 +2,7 @@
 // must give exactly what JSON.stringify and the cell-by-cell CSV give, for
 // every kind of text a booking can hold.
 import { expect } from 'chai'
-import { bookingCsvRow, bookingJson, csvCell, jsonText } from '../../server/http/slots-body.ts'
+import { bookingCsvRow, bookingJson, csvCell, csvText, jsonText } from '../../server/http/slots-body.ts'
 import type { BookingRecord } from '../../server/domain/records.ts'
 
 const plain: BookingRecord = {
@@ -51,4 +51,8 @@ describe('bookingCsvRow: every column, each cell by csvCell', () => {
       expect(bookingCsvRow(record)).to.equal(cellByCell(record))
     })
   }
+
+  it('csvText is csvCell for every kind of text, and for null', () => {
+    for (const text of [...texts, null, '\rx', '\tx', '+49 30 1', 'x\r', 'a"b']) expect(csvText(text)).to.equal(csvCell(text))
+  })
 })
