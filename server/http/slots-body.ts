@@ -99,16 +99,21 @@ function csvRow(columns: CsvColumn[], record: BookingRecord): string {
 }
 
 /**
- * csvRow with every column (the usual export: no _fields). Numbers that
- * cannot be negative, our ISO times and booleans need no rule of csvCell;
- * stored text goes through csvText.
+ * csvRow with every column (the usual export: no _fields). Our ISO times
+ * and booleans need no rule of csvCell; numbers go through numberCell and
+ * stored text through csvText.
  */
 export function bookingCsvRow(record: BookingRecord): string {
   const customer = record.customer
-  return `${csvCell(record.id)},${csvCell(record.service_id)},${csvText(record.service_slug)},${csvText(record.status)}` +
+  return `${numberCell(record.id)},${numberCell(record.service_id)},${csvText(record.service_slug)},${csvText(record.status)}` +
     `,${csvText(record.booking_date)},${record.start ?? ''},${record.end ?? ''},${record.all_day}` +
     `,${record.created_date ?? ''},${customer === null ? ',,' : `${csvText(customer.name)},${csvText(customer.email)},${csvText(customer.phone)}`}` +
     `,${csvText(record.note)}\r\n`
+}
+
+/** csvCell of a number: only a negative one needs a rule (the formula guard). */
+function numberCell(value: number): string {
+  return value >= 0 ? String(value) : csvCell(value)
 }
 
 /**

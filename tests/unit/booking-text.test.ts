@@ -18,6 +18,7 @@ const texts = [
 
 const records: [string, BookingRecord][] = [
   ['an ordinary booking', plain],
+  ['negative IDs (the formula guard of CSV)', { ...plain, id: -1, service_id: -12 }],
   ['customer hidden, nulls everywhere they may be', {
     ...plain, service_slug: null, start: null, end: null, all_day: true, created_date: null, customer: null, note: null,
   }],
