@@ -9,13 +9,14 @@
 // The private MariaDB gets the benchmark's data and recommended indexes; each
 // service runs in its own process (dist/, listening on 127.0.0.1 only).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { readFileSync, readdirSync, mkdtempSync, existsSync, rmSync } from 'node:fs'
+import { readFileSync, readdirSync, mkdtempSync } from 'node:fs'
 import { get as httpGet, Agent } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startMariaDb, stopOnExit, findFreePort } from '../mariadb.ts'
 import { addRecommendedIndexes, createBenchDatabase, BENCH_DATA, BENCH_DATABASE, READER } from './dataset.ts'
 import { BENCH_QUERIES } from './queries.ts'
+import type { Database } from '../../db/database.ts'
 
 const PROFILE = process.env.PROFILE as 'a' | 'c' | undefined
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -112,8 +113,8 @@ async function rawStream(): Promise<{ rowsPerSecond: number; cpuUsPerRow: number
   const { Kysely, MysqlDialect } = await import('kysely')
   const { TablePrefixPlugin } = await import('../../db/connect.ts')
   const pool = createPool({ ...readerDb, dateStrings: true, connectionLimit: 1, charset: 'UTF8MB4_UNICODE_520_CI' })
-  const db = new Kysely<never>({ dialect: new MysqlDialect({ pool }), plugins: [new TablePrefixPlugin('wp_')] })
-  const compiled = BENCH_QUERIES.find((q) => q.key === 'c')!.sql(db as never)
+  const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }), plugins: [new TablePrefixPlugin('wp_')] })
+  const compiled = BENCH_QUERIES.find((q) => q.key === 'c')!.sql(db)
   let best = { rowsPerSecond: 0, cpuUsPerRow: Infinity }
   for (let i = 0; i < 3; i++) {
     const started = process.hrtime.bigint()
@@ -232,4 +233,3 @@ for (const shown of PROFILE === 'a' ? [false] : [false, true]) {
   }
 }
 await mariadb.stop()
-if (existsSync(join(mariadb.dataDir))) rmSync(mariadb.dataDir, { recursive: true, force: true })
