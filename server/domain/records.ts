@@ -71,22 +71,22 @@ const DAY_SECONDS = 86_400
 
 /** API.md, "A booking": one row in, one record out. */
 export function toBookingRecord(row: BookingRow, { clock, exposeCustomer, slugOf }: BookingMapping): BookingRecord {
-  const dayMs = clock.dayMs(row.booking_date)
-  const from = row.time_from === null ? NaN : clock.seconds(row.time_from)
+  const day = clock.day(row.booking_date)
+  const from = row.time_from === null ? NaN : clock.timeSeconds(row.time_from)
   // A whole-day booking (and, defensively, a start no TIME parser can read) runs 00:00 to the next 00:00.
   const allDay = row.time_from === null
   let start: string | null = null
   let end: string | null = null
-  if (!Number.isNaN(dayMs)) {
+  if (day !== null) {
     if (Number.isNaN(from)) {
-      start = clock.isoAt(dayMs, 0)
-      end = clock.isoAt(dayMs, DAY_SECONDS)
+      start = clock.isoOfDay(day, 0)
+      end = clock.isoOfDay(day, DAY_SECONDS)
     } else {
-      start = clock.isoAt(dayMs, from)
-      const to = row.time_to === null ? NaN : clock.seconds(row.time_to)
+      start = clock.isoOfDay(day, from)
+      const to = row.time_to === null ? NaN : clock.timeSeconds(row.time_to)
       if (!Number.isNaN(to)) {
         // An end before the start runs past midnight; 24:00:00 is the next day's 00:00 by arithmetic.
-        end = clock.isoAt(dayMs, to < from ? DAY_SECONDS + to : to)
+        end = clock.isoOfDay(day, to < from ? DAY_SECONDS + to : to)
       }
     }
   }
@@ -94,7 +94,7 @@ export function toBookingRecord(row: BookingRow, { clock, exposeCustomer, slugOf
     id: row.id,
     service_id: row.service_id,
     service_slug: row.service_post_name === null ? null : slugOf(row.service_post_name),
-    status: row.status.trim().toLowerCase(),
+    status: statusOf(row.status),
     booking_date: row.booking_date,
     start,
     end,
@@ -103,6 +103,16 @@ export function toBookingRecord(row: BookingRow, { clock, exposeCustomer, slugOf
     customer: exposeCustomer ? { name: row.customer_name, email: row.customer_email, phone: row.customer_phone } : null,
     note: row.note,
   }
+}
+
+const statuses = new Map<string, string>()
+/** A stored status as API.md spells it: trimmed, lower-case (a handful of values, each made once). */
+function statusOf(stored: string): string {
+  return remember(statuses, 1000, stored, normalStatus)
+}
+
+function normalStatus(stored: string): string {
+  return stored.trim().toLowerCase()
 }
 
 /**

@@ -7,7 +7,8 @@ import type { BookingRecord } from '../domain/records.ts'
 import type { SlotsAnswer } from '../domain/slots.ts'
 import type { DisabledPeriod } from '../domain/rules.ts'
 import { addDays } from '../domain/dates.ts'
-import { CHUNK_CHARS } from './stream-body.ts'
+import { Utf8Chunks } from './stream-body.ts'
+import { publicBaseUrl } from './public-url.ts'
 
 const CRLF = '\r\n'
 /** RFC 5545, 3.1: lines longer than 75 octets (without the CRLF) are folded. */
@@ -23,14 +24,12 @@ export interface EventContext {
 }
 
 /**
- * The host of the public address, for UIDs. One place, so it can follow
- * PUBLIC_URL and TRUST_PROXY (API.md, "Links and addresses") when those exist;
- * until then the host the client used. Anything that is no plain host name
- * becomes `localhost`, so a forged Host header cannot break a line.
+ * The host of the public address (API.md, "Links and addresses": PUBLIC_URL,
+ * else the host the client used, X-Forwarded-Host from a trusted proxy), for
+ * UIDs that stay the same whichever way a calendar app reaches the service.
  */
 export function publicHost(req: Request): string {
-  const host = (req.hostname ?? '').toLowerCase()
-  return /^[a-z0-9.\-[\]:]{1,253}$/.test(host) ? host : 'localhost'
+  return new URL(publicBaseUrl(req)).hostname.toLowerCase()
 }
 
 /**
@@ -163,16 +162,15 @@ export async function* slotsIcsChunks(
   answer: Pick<SlotsAnswer, 'batches'>,
   calendar: { name: string; timezone: string | undefined },
   context: EventContext,
-): AsyncGenerator<string> {
-  let out = calendarStart(calendar.name, calendar.timezone)
+): AsyncGenerator<Buffer> {
+  const body = new Utf8Chunks()
+  body.write(calendarStart(calendar.name, calendar.timezone))
   for await (const batch of answer.batches) {
-    for (const record of batch) out += bookingEvent(record, context)
-    if (out.length >= CHUNK_CHARS) {
-      yield out
-      out = ''
-    }
+    for (const record of batch) body.write(bookingEvent(record, context))
+    yield* body.full()
   }
-  yield out + CALENDAR_END
+  body.write(CALENDAR_END)
+  yield* body.end()
 }
 
 /** The feed of `disabled-time/?format=ics`, in one string: the periods are in memory already, as for its JSON. */

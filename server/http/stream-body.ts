@@ -1,26 +1,90 @@
-// Writes a body made of string chunks through stream.pipeline: back-pressure
-// from the socket reaches the database cursor, and a client that hangs up ends
-// the generator, which releases the connection.
+// Writes a body made of UTF-8 chunks: a small one at once, a long one through
+// stream.pipeline, where back-pressure from the socket reaches the database
+// cursor, and a client that hangs up ends the generator, which releases the connection.
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { Response } from 'express'
 
-/** Chunks of about this many characters go to the socket at once. */
-export const CHUNK_CHARS = 64 * 1024
+/** Chunks of about this many bytes go to the socket at once. */
+export const CHUNK_BYTES = 64 * 1024
 
-export async function streamBody(res: Response, chunks: AsyncIterable<string>): Promise<void> {
+/** A body up to this size is sent at once: a typical report, a page, a narrow answer of up to a thousand bookings. */
+const SMALL_BODY_BYTES = 512 * 1024
+
+export async function streamBody(res: Response, chunks: AsyncIterable<Buffer>): Promise<void> {
+  const iterator = chunks[Symbol.asyncIterator]()
+  const head: Buffer[] = []
+  let size = 0
+  let next = await iterator.next()
+  while (!next.done && size <= SMALL_BODY_BYTES) {
+    head.push(next.value)
+    size += next.value.length
+    if (size <= SMALL_BODY_BYTES) next = await iterator.next()
+  }
+  if (next.done) {
+    // The whole body is here: sent at once, with a Content-Length, without the
+    // stream machinery a long answer needs (measured in scripts/bench/README.md).
+    res.end(head.length === 1 ? head[0] : Buffer.concat(head))
+    return
+  }
   // One chunk ahead is enough: the socket's own buffer holds the next. The
   // default (16 chunks of up to a batch each) held megabytes per slow client.
-  await pipeline(Readable.from(asUtf8(chunks), { highWaterMark: 1 }), res)
+  await pipeline(Readable.from(prepend(head, iterator), { highWaterMark: 1 }), res)
+}
+
+/** The chunks already read, then the rest; ending early ends the rest too. */
+async function* prepend<T>(head: T[], rest: AsyncIterator<T>): AsyncGenerator<T> {
+  try {
+    yield* head
+    for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value
+  } finally {
+    await rest.return?.()
+  }
 }
 
 /**
- * Each chunk encoded once, here. Given a string, Node's HTTP response measures
- * its UTF-8 length in one pass and the socket encodes it in another (a tenth of
- * the service's CPU in a profile of ten concurrent bulk answers).
+ * Text encoded as UTF-8 into chunks of about CHUNK_BYTES, each piece as it is
+ * written. Encoding a whole chunk's string at once cost three times as much as
+ * this whenever one character of it was outside Latin-1 (an emoji in one note
+ * makes V8 store the whole string two bytes a character): measured in
+ * scripts/bench/README.md. Given a string, Node's HTTP response would also
+ * measure its UTF-8 length in one pass and encode it in another.
  */
-async function* asUtf8(chunks: AsyncIterable<string>): AsyncGenerator<Buffer> {
-  for await (const chunk of chunks) yield Buffer.from(chunk, 'utf8')
+export class Utf8Chunks {
+  #buffer = Buffer.allocUnsafe(CHUNK_BYTES)
+  #used = 0
+  readonly #full: Buffer[] = []
+
+  write(text: string): void {
+    // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a surrogate pair, two units, takes 4).
+    if (text.length * 3 > this.#buffer.length - this.#used) {
+      this.#finishChunk()
+      if (text.length * 3 > this.#buffer.length) {
+        this.#full.push(Buffer.from(text, 'utf8'))
+        return
+      }
+    }
+    this.#used += this.#buffer.write(text, this.#used, 'utf8')
+  }
+
+  /** The chunks filled so far; the one being filled stays. */
+  *full(): Generator<Buffer> {
+    while (this.#full.length > 0) yield this.#full.shift()!
+  }
+
+  /** Every chunk left, the last one partly filled. */
+  *end(): Generator<Buffer> {
+    this.#finishChunk()
+    yield* this.full()
+  }
+
+  #finishChunk(): void {
+    if (this.#used === 0) return
+    // The socket may still hold the chunk given away: the next one is a new buffer.
+    this.#full.push(this.#buffer.subarray(0, this.#used))
+    this.#buffer = Buffer.allocUnsafe(CHUNK_BYTES)
+    this.#used = 0
+  }
 }
 
 /**

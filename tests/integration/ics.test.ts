@@ -222,6 +222,21 @@ describe('calendar feeds (format=ics)', function () {
       expect(text).to.include('\r\nX-WR-CALNAME:Disabled times\r\n')
     })
 
+    it('UIDs carry the host of the public address: PUBLIC_URL, else a trusted proxy\'s X-Forwarded-Host, else the request\'s Host', async () => {
+      const path = `${PREFIX}/slots?format=ics&start=2026-11-24&end=2026-11-24`
+      const proxied = await getRaw(t.app, path, { Authorization: `Bearer ${TOKEN}`, 'X-Forwarded-Host': 'Bookings.Example.org', 'X-Forwarded-Proto': 'https' })
+      expect(uidsOf(proxied.text).length).to.be.above(0)
+      expect(uidsOf(proxied.text).every((line) => line.endsWith('@bookings.example.org'))).to.equal(true)
+      const configured = createTestApp(db, { env: { ...TOKEN_ENV, PUBLIC_URL: 'https://shop.example.net/booking' }, now: () => NOW })
+      try {
+        const res = await getRaw(configured.app, path, { Authorization: `Bearer ${TOKEN}`, 'X-Forwarded-Host': 'evil.example' })
+        expect(uidsOf(res.text).length).to.be.above(0)
+        expect(uidsOf(res.text).every((line) => line.endsWith('@shop.example.net'))).to.equal(true)
+      } finally {
+        await configured.close()
+      }
+    })
+
     it('the same UIDs come back on a second request', async () => {
       const first = await getRaw(t.app, `${PREFIX}/slots?format=ics&${range}`, { Authorization: `Bearer ${TOKEN}` })
       const second = await getRaw(t.app, `${PREFIX}/slots?format=ics&${range}`, { Authorization: `Bearer ${TOKEN}` })

@@ -55,8 +55,12 @@ async function startService(db: TestDatabase, env: Record<string, string>): Prom
   return { child, port, logs, exited }
 }
 
-/** Asks for every booking and stops reading after the first chunk, so the answer stays in flight. */
-async function startSlowRequest(port: number): Promise<{ socket: Socket; received: Buffer[]; ended: Promise<void> }> {
+/**
+ * Asks for every booking and stops reading after the first chunk, so the answer stays in flight.
+ * `_fields=id` (1.3 MB) fits in the sockets' buffers: a fast service may finish writing it before a
+ * short grace runs out; the whole records (26 MB) cannot.
+ */
+async function startSlowRequest(port: number, path = '/wp-json/booking-calendar/v1/slots?flat&_fields=id'): Promise<{ socket: Socket; received: Buffer[]; ended: Promise<void> }> {
   const socket = connect(port, '127.0.0.1')
   const received: Buffer[] = []
   const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()))
@@ -67,7 +71,7 @@ async function startSlowRequest(port: number): Promise<{ socket: Socket; receive
       socket.on('data', (more: Buffer) => received.push(more))
       resolve()
     })
-    socket.write('GET /wp-json/booking-calendar/v1/slots?flat&_fields=id HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n')
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`)
   })
   return { socket, received, ended }
 }
@@ -164,7 +168,7 @@ describe('SIGTERM', function () {
       it('cuts what is still in flight when SHUTDOWN_GRACE_MS runs out, and still exits 0', async () => {
         const service = await startService(db, { SHUTDOWN_GRACE_MS: '300', WORKERS: String(workers) })
         try {
-          const slow = await startSlowRequest(service.port)
+          const slow = await startSlowRequest(service.port, '/wp-json/booking-calendar/v1/slots?flat')
           const sent = Date.now()
           service.child.kill('SIGTERM')
           expect(await service.exited).to.equal(0)

@@ -63,6 +63,15 @@ describe('streaming', function () {
     expect(res.body.total).to.equal(Number((rows as { n: number }[])[0]!.n))
   })
 
+  it('a typical report goes out whole, with a Content-Length, its body exactly JSON.stringify of itself', async () => {
+    const url = '/wp-json/booking-calendar/v1/slots?service=10&start=2026-03-01&end=2026-03-31'
+    const res = await request(t.app).get(url).expect(200)
+    expect(res.headers['transfer-encoding']).to.equal(undefined)
+    expect(res.headers['content-length']).to.equal(String(Buffer.byteLength(res.text)))
+    expect(res.body.total).to.be.above(0)
+    expect(JSON.stringify(res.body)).to.equal(res.text)
+  })
+
   /** Sends the call without parameters and stops reading after the first chunk. */
   async function startSlowClient() {
     const { port } = server.address() as AddressInfo

@@ -262,3 +262,23 @@ describe('remember: a bounded cache', () => {
     expect(computed).to.deep.equal(['a', 'b', 'c'])
   })
 })
+
+describe('WallClock\'s per-booking way (day, timeSeconds, isoOfDay) gives what its general way gives', () => {
+  const dates = ['2026-11-25', '2026-03-29', '2026-10-25', '2026-02-29', '2028-02-29', '0000-00-00', '2026-13-01', '2026-1-05', 'x026-11-25', '1000-01-01']
+  const times = ['09:00:00', '00:00:00', '23:59:59', '24:00:00', '02:30:00', '10:75:00', '10:00:75', '-01:00:00', '100:00:00', '9:00:00', '09:00:00.5', '10:00.55', 'ab:cd:ef']
+  for (const zone of [berlin, newYork, { kind: 'fixed', offsetMinutes: 345 } as SiteZone, { kind: 'utc' } as SiteZone]) {
+    it(`${zoneLabel(zone)}: every date with every time, and as a DATETIME`, () => {
+      const general = new WallClock(zone)
+      const fast = new WallClock(zone)
+      for (const date of dates) {
+        for (const time of times) {
+          const day = fast.day(date)
+          const seconds = fast.timeSeconds(time)
+          const got = day === null || Number.isNaN(seconds) ? undefined : fast.isoOfDay(day, seconds)
+          expect(got, `${date} ${time}`).to.equal(general.iso(date, time))
+          expect(fast.isoDateTime(`${date} ${time}`), `${date} ${time} as DATETIME`).to.equal(general.iso(date, time))
+        }
+      }
+    })
+  }
+})

@@ -3,12 +3,11 @@
 import { expect } from 'chai'
 import ICAL from 'ical.js'
 import {
-  bookingEvent, bookingStatus, calendarStart, disabledEvent, escapeText, foldLine, publicHost, slotsIcsChunks, utcDateTime,
+  bookingEvent, bookingStatus, calendarStart, disabledEvent, escapeText, foldLine, slotsIcsChunks, utcDateTime,
   CALENDAR_END, type EventContext,
 } from '../../server/http/ics.ts'
 import { resolveFeedRange } from '../../server/domain/feed-range.ts'
 import type { RestError } from '../../server/errors.ts'
-import type { Request } from 'express'
 import type { BookingRecord } from '../../server/domain/records.ts'
 import type { DisabledPeriod } from '../../server/domain/rules.ts'
 
@@ -177,17 +176,6 @@ describe('slotsIcsChunks', () => {
 
   it('no X-WR-TIMEZONE for a fixed offset or UTC', () => {
     expect(calendarStart('Bookings', undefined)).to.not.include('X-WR-TIMEZONE')
-  })
-})
-
-describe('publicHost', () => {
-  it('the host the client used, in lower case; anything that is no plain host name gives localhost', () => {
-    const host = (hostname: string | undefined) => publicHost({ hostname } as Request)
-    expect(host('Shop.Example.com')).to.equal('shop.example.com')
-    expect(host('[::1]')).to.equal('[::1]')
-    expect(host(undefined)).to.equal('localhost')
-    expect(host('evil.example\r\nX-Bad: 1')).to.equal('localhost')
-    expect(host('a b;c')).to.equal('localhost')
   })
 })
 
