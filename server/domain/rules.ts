@@ -141,7 +141,8 @@ export function expandRules(
   slugOf: (serviceId: number) => string | null,
 ): DisabledPeriod[] {
   const rangeStartMs = dayToMs(range.start)
-  const rangeEndMs = dayToMs(addDays(range.end, 1))
+  // The day after the range by arithmetic: addDays has no date after 9999-12-31 (a range ending there once gave no periods).
+  const rangeEndMs = dayToMs(range.end) + DAY_MS
   const raw: RawPeriod[] = []
   for (const rule of rules) {
     const windowFrom = rule.window.from * 1000

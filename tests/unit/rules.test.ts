@@ -176,6 +176,16 @@ describe('expandRules: rules into periods', () => {
   })
 })
 
+describe('expandRules at the end of the calendar', () => {
+  it('a range ending on 9999-12-31 still gives its periods (the day after it has no date)', () => {
+    const friday = rule({ weekday: 5, time_from: '12:00:00', time_to: '13:00:00' })
+    expect(periods([friday], '9999-12-24', '9999-12-31', { kind: 'utc' })).to.deep.equal([
+      ['9999-12-24T12:00:00+00:00', '9999-12-24T13:00:00+00:00', false],
+      ['9999-12-31T12:00:00+00:00', '9999-12-31T13:00:00+00:00', false],
+    ])
+  })
+})
+
 describe('readRule: rows that make no sense are skipped', () => {
   const problems: [string, Partial<RuleRow>, string][] = [
     ['a weekday of -1', { weekday: -1 }, 'a weekly rule needs a weekday from 0 to 6'],
