@@ -39,6 +39,8 @@ const CONNECTIONS = 10
 /** Concurrent full exports in the phase that measures memory and starvation under bulk load. */
 const CONCURRENT_EXPORTS = 4
 const WORKERS = Number(process.env.WORKERS ?? availableParallelism())
+/** Stream connections per worker, so that every one of the load's connections may stream at once (an operator sizes it for the exports expected). */
+const STREAMS_PER_WORKER = Math.ceil(CONNECTIONS / WORKERS)
 const here = new URL('.', import.meta.url).pathname
 const repo = new URL('../../', import.meta.url).pathname
 const bin = (name: string) => join(repo, 'node_modules', '.bin', name)
@@ -118,18 +120,21 @@ async function serial(url: string, seconds: number): Promise<Serial> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 })
   const times: number[] = []
   const deadline = Date.now() + seconds * 1000
+  let failed = 0
   try {
-    while (Date.now() < deadline || times.length < 3) {
+    // Only whole 200 answers are timed; a contender that fails (WordPress at its
+    // memory limit) is given up after three failures and shows no timing.
+    while ((Date.now() < deadline || times.length < 3) && failed < 3) {
       const answer = await fetchOnce(url, agent, 120_000)
-      if (answer.status !== '200') throw new Error(`${url} answered ${answer.status} one at a time`)
-      times.push(answer.ms)
+      if (answer.status === '200') times.push(answer.ms)
+      else failed++
     }
   } finally {
     agent.destroy()
   }
   times.sort((a, b) => a - b)
-  const at = (p: number) => times[Math.min(times.length - 1, Math.floor(times.length * p))]!
-  return { p50: at(0.5), p99: at(0.99), mean: times.reduce((sum, t) => sum + t, 0) / times.length, requests: times.length }
+  const at = (p: number) => (times.length === 0 ? NaN : times[Math.min(times.length - 1, Math.floor(times.length * p))]!)
+  return { p50: at(0.5), p99: at(0.99), mean: times.length === 0 ? NaN : times.reduce((sum, t) => sum + t, 0) / times.length, requests: times.length }
 }
 
 async function rowsOf(url: string): Promise<number> {
@@ -193,7 +198,7 @@ async function startService(label: string, env: Record<string, string>): Promise
   const port = await findFreePort()
   const child = spawn(process.execPath, ['--import', join(here, 'event-loop.mjs'), join(repo, 'dist/server/main.js')], {
     env: {
-      ...process.env, PORT: String(port), LOG_LEVEL: 'warn', DB_POOL_SIZE: '10', WORKERS: String(WORKERS), BENCH_EVENT_LOOP_DIR: eventLoopDir,
+      ...process.env, PORT: String(port), LOG_LEVEL: 'warn', DB_POOL_SIZE: '10', DB_STREAM_CONNECTIONS: String(STREAMS_PER_WORKER), WORKERS: String(WORKERS), BENCH_EVENT_LOOP_DIR: eventLoopDir,
       DATABASE_URL: `mysql://${READER.user}:${READER.password}@${mariadb.host}:${mariadb.port}/${BENCH_DATABASE}`, ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -397,7 +402,7 @@ const header = `# Benchmark results
 
 \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model.trim()}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version},
 MariaDB ${spawnSync('mariadbd', ['--version'], { encoding: 'utf8' }).stdout.trim().split(/\s+/)[2] ?? ''}, ${BENCH_DATA.bookings.toLocaleString('en')} bookings over ${BENCH_DATA.years} years, ${BENCH_DATA.services} services, ${BENCH_DATA.rules} rules, with the recommended indexes.
-The service: \`WORKERS=${WORKERS}\`, \`DB_POOL_SIZE=10\`, one instance with customer data hidden and one with \`EXPOSE_CUSTOMER_DATA=true\`.
+The service: \`WORKERS=${WORKERS}\`, \`DB_POOL_SIZE=10\`, \`DB_STREAM_CONNECTIONS=${STREAMS_PER_WORKER}\` (so the ${CONNECTIONS} concurrent exports of (b) all stream instead of some getting 503), one instance with customer data hidden and one with \`EXPOSE_CUSTOMER_DATA=true\`.
 Loads by autocannon from a second process, ${SECONDS} s each; WordPress 6.1 (Debian) under \`php -S\` with 2 workers, OPcache on, memory_limit 256M.
 `
 if (!PARTIAL) {
