@@ -150,4 +150,18 @@ export function stopOnExit(server: MariaDbServer, beforeStop?: () => Promise<voi
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
   process.on('SIGHUP', onSignal)
+  // A script that fails (a thrown error, a rejected top-level await) must not
+  // leave its server running either: the bench once left a million-row mariadbd behind.
+  const onFailure = (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.stack ?? error.message : String(error)}\n`)
+    if (stopping) return
+    stopping = true
+    void (async () => {
+      try { await beforeStop?.() } catch { /* stopping anyway */ }
+      await server.stop()
+      process.exit(1)
+    })()
+  }
+  process.on('uncaughtException', onFailure)
+  process.on('unhandledRejection', onFailure)
 }
