@@ -6,7 +6,6 @@ import { connect, type Socket } from 'node:net'
 import type { Server } from 'node:http'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Writable } from 'node:stream'
 import mysql from 'mysql2/promise'
 import { startMariaDb, type MariaDbServer } from '../../scripts/mariadb.ts'
 import { schemaSql } from '../../db/schema.ts'
@@ -15,7 +14,7 @@ import { createDb, type DbHandle } from '../../db/connect.ts'
 import { killSession } from '../../db/bounded-pool.ts'
 import { createApp } from '../../server/app.ts'
 import { dbSettings, loadConfig } from '../../server/config.ts'
-import { createLogger } from '../../server/log.ts'
+import { collectLogs } from '../support/app.ts'
 import { configureServer } from '../../server/http/server-setup.ts'
 
 const BOOKINGS = 100_000
@@ -39,14 +38,7 @@ async function startService(mariadb: MariaDbServer, env: Record<string, string> 
     LOG_LEVEL: 'debug',
     ...env,
   })
-  const logs: Record<string, unknown>[] = []
-  const sink = new Writable({
-    write(chunk, _encoding, callback) {
-      for (const line of String(chunk).split('\n')) if (line.trim()) logs.push(JSON.parse(line))
-      callback()
-    },
-  })
-  const log = createLogger(config.logLevel, sink)
+  const { logs, log } = collectLogs(config.logLevel)
   const handle = createDb(dbSettings(config))
   const app = createApp({ db: handle.db, pool: handle.pool, config, log })
   const server: Server = app.listen(0, '127.0.0.1')

@@ -31,6 +31,18 @@ export interface TestAppOptions {
   access?: AccessOptions
 }
 
+/** A logger whose JSON lines are kept, parsed, for tests to read. */
+export function collectLogs(level: Parameters<typeof createLogger>[0]): { logs: Record<string, unknown>[]; log: ReturnType<typeof createLogger> } {
+  const logs: Record<string, unknown>[] = []
+  const sink = new Writable({
+    write(chunk, _encoding, callback) {
+      for (const line of String(chunk).split('\n')) if (line.trim()) logs.push(JSON.parse(line))
+      callback()
+    },
+  })
+  return { logs, log: createLogger(level, sink) }
+}
+
 export function createTestApp(database: TestDatabase, options: TestAppOptions = {}): TestApp {
   const server = testServer()
   const config = loadConfig({
@@ -39,14 +51,7 @@ export function createTestApp(database: TestDatabase, options: TestAppOptions = 
     LOG_LEVEL: 'debug',
     ...options.env,
   })
-  const logs: Record<string, unknown>[] = []
-  const sink = new Writable({
-    write(chunk, _encoding, callback) {
-      for (const line of String(chunk).split('\n')) if (line.trim()) logs.push(JSON.parse(line))
-      callback()
-    },
-  })
-  const log = createLogger(config.logLevel, sink)
+  const { logs, log } = collectLogs(config.logLevel)
   const handle = createDb(dbSettings(config))
   const access = createAccess(config, log, options.access)
   const app = createApp({ db: handle.db, pool: handle.pool, config, log, now: options.now, siteTimezone: options.siteTimezone, access })
