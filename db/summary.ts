@@ -33,8 +33,12 @@ export interface SummaryRow {
   booked_seconds: number
 }
 
-const BOOKED_SECONDS = sql<number | string | null>`SUM(CASE WHEN time_from IS NOT NULL AND time_to IS NOT NULL
-  THEN TIME_TO_SEC(time_to) - TIME_TO_SEC(time_from) + IF(time_to < time_from, 86400, 0) ELSE 0 END)`
+// Each measure is as cheap per booking as it can be, as it runs for every
+// booking of the range (200,000 in a busy year): the difference is NULL where
+// either time is, and SUM skips NULLs, so no CASE; whole-day bookings are those
+// without time_from, which COUNT(time_from) leaves out.
+const BOOKED_SECONDS = sql<number | string | null>`SUM(TIME_TO_SEC(time_to) - TIME_TO_SEC(time_from) + 86400 * (time_to < time_from))`
+const ALL_DAY_BOOKINGS = sql<number | string>`COUNT(*) - COUNT(time_from)`
 
 function selectSummary(db: Db, query: SummaryQuery) {
   const byCreation = query.dateOf === 'created_date'
@@ -47,7 +51,7 @@ function selectSummary(db: Db, query: SummaryQuery) {
       // With filter_by=created_date a row's whole-day bookings keep their own booking_date apart.
       (byCreation ? sql<string | null>`IF(time_from IS NULL, booking_date, NULL)` : sql<string | null>`booking_date`).as('whole_day_date'),
       sql<number | string>`COUNT(*)`.as('bookings'),
-      sql<number | string | null>`SUM(time_from IS NULL)`.as('all_day_bookings'),
+      ALL_DAY_BOOKINGS.as('all_day_bookings'),
       BOOKED_SECONDS.as('booked_seconds'),
     ])
     .where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, query.filter))
