@@ -306,19 +306,17 @@ export function summarize(input: SummaryInput): { groups: SummaryGroup[]; totals
   // Status groups only for the statuses that occur (API.md).
   const statuses = groupBy.status ? [...new Set(input.rows.map((row) => normalStatus(row.status)))].sort() : [undefined]
   const serviceDim = groupBy.service ? services : [undefined]
-  const keyOf = (period: number, service: number | undefined, status: string | undefined) => `${period}|${service ?? ''}|${status ?? ''}`
   // Each day of the range: the index of its period.
   const periodOfDay: number[] = []
   periods.forEach((period, index) => { for (let day = period.first; day <= period.last; day++) periodOfDay[day] = index })
-  const dayIndexes = new Map<string, number>()
 
   type Building = SummaryKeys & { bookings: number; all_day_bookings: number; booked_seconds: number; open_minutes: number | null }
+  // In the order period, service, status, so a row finds its group by arithmetic on the three indexes.
   const groups: Building[] = []
-  const byKey = new Map<string, Building>()
-  for (const [index, period] of periods.entries()) {
+  for (const period of periods) {
     for (const service of serviceDim) {
       for (const status of statuses) {
-        const group: Building = {
+        groups.push({
           ...(groupBy.period ? { period_start: period.start, period_end: period.end } : {}),
           ...(service ? { service_id: service.id, service_slug: service.slug } : {}),
           ...(status !== undefined ? { status } : {}),
@@ -326,23 +324,36 @@ export function summarize(input: SummaryInput): { groups: SummaryGroup[]; totals
           open_minutes: withOpenMinutes
             ? roundMinutes((service ? [service] : services).reduce((sum, s) => sum + open.sum(s.id, period.first + offset, period.last + offset), 0))
             : null,
-        }
-        groups.push(group)
-        byKey.set(keyOf(index, service?.id, status), group)
+        })
       }
     }
   }
+  const serviceIndexes = new Map(services.map((service, index) => [service.id, index]))
+  const statusIndexes = new Map(statuses.map((status, index) => [status, index]))
 
+  // Per row (thousands for a year): numbers and Map lookups, no string keys built.
+  const dayIndexes = new Map<string, number>()
   for (const row of input.rows) {
-    const period = periodOfDay[remember(dayIndexes, 100_000, row.day, (day) => daysInclusive(range.start, day) - 1)]
-    const key = keyOf(period ?? -1, groupBy.service ? row.service_id : undefined, groupBy.status ? normalStatus(row.status) : undefined)
-    const group = byKey.get(key)
-    if (!group) throw new Error(`a summary row fell outside every group: ${row.day} ${key}`)
+    let day = dayIndexes.get(row.day)
+    if (day === undefined) dayIndexes.set(row.day, day = daysInclusive(range.start, row.day) - 1)
+    const period = periodOfDay[day]
+    const service = groupBy.service ? serviceIndexes.get(row.service_id) : 0
+    const status = groupBy.status ? statusIndexes.get(normalStatus(row.status)) : 0
+    const group = period === undefined || service === undefined || status === undefined
+      ? undefined
+      : groups[(period * serviceDim.length + service) * statuses.length + status]
+    if (!group) throw new Error(`a summary row fell outside every group: ${row.day} ${row.service_id} ${row.status ?? ''}`)
     group.bookings += row.bookings
     group.all_day_bookings += row.all_day_bookings
     group.booked_seconds += row.booked_seconds
-    // A whole-day booking counts the open minutes of its day for its service.
-    if (row.whole_day_date !== null) group.booked_seconds += row.all_day_bookings * open.on(row.service_id, row.whole_day_date) * 60
+    // A whole-day booking counts the open minutes of its day for its service;
+    // a row's own day is already an index into the open minutes' span.
+    if (row.whole_day_date !== null) {
+      const minutes = row.whole_day_date === row.day && row.day >= open.span.start && row.day <= open.span.end
+        ? open.sum(row.service_id, day + offset, day + offset)
+        : open.on(row.service_id, row.whole_day_date)
+      group.booked_seconds += row.all_day_bookings * minutes * 60
+    }
   }
 
   const totalsOpen = withOpenMinutes
