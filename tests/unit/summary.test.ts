@@ -134,6 +134,12 @@ describe('summarize: groups with zeros, whole-day bookings, totals', () => {
     const { groups } = summarize({ groupBy: { period: undefined, service: false, status: false }, range, startOfWeek: 1, services, rows, open, withOpenMinutes: false })
     expect(groups).to.deep.equal([{ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, open_minutes: null, occupancy: null }])
   })
+  it('a whole-day booking counts its own day\'s open minutes when the open minutes\' span starts before the range', () => {
+    // The span starts on Tuesday 27 October, five days before the range: Sunday 29 November is its 34th day but the range's 29th.
+    const wider = new OpenMinutes(rules, { start: '2026-10-27', end: '2026-12-31' }, [12, 15], clock)
+    const { groups } = summarize({ groupBy: { period: undefined, service: false, status: false }, range, startOfWeek: 1, services, rows, open: wider, withOpenMinutes: false })
+    expect(groups).to.deep.equal([{ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, open_minutes: null, occupancy: null }])
+  })
 })
 
 describe('summaryCsv', () => {
