@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { RuleRow } from '../../db/disabled-times.ts'
-import type { SummaryRow } from '../../db/summary.ts'
+import { splitByBookingDate, type SummaryQuery, type SummaryRow } from '../../db/summary.ts'
 import { WallClock } from '../../server/domain/dates.ts'
 import { readRule, type ValidRule } from '../../server/domain/rules.ts'
 import {
@@ -133,6 +133,31 @@ describe('summarize: groups with zeros, whole-day bookings, totals', () => {
   it('without service in group_by, open minutes sum over every service of the answer; null when not wanted', () => {
     const { groups } = summarize({ groupBy: { period: undefined, service: false, status: false }, range, startOfWeek: 1, services, rows, open, withOpenMinutes: false })
     expect(groups).to.deep.equal([{ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, open_minutes: null, occupancy: null }])
+  })
+  it('a whole-day booking counts its own day\'s open minutes when the open minutes\' span starts before the range', () => {
+    // The span starts on Tuesday 27 October, five days before the range: Sunday 29 November is its 34th day but the range's 29th.
+    const wider = new OpenMinutes(rules, { start: '2026-10-27', end: '2026-12-31' }, [12, 15], clock)
+    const { groups } = summarize({ groupBy: { period: undefined, service: false, status: false }, range, startOfWeek: 1, services, rows, open: wider, withOpenMinutes: false })
+    expect(groups).to.deep.equal([{ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, open_minutes: null, occupancy: null }])
+  })
+})
+
+describe('splitByBookingDate: a long range of booking dates in two halves that meet at a day', () => {
+  const query = (filter: SummaryQuery['filter'], dateOf: SummaryQuery['dateOf'] = 'booking_date'): SummaryQuery => ({ filter, dateOf, byStatus: false })
+  it('a year: two halves, every day in exactly one, the rest of the filter kept', () => {
+    const parts = splitByBookingDate(query({ serviceId: 7, statuses: ['booked'], bookingDate: { from: '2025-01-01', to: '2025-12-31' } }))
+    expect(parts.map((part) => part.filter)).to.deep.equal([
+      { serviceId: 7, statuses: ['booked'], bookingDate: { from: '2025-01-01', to: '2025-07-02' } },
+      { serviceId: 7, statuses: ['booked'], bookingDate: { from: '2025-07-03', to: '2025-12-31' } },
+    ])
+  })
+  it('whole: under 62 days, without both ends, and with filter_by=created_date', () => {
+    for (const whole of [
+      query({ bookingDate: { from: '2025-01-01', to: '2025-03-03' } }),
+      query({ bookingDate: { from: '2025-01-01' } }),
+      query({ createdAt: { from: '2025-01-01 00:00:00', to: '2025-12-31 23:59:59' } }, 'created_date'),
+    ]) expect(splitByBookingDate(whole)).to.deep.equal([whole])
+    expect(splitByBookingDate(query({ bookingDate: { from: '2025-01-01', to: '2025-03-04' } }))).to.have.length(2)
   })
 })
 
