@@ -13,7 +13,7 @@ export interface SlotsAnswer {
   /** Bookings that match, over all pages. */
   total: number
   /** With per_page: the page shown and how many there are. */
-  paging: { page: number; perPage: number; totalPages: number } | undefined
+  paging: { page: number; totalPages: number } | undefined
   /** The records in batches, in booking order, or grouped by service ID when `grouped`. */
   batches: AsyncIterable<BookingRecord[]>
   grouped: boolean
@@ -120,7 +120,7 @@ export async function answerSlots(
     const records = rows.map(toRecord)
     // A page is cut from the bookings in booking order, then grouped (at most per_page records held).
     if (grouped) records.sort((a, b) => a.service_id - b.service_id)
-    await send({ total, paging: { page, perPage, totalPages }, grouped, batches: fromArray([records]) })
+    await send({ total, paging: { page, totalPages }, grouped, batches: fromArray([records]) })
   }, { signal: options.signal })
 }
 
