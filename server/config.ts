@@ -4,15 +4,7 @@ import express from 'express'
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { parseZoneSetting, type SiteZone } from './domain/dates.ts'
-import type { DbSettings } from '../db/connect.ts'
-
-export interface DatabaseSettings {
-  host: string
-  port: number
-  user: string
-  password: string
-  database: string
-}
+import type { DatabaseSettings, DbSettings } from '../db/connect.ts'
 
 export interface Config {
   port: number
