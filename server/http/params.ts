@@ -39,6 +39,16 @@ export function whenValid(...names: string[]): z.core.$ZodSuperRefineParams {
   return { when: (payload) => payload.issues.every((issue) => !names.includes(String(issue.path?.[0]))) }
 }
 
+/**
+ * The check of start against end for a route that takes both; dates compare as
+ * their `YYYY-MM-DD` text. Usage: `.superRefine(startNotAfterEnd)`.
+ */
+export function startNotAfterEnd<T extends { start?: string | undefined; end?: string | undefined }>(params: T, ctx: z.core.$RefinementCtx<T>): void {
+  if (params.start && params.end && params.start > params.end) {
+    ctx.addIssue({ code: 'custom', path: ['start'], message: `start must not be after end (${params.start} is after ${params.end}).` })
+  }
+}
+
 /** What the namespace index and the OpenAPI document say of a parameter. */
 export interface ParamMeta {
   type: 'string' | 'integer' | 'boolean' | 'array'

@@ -1,7 +1,7 @@
 // GET summary/ (API.md, "GET summary/"): its parameter schema and a thin handler.
 import type { RequestHandler } from 'express'
 import { z } from 'zod'
-import { dateParam, enumListParam, enumParam, nameListParam, parseParams, serviceParam, type ParamMeta } from '../http/params.ts'
+import { dateParam, enumListParam, enumParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, type ParamMeta } from '../http/params.ts'
 import { negotiateFormat } from '../http/negotiate.ts'
 import { summaryCsv } from '../http/summary-body.ts'
 import { answerSummary, GROUP_NAMES, parseGroupBy } from '../domain/summary.ts'
@@ -34,11 +34,7 @@ export const summaryParams = z.object({
   group_by: groupByParam,
   _fields: nameListParam('_fields', 'Keep only these fields of each group and of the totals, comma-separated.'),
   format: enumParam('format', ['json', 'csv'] as const, 'json', 'json, or csv for a spreadsheet (Accept: text/csv too).', true),
-}).superRefine((params, ctx) => {
-  if (params.start && params.end && params.start > params.end) {
-    ctx.addIssue({ code: 'custom', path: ['start'], message: `start must not be after end (${params.start} is after ${params.end}).` })
-  }
-})
+}).superRefine(startNotAfterEnd)
 
 export type SummaryParams = z.output<typeof summaryParams>
 
