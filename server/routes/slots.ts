@@ -13,7 +13,7 @@ import { negotiateFormat } from '../http/negotiate.ts'
 import { sendSlotsFeed } from './feeds.ts'
 import { countRowsSent } from '../metrics.ts'
 import { cutWhenClientStopsReading, signalClientGone } from '../http/cut-answer.ts'
-import type { Deps } from '../app.ts'
+import type { Deps } from '../deps.ts'
 
 export const BOOKING_STATUSES = ['pending', 'booked', 'reject', 'completed', 'expired'] as const
 

@@ -8,7 +8,7 @@ import { answerSummary, GROUP_NAMES, parseGroupBy } from '../domain/summary.ts'
 import { pickFields } from '../domain/records.ts'
 import { addRowsSent } from '../metrics.ts'
 import { BOOKING_STATUSES } from './slots.ts'
-import type { Deps } from '../app.ts'
+import type { Deps } from '../deps.ts'
 
 /** group_by: comma-separated (or repeated, or group_by[]), any order and letter case; see parseGroupBy. */
 const groupByParam = z.array(z.string()).optional().transform((list, ctx) => {
