@@ -28,7 +28,6 @@ export interface BookingRow {
   note: string | null
   created_at: string
   service_post_name: string | null
-  service_post_status: string | null
 }
 
 /** `booking`: date, start (whole-day first: NULL sorts first), id. `service`: the same within each service. */
@@ -78,7 +77,7 @@ function selectBookingColumns(db: Db) {
       'booking_calendar_bookings.booking_date', 'booking_calendar_bookings.time_from', 'booking_calendar_bookings.time_to',
       'booking_calendar_bookings.customer_name', 'booking_calendar_bookings.customer_email',
       'booking_calendar_bookings.customer_phone', 'booking_calendar_bookings.note', 'booking_calendar_bookings.created_at',
-      'posts.post_name as service_post_name', 'posts.post_status as service_post_status',
+      'posts.post_name as service_post_name',
     ])
 }
 

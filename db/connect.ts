@@ -5,12 +5,17 @@ import { createPool, type Pool } from 'mysql2'
 import type { Database } from './database.ts'
 import { BoundedPool } from './bounded-pool.ts'
 
-export interface DbSettings {
+/** Where the database is and who connects: DATABASE_URL or the WORDPRESS_DB_* names. */
+export interface DatabaseSettings {
   host: string
   port: number
   user: string
   password: string
   database: string
+}
+
+/** The handle's settings: the connection, plus its pools and time limits. */
+export interface DbSettings extends DatabaseSettings {
   tablePrefix: string
   /** Connections for short queries (DB_POOL_SIZE). */
   poolSize: number

@@ -6,7 +6,7 @@
 import mysql from 'mysql2/promise'
 import { pluginTablesSql } from './schema.ts'
 import { demoDataSql, type DemoOptions } from './demo-data.ts'
-import type { DatabaseSettings } from '../server/config.ts'
+import type { DatabaseSettings } from './connect.ts'
 
 export interface SeedState {
   /** WordPress's own test (is_blog_installed): a siteurl option. */

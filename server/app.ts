@@ -1,5 +1,5 @@
 // createApp builds the Express app without listening, so tests and main.ts build it the same way.
-import express, { type Express, type Request, type RequestHandler } from 'express'
+import express, { type Express, type RequestHandler } from 'express'
 import type { Logger } from 'pino'
 import type { Db, DbPools } from '../db/connect.ts'
 import { pingDatabase } from '../db/options.ts'
@@ -11,23 +11,9 @@ import { createSiteTimezone, type SiteTimezone } from './site-timezone.ts'
 import { RuleProblemLog } from './domain/disabled-time.ts'
 import { createAccess, type Access } from './access.ts'
 import { createMetrics } from './metrics.ts'
+import type { Deps } from './deps.ts'
 import { buildOpenApiDocument } from './openapi.ts'
 import { setPublicUrl } from './http/public-url.ts'
-
-export interface Deps {
-  db: Db
-  /** The pools under `db`: the bookings answer reads its cursor directly (db/snapshot.ts). */
-  pool: DbPools
-  config: Config
-  log: Logger
-  siteTimezone: SiteTimezone
-  /** The clock; tests set it, so no test depends on the real date. */
-  now: () => number
-  /** Whether bookings of this request carry `customer` (API.md, "Access"). */
-  exposeCustomer: (req: Request) => boolean
-  /** Broken disabled-time rules already logged. */
-  ruleProblems: RuleProblemLog
-}
 
 export interface AppOptions {
   db: Db

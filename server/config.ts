@@ -4,15 +4,8 @@ import express from 'express'
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { parseZoneSetting, type SiteZone } from './domain/dates.ts'
-import type { DbSettings } from '../db/connect.ts'
-
-export interface DatabaseSettings {
-  host: string
-  port: number
-  user: string
-  password: string
-  database: string
-}
+import type { DatabaseSettings, DbSettings } from '../db/connect.ts'
+import { parseBooleanWord, parseWholeNumber } from './parse-text.ts'
 
 export interface Config {
   port: number
@@ -53,8 +46,8 @@ export class ConfigError extends Error {}
 const integer = (name: string, min: number, max: number, fallback: number) =>
   z.string().optional().transform((value, ctx) => {
     if (value === undefined || value.trim() === '') return fallback
-    const n = Number(value.trim())
-    if (!/^\d+$/.test(value.trim()) || n < min || n > max) {
+    const n = parseWholeNumber(value.trim(), min, max)
+    if (n === undefined) {
       ctx.addIssue({ code: 'custom', message: `${name} must be a whole number from ${min} to ${max}.` })
       return z.NEVER
     }
@@ -63,11 +56,12 @@ const integer = (name: string, min: number, max: number, fallback: number) =>
 
 const booleanFlag = (name: string) =>
   z.string().optional().transform((value, ctx) => {
-    const text = (value ?? '').trim().toLowerCase()
-    if (['', 'false', '0', 'no', 'off'].includes(text)) return false
-    if (['true', '1', 'yes', 'on'].includes(text)) return true
-    ctx.addIssue({ code: 'custom', message: `${name} must be true or false.` })
-    return z.NEVER
+    const flag = parseBooleanWord((value ?? '').trim(), { true: ['true', '1', 'yes', 'on'], false: ['', 'false', '0', 'no', 'off'] })
+    if (flag === undefined) {
+      ctx.addIssue({ code: 'custom', message: `${name} must be true or false.` })
+      return z.NEVER
+    }
+    return flag
   })
 
 const list = z.string().optional().transform((value) =>

@@ -9,7 +9,9 @@ import timezone from 'dayjs/plugin/timezone.js'
 dayjs.extend(utc)
 dayjs.extend(timezone)
 
-const DAY_MS = 86_400_000
+/** Milliseconds and seconds in a calendar day (a UTC day: dates here are counted in UTC). */
+export const DAY_MS = 86_400_000
+export const DAY_SECONDS = 86_400
 
 /**
  * The value under `key`, computed once and kept; a cache that reaches `limit`
@@ -257,8 +259,6 @@ export interface ClockDay {
   offset: string | null
 }
 
-const SECONDS_PER_DAY = 86_400
-
 /**
  * Converts the wall-clock times of the plugin's tables into ISO 8601 strings
  * with the site's offset. Offsets are looked up once per calendar day and kept:
@@ -299,7 +299,7 @@ export class WallClock {
     // A steady day prints its wall-clock time as it is, with the day's offset:
     // three remembered pieces, no Date (the answer of formatInstant, measured at
     // a quarter of the cost of a million-row answer's mapping when built anew).
-    if (offset !== null) return `${remember(this.#dayTexts, 20_000, day, dayText)}T${timeOfDayText(wallMs - day)}${offsetText(offset)}`
+    if (offset !== null) return `${remember(this.#dayTexts, 20_000, day, msToDay)}T${timeOfDayText(wallMs - day)}${offsetText(offset)}`
     return remember(this.#changeDayTimes, 20_000, wallMs, this.#changeDayIso)
   }
 
@@ -326,7 +326,7 @@ export class WallClock {
 
   /** ISO 8601 of a day plus seconds after its midnight: isoAt, without a look-up on a steady day. */
   isoOfDay(day: ClockDay, secondsAfterMidnight: number): string {
-    if (day.offset !== null && secondsAfterMidnight >= 0 && secondsAfterMidnight < SECONDS_PER_DAY) {
+    if (day.offset !== null && secondsAfterMidnight >= 0 && secondsAfterMidnight < DAY_SECONDS) {
       return day.prefix + timeOfDayText(secondsAfterMidnight * 1000) + day.offset
     }
     return this.isoAt(day.ms, secondsAfterMidnight)
@@ -369,7 +369,7 @@ export class WallClock {
         day = null
       } else {
         const offset = remember(this.#dayOffsets, 20_000, ms, this.#steadyOffset)
-        day = { ms, prefix: `${dayText(ms)}T`, offset: offset === null ? null : offsetText(offset) }
+        day = { ms, prefix: `${msToDay(ms)}T`, offset: offset === null ? null : offsetText(offset) }
       }
       if (this.#daysByNumber.size >= 20_000) this.#daysByNumber.clear()
       this.#daysByNumber.set(number, day)
@@ -424,12 +424,6 @@ function secondsAt(text: string, at: number): number {
   const s1 = digitAt(text, at + 6), s2 = digitAt(text, at + 7)
   if ((h1 | h2 | m1 | m2 | s1 | s2) < 0) return -1
   return (h1 * 10 + h2) * 3600 + (m1 * 10 + m2) * 60 + s1 * 10 + s2
-}
-
-/** `YYYY-MM-DD` of a day's UTC midnight in milliseconds. */
-function dayText(dayMs: number): string {
-  const d = new Date(dayMs)
-  return `${pad4(d.getUTCFullYear())}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`
 }
 
 const timeTexts: string[] = []

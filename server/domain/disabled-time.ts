@@ -8,7 +8,13 @@ import { todayInZone, wallClockFor, zoneLabel, type SiteZone } from './dates.ts'
 import { decodeSlug } from './records.ts'
 import { checkRange, expandRules, readRule, resolveRange, type DisabledPeriod, type ValidRule } from './rules.ts'
 import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
-import type { DisabledTimeParams } from '../routes/disabled-time.ts'
+
+/** What the answer reads of disabled-time/'s parameters, as routes/disabled-time.ts parses them. */
+export interface DisabledTimeQuery {
+  service?: string | undefined
+  start?: string | undefined
+  end?: string | undefined
+}
 
 export interface DisabledTimeAnswer {
   disabled_times: DisabledPeriod[]
@@ -47,7 +53,7 @@ export const disabledTimeQueries: DisabledTimeQueries = { ...serviceLookups, fin
 
 export async function answerDisabledTime(
   db: Db,
-  params: DisabledTimeParams,
+  params: DisabledTimeQuery,
   options: { zone: SiteZone; now: number; maxRangeDays: number; problems: RuleProblemLog },
   queries: DisabledTimeQueries = disabledTimeQueries,
 ): Promise<DisabledTimeAnswer> {

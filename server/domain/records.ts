@@ -1,6 +1,6 @@
 // Database rows in, the JSON records of API.md out. Pure: no database, no clock.
 import type { BookingRow } from '../../db/bookings.ts'
-import { remember, type WallClock } from './dates.ts'
+import { DAY_SECONDS, remember, type WallClock } from './dates.ts'
 
 export interface BookingRecord {
   id: number
@@ -66,8 +66,6 @@ export interface BookingMapping {
   exposeCustomer: boolean
   slugOf: (postName: string | null) => string | null
 }
-
-const DAY_SECONDS = 86_400
 
 /** API.md, "A booking": one row in, one record out. */
 export function toBookingRecord(row: BookingRow, { clock, exposeCustomer, slugOf }: BookingMapping): BookingRecord {

@@ -1,7 +1,7 @@
 // Disabled-time rules expanded into the concrete periods of a date range
 // (API.md, "GET disabled-time/"; PLUGIN_TABLES.md, "Disabled times"). Pure.
 import type { RuleRow } from '../../db/disabled-times.ts'
-import { addDays, addMonthsClamped, dayToMs, daysInclusive, timeToSeconds, wallClockToInstant, type WallClock } from './dates.ts'
+import { DAY_MS, DAY_SECONDS, addDays, addMonthsClamped, dayToMs, daysInclusive, timeToSeconds, wallClockToInstant, type WallClock } from './dates.ts'
 
 export interface DisabledPeriod {
   rule_id: number
@@ -29,9 +29,6 @@ export interface ValidRule {
   allDay: boolean
   note: string
 }
-
-const DAY_MS = 86_400_000
-const DAY_SECONDS = 86_400
 
 /**
  * Reads one rule, or says why it makes no sense (PLUGIN_TABLES.md lists the

@@ -7,13 +7,23 @@ import { RestError } from '../errors.ts'
 import { daysInclusive, wallClockFor, type SiteZone } from './dates.ts'
 import { createSlugDecoder, toBookingRecord, type BookingRecord } from './records.ts'
 import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
-import type { SlotsParams } from '../routes/slots.ts'
+
+/** What the answer reads of slots/'s parameters, as routes/slots.ts parses them. */
+export interface SlotsQuery {
+  status?: string[] | undefined
+  service?: string | undefined
+  start?: string | undefined
+  end?: string | undefined
+  filter_by: 'booking_date' | 'created_date'
+  page?: number | undefined
+  per_page?: number | undefined
+}
 
 export interface SlotsAnswer {
   /** Bookings that match, over all pages. */
   total: number
   /** With per_page: the page shown and how many there are. */
-  paging: { page: number; perPage: number; totalPages: number } | undefined
+  paging: { page: number; totalPages: number } | undefined
   /** The records in batches, in booking order, or grouped by service ID when `grouped`. */
   batches: AsyncIterable<BookingRecord[]>
   grouped: boolean
@@ -34,7 +44,7 @@ export function isNarrow(filter: BookingFilter): boolean {
   return range?.from !== undefined && range.to !== undefined && daysInclusive(range.from, range.to) <= 62
 }
 
-export function bookingFilter(params: Pick<SlotsParams, 'status' | 'start' | 'end' | 'filter_by'>, serviceId: number | undefined): BookingFilter {
+export function bookingFilter(params: Pick<SlotsQuery, 'status' | 'start' | 'end' | 'filter_by'>, serviceId: number | undefined): BookingFilter {
   const filter: BookingFilter = { serviceId, statuses: params.status }
   if (params.start || params.end) {
     if (params.filter_by === 'created_date') {
@@ -69,7 +79,7 @@ export const slotsQueries: SlotsQueries = { ...serviceLookups, readSnapshot, cou
 export async function answerSlots(
   db: Db,
   pools: DbPools,
-  params: SlotsParams,
+  params: SlotsQuery,
   options: { zone: SiteZone; exposeCustomer: boolean; grouped: boolean; queryTimeoutMs: number; signal?: AbortSignal },
   send: (answer: SlotsAnswer) => Promise<void>,
   queries: SlotsQueries = slotsQueries,
@@ -120,7 +130,7 @@ export async function answerSlots(
     const records = rows.map(toRecord)
     // A page is cut from the bookings in booking order, then grouped (at most per_page records held).
     if (grouped) records.sort((a, b) => a.service_id - b.service_id)
-    await send({ total, paging: { page, perPage, totalPages }, grouped, batches: fromArray([records]) })
+    await send({ total, paging: { page, totalPages }, grouped, batches: fromArray([records]) })
   }, { signal: options.signal })
 }
 

@@ -4,6 +4,7 @@
 import { z } from 'zod'
 import { invalidParams } from '../errors.ts'
 import { parseDateParam } from '../domain/dates.ts'
+import { parseBooleanWord, parseWholeNumber } from '../parse-text.ts'
 
 /** Every value of every parameter, `status[]` and `status[0]` folded into `status`. */
 export type RawQuery = Record<string, string[]>
@@ -37,6 +38,16 @@ export function parseParams<S extends z.ZodType>(schema: S, query: Record<string
  */
 export function whenValid(...names: string[]): z.core.$ZodSuperRefineParams {
   return { when: (payload) => payload.issues.every((issue) => !names.includes(String(issue.path?.[0]))) }
+}
+
+/**
+ * The check of start against end for a route that takes both; dates compare as
+ * their `YYYY-MM-DD` text. Usage: `.superRefine(startNotAfterEnd)`.
+ */
+export function startNotAfterEnd<T extends { start?: string | undefined; end?: string | undefined }>(params: T, ctx: z.core.$RefinementCtx<T>): void {
+  if (params.start && params.end && params.start > params.end) {
+    ctx.addIssue({ code: 'custom', path: ['start'], message: `start must not be after end (${params.start} is after ${params.end}).` })
+  }
 }
 
 /** What the namespace index and the OpenAPI document say of a parameter. */
@@ -124,13 +135,11 @@ export function integerParam(name: string, min: number, max: number, description
   return values.transform((list, ctx) => {
     const value = single(name, list, ctx)
     if (value === undefined) return undefined
-    const n = Number(value)
-    if (!/^\d+$/.test(value) || n < min || n > max) {
-      // "at least 1" alone would mislead a page number too large for the service.
-      const tooLarge = n > max
-      fail(ctx, max === Number.MAX_SAFE_INTEGER && !tooLarge ? `${name} must be a whole number of at least ${min}.` : `${name} must be a whole number from ${min} to ${max}.`)
-    }
-    return n
+    const n = parseWholeNumber(value, min, max)
+    if (n !== undefined) return n
+    // "at least 1" alone would mislead a page number too large for the service.
+    const tooLarge = Number(value) > max
+    return fail(ctx, max === Number.MAX_SAFE_INTEGER && !tooLarge ? `${name} must be a whole number of at least ${min}.` : `${name} must be a whole number from ${min} to ${max}.`)
   }).meta({ type: 'integer', minimum: min, maximum: max, description } satisfies ParamMeta)
 }
 
@@ -139,10 +148,8 @@ export function booleanParam(name: string, description: string) {
   return values.transform((list, ctx) => {
     const value = single(name, list, ctx)
     if (value === undefined) return false
-    const text = value.toLowerCase()
-    if (text === '' || text === '1' || text === 'true') return true
-    if (text === '0' || text === 'false') return false
-    return fail(ctx, `${name} must be true or false (1, true, 0 or false).`)
+    return parseBooleanWord(value, { true: ['', '1', 'true'], false: ['0', 'false'] })
+      ?? fail(ctx, `${name} must be true or false (1, true, 0 or false).`)
   }).meta({ type: 'boolean', default: false, description } satisfies ParamMeta)
 }
 

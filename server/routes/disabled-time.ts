@@ -7,7 +7,7 @@ import { sendDisabledTimeFeed } from './feeds.ts'
 import { answerDisabledTime } from '../domain/disabled-time.ts'
 import { pickFields } from '../domain/records.ts'
 import { addRowsSent } from '../metrics.ts'
-import type { Deps } from '../app.ts'
+import type { Deps } from '../deps.ts'
 
 export const disabledTimeParams = z.object({
   service: serviceParam('Only the rules of this service (its ID or slug) and the site-wide ones.'),

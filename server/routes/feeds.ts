@@ -1,7 +1,7 @@
 // The iCalendar answers of `slots/` and `disabled-time/` (API.md, "Calendar
 // feeds: format=ics"), called by those routes once the format is negotiated.
 import type { Request, Response } from 'express'
-import type { Deps } from '../app.ts'
+import type { Deps } from '../deps.ts'
 import { answerSlots } from '../domain/slots.ts'
 import { answerDisabledTime } from '../domain/disabled-time.ts'
 import { resolveFeedRange } from '../domain/feed-range.ts'

@@ -7,7 +7,7 @@ import { RestError, noRoute } from '../errors.ts'
 import { slotsHandler, slotsParams } from './slots.ts'
 import { disabledTimeHandler, disabledTimeParams } from './disabled-time.ts'
 import { summaryHandler, summaryParams } from './summary.ts'
-import type { Deps } from '../app.ts'
+import type { Deps } from '../deps.ts'
 
 export const NAMESPACE = 'booking-calendar/v1'
 

@@ -2,7 +2,7 @@
 import type { RequestHandler } from 'express'
 import { z } from 'zod'
 import {
-  booleanParam, dateParam, enumListParam, enumParam, integerParam, nameListParam, parseParams, serviceParam, whenValid,
+  booleanParam, dateParam, enumListParam, enumParam, integerParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, whenValid,
 } from '../http/params.ts'
 import { answerSlots } from '../domain/slots.ts'
 import { CSV_FIELD_NAMES, csvColumns, slotsCsvChunks, slotsJsonChunks } from '../http/slots-body.ts'
@@ -13,7 +13,7 @@ import { negotiateFormat } from '../http/negotiate.ts'
 import { sendSlotsFeed } from './feeds.ts'
 import { countRowsSent } from '../metrics.ts'
 import { cutWhenClientStopsReading, signalClientGone } from '../http/cut-answer.ts'
-import type { Deps } from '../app.ts'
+import type { Deps } from '../deps.ts'
 
 export const BOOKING_STATUSES = ['pending', 'booked', 'reject', 'completed', 'expired'] as const
 
@@ -31,11 +31,7 @@ export const slotsParams = z.object({
   _fields: nameListParam('_fields', 'Keep only these fields of each booking, comma-separated.'),
   format: enumParam('format', ['json', 'csv', 'ics'] as const, 'json',
     'json, csv for a spreadsheet (Accept: text/csv too), or ics for a calendar app (Accept: text/calendar too).', true),
-}).superRefine((params, ctx) => {
-  if (params.start && params.end && params.start > params.end) {
-    ctx.addIssue({ code: 'custom', path: ['start'], message: `start must not be after end (${params.start} is after ${params.end}).` })
-  }
-}, whenValid('start', 'end')).superRefine((params, ctx) => {
+}).superRefine(startNotAfterEnd, whenValid('start', 'end')).superRefine((params, ctx) => {
   if (params.page !== undefined && params.per_page === undefined) {
     ctx.addIssue({ code: 'custom', path: ['page'], message: 'page needs per_page: give per_page (1 to 1000) to page through the bookings.' })
   }

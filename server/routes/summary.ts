@@ -1,14 +1,14 @@
 // GET summary/ (API.md, "GET summary/"): its parameter schema and a thin handler.
 import type { RequestHandler } from 'express'
 import { z } from 'zod'
-import { dateParam, enumListParam, enumParam, nameListParam, parseParams, serviceParam, type ParamMeta } from '../http/params.ts'
+import { dateParam, enumListParam, enumParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, type ParamMeta } from '../http/params.ts'
 import { negotiateFormat } from '../http/negotiate.ts'
 import { summaryCsv } from '../http/summary-body.ts'
 import { answerSummary, GROUP_NAMES, parseGroupBy } from '../domain/summary.ts'
 import { pickFields } from '../domain/records.ts'
 import { addRowsSent } from '../metrics.ts'
 import { BOOKING_STATUSES } from './slots.ts'
-import type { Deps } from '../app.ts'
+import type { Deps } from '../deps.ts'
 
 /** group_by: comma-separated (or repeated, or group_by[]), any order and letter case; see parseGroupBy. */
 const groupByParam = z.array(z.string()).optional().transform((list, ctx) => {
@@ -34,11 +34,7 @@ export const summaryParams = z.object({
   group_by: groupByParam,
   _fields: nameListParam('_fields', 'Keep only these fields of each group and of the totals, comma-separated.'),
   format: enumParam('format', ['json', 'csv'] as const, 'json', 'json, or csv for a spreadsheet (Accept: text/csv too).', true),
-}).superRefine((params, ctx) => {
-  if (params.start && params.end && params.start > params.end) {
-    ctx.addIssue({ code: 'custom', path: ['start'], message: `start must not be after end (${params.start} is after ${params.end}).` })
-  }
-})
+}).superRefine(startNotAfterEnd)
 
 export type SummaryParams = z.output<typeof summaryParams>
 

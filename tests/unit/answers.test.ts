@@ -47,7 +47,7 @@ function booking(id: number, serviceId = 12): BookingRow {
   return {
     id, service_id: serviceId, status: 'booked', booking_date: '2026-11-25', time_from: '09:00:00', time_to: '10:00:00',
     customer_name: 'Ann', customer_email: 'ann@example.com', customer_phone: '+49 1', note: null,
-    created_at: '2026-11-01 10:00:00', service_post_name: 'haircut', service_post_status: 'publish',
+    created_at: '2026-11-01 10:00:00', service_post_name: 'haircut',
   }
 }
 
@@ -176,12 +176,12 @@ describe('answerSlots: which queries answer slots/', () => {
     const rows = ids(1, 5).map((id) => booking(id))
     const { calls, sent } = await slots({ service: '12', per_page: '2', page: '2' }, rows)
     expect(calls).to.deep.equal(['byId 12', 'snapshot', 'count {"serviceId":12}', 'page {"serviceId":12} 2 2'])
-    expect(sent).to.deep.equal({ total: 5, paging: { page: 2, perPage: 2, totalPages: 3 }, grouped: false, batches: [[3, 4]] })
+    expect(sent).to.deep.equal({ total: 5, paging: { page: 2, totalPages: 3 }, grouped: false, batches: [[3, 4]] })
   })
 
   it('shows page 1 when per_page comes without page, and the last page short', async () => {
     const rows = ids(1, 5).map((id) => booking(id))
-    expect((await slots({ per_page: '2' }, rows)).sent!.paging).to.deep.equal({ page: 1, perPage: 2, totalPages: 3 })
+    expect((await slots({ per_page: '2' }, rows)).sent!.paging).to.deep.equal({ page: 1, totalPages: 3 })
     expect((await slots({ per_page: '2', page: '3' }, rows)).sent!.batches).to.deep.equal([[5]])
   })
 
@@ -200,7 +200,7 @@ describe('answerSlots: which queries answer slots/', () => {
   it('answers no bookings with total 0 and no page query', async () => {
     const { calls, sent } = await slots({ per_page: '10', page: '1' }, [])
     expect(calls).to.deep.equal(['snapshot', 'count {}'])
-    expect(sent).to.deep.equal({ total: 0, paging: { page: 1, perPage: 10, totalPages: 0 }, grouped: false, batches: [[]] })
+    expect(sent).to.deep.equal({ total: 0, paging: { page: 1, totalPages: 0 }, grouped: false, batches: [[]] })
   })
 
   it('refuses a page past the last with rest_invalid_page_number', async () => {

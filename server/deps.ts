@@ -1,0 +1,24 @@
+// What every route handler is given: the database, configuration, logger,
+// clock and site time zone. Apart from app.ts so that routes/ need not import
+// the app that imports them.
+import type { Request } from 'express'
+import type { Logger } from 'pino'
+import type { Db, DbPools } from '../db/connect.ts'
+import type { Config } from './config.ts'
+import type { SiteTimezone } from './site-timezone.ts'
+import type { RuleProblemLog } from './domain/disabled-time.ts'
+
+export interface Deps {
+  db: Db
+  /** The pools under `db`: the bookings answer reads its cursor directly (db/snapshot.ts). */
+  pool: DbPools
+  config: Config
+  log: Logger
+  siteTimezone: SiteTimezone
+  /** The clock; tests set it, so no test depends on the real date. */
+  now: () => number
+  /** Whether bookings of this request carry `customer` (API.md, "Access"). */
+  exposeCustomer: (req: Request) => boolean
+  /** Broken disabled-time rules already logged. */
+  ruleProblems: RuleProblemLog
+}
