@@ -3,7 +3,7 @@ import type { RuleRow } from '../../db/disabled-times.ts'
 import type { SummaryRow } from '../../db/summary.ts'
 import { WallClock, type SiteZone } from '../../server/domain/dates.ts'
 import { readRule, type ValidRule } from '../../server/domain/rules.ts'
-import { groupByNames, openMinutesFor, OpenMinutes, summarize, type GroupBy } from '../../server/domain/summary.ts'
+import { groupByNames, openMinutesFor, OpenMinutes, periodStartOf, periodsOf, summarize, type GroupBy } from '../../server/domain/summary.ts'
 
 const berlin: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
 const clock = new WallClock(berlin)
@@ -35,6 +35,15 @@ describe('groupByNames: the answer\'s group_by', () => {
   }
 })
 
+describe('periods of a day', () => {
+  it('each day is its own period', () => {
+    expect(periodStartOf('2026-11-18', 'day', 1)).to.equal('2026-11-18')
+    expect(periodsOf({ start: '2026-11-29', end: '2026-12-01' }, 'day', 3).map((p) => [p.key, p.start, p.end, p.first, p.last])).to.deep.equal([
+      ['2026-11-29', '2026-11-29', '2026-11-29', 0, 0], ['2026-11-30', '2026-11-30', '2026-11-30', 1, 1], ['2026-12-01', '2026-12-01', '2026-12-01', 2, 2],
+    ])
+  })
+})
+
 describe('OpenMinutes: the edges of its span', () => {
   // Mondays 18:00 to Tuesdays 08:00 off, site-wide.
   const rules = [rule({ id: 1, weekday: 1, time_from: '18:00:00', time_to: '08:00:00' }), rule({ id: 2, service_id: 13, rule_type: 'date', weekday: null, date_from: '2026-11-24' })]
@@ -55,11 +64,13 @@ describe('OpenMinutes: the edges of its span', () => {
 })
 
 describe('openMinutesFor: open minutes kept for the same rules, days, services and zone', () => {
-  const rows = [ruleRow({ id: 1, weekday: 2 })]
-  const rules = rows.map((r) => rule(r))
   const span = { start: '2026-11-23', end: '2026-11-29' }
   it('the same question gives the same answer; a changed rule, span, service list or zone gives a new one', () => {
+    // A rule ID not asked for before, so the process-wide cache cannot answer from an earlier run of this test.
+    const rows = [ruleRow({ id: Math.floor(Math.random() * 1e9), weekday: 2 })]
+    const rules = rows.map((r) => rule(r))
     const first = openMinutesFor(rows, rules, span, [12], berlin)
+    expect(first.span).to.deep.equal(span)
     expect(first.sum(12, 0, 6)).to.equal(6 * 1440)
     expect(openMinutesFor(rows, rules, { ...span }, [12], berlin)).to.equal(first)
     const changedRows = [ruleRow({ id: 1, weekday: 3 })]
