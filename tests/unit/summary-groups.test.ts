@@ -1,0 +1,126 @@
+import { expect } from 'chai'
+import type { RuleRow } from '../../db/disabled-times.ts'
+import type { SummaryRow } from '../../db/summary.ts'
+import { WallClock, type SiteZone } from '../../server/domain/dates.ts'
+import { readRule, type ValidRule } from '../../server/domain/rules.ts'
+import { groupByNames, openMinutesFor, OpenMinutes, periodStartOf, periodsOf, summarize, type GroupBy } from '../../server/domain/summary.ts'
+
+const berlin: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
+const clock = new WallClock(berlin)
+
+function ruleRow(overrides: Partial<RuleRow>): RuleRow {
+  return { id: 1, service_id: 0, rule_type: 'weekly', weekday: 1, date_from: null, date_to: null, time_from: null, time_to: null, note: '', ...overrides }
+}
+
+function rule(overrides: Partial<RuleRow>): ValidRule {
+  const read = readRule(ruleRow(overrides))
+  if ('problem' in read) throw new Error(read.problem)
+  return read
+}
+
+function row(overrides: Partial<SummaryRow>): SummaryRow {
+  return { day: '2026-11-02', service_id: 12, status: null, whole_day_date: null, bookings: 1, all_day_bookings: 0, booked_seconds: 3600, ...overrides }
+}
+
+describe('groupByNames: the answer\'s group_by', () => {
+  const cases: [GroupBy, string[]][] = [
+    [{ period: 'week', service: true, status: true }, ['week', 'service', 'status']],
+    [{ period: undefined, service: true, status: false }, ['service']],
+    [{ period: undefined, service: false, status: true }, ['status']],
+    [{ period: 'year', service: false, status: false }, ['year']],
+    [{ period: undefined, service: false, status: false }, []],
+  ]
+  for (const [groupBy, expected] of cases) {
+    it(`${JSON.stringify(groupBy)} is ${JSON.stringify(expected)}`, () => expect(groupByNames(groupBy)).to.deep.equal(expected))
+  }
+})
+
+describe('periods of a day', () => {
+  it('each day is its own period', () => {
+    expect(periodStartOf('2026-11-18', 'day', 1)).to.equal('2026-11-18')
+    expect(periodsOf({ start: '2026-11-29', end: '2026-12-01' }, 'day', 3).map((p) => [p.key, p.start, p.end, p.first, p.last])).to.deep.equal([
+      ['2026-11-29', '2026-11-29', '2026-11-29', 0, 0], ['2026-11-30', '2026-11-30', '2026-11-30', 1, 1], ['2026-12-01', '2026-12-01', '2026-12-01', 2, 2],
+    ])
+  })
+})
+
+describe('OpenMinutes: the edges of its span', () => {
+  // Mondays 18:00 to Tuesdays 08:00 off, site-wide.
+  const rules = [rule({ id: 1, weekday: 1, time_from: '18:00:00', time_to: '08:00:00' }), rule({ id: 2, service_id: 13, rule_type: 'date', weekday: null, date_from: '2026-11-24' })]
+  it('a window that begins the day before the span still takes its minutes off the span\'s first day', () => {
+    const open = new OpenMinutes(rules, { start: '2026-11-24', end: '2026-11-25' }, [12], clock)
+    expect([open.on(12, '2026-11-24'), open.on(12, '2026-11-25'), open.sum(12, 0, 1)]).to.deep.equal([1440 - 480, 1440, 2 * 1440 - 480])
+  })
+  it('the day after the span and the day before it are expanded alone', () => {
+    const open = new OpenMinutes(rules, { start: '2026-11-24', end: '2026-11-24' }, [12], clock)
+    expect([open.on(12, '2026-11-25'), open.on(12, '2026-11-23'), open.on(12, '2026-11-24')]).to.deep.equal([1440, 1440 - 360, 1440 - 480])
+  })
+  it('a service it was not made for has no open minutes, and another service\'s rule does not count', () => {
+    const open = new OpenMinutes(rules, { start: '2026-11-24', end: '2026-11-24' }, [12], clock)
+    expect([open.on(13, '2026-11-24'), open.sum(13, 0, 0), open.on(13, '2026-12-24')]).to.deep.equal([0, 0, 0])
+    const both = new OpenMinutes(rules, { start: '2026-11-24', end: '2026-11-24' }, [12, 13], clock)
+    expect([both.on(12, '2026-11-24'), both.on(13, '2026-11-24')]).to.deep.equal([1440 - 480, 0])
+  })
+})
+
+describe('openMinutesFor: open minutes kept for the same rules, days, services and zone', () => {
+  const span = { start: '2026-11-23', end: '2026-11-29' }
+  it('the same question gives the same answer; a changed rule, span, service list or zone gives a new one', () => {
+    // A rule ID not asked for before, so the process-wide cache cannot answer from an earlier run of this test.
+    const rows = [ruleRow({ id: Math.floor(Math.random() * 1e9), weekday: 2 })]
+    const rules = rows.map((r) => rule(r))
+    const first = openMinutesFor(rows, rules, span, [12], berlin)
+    expect(first.span).to.deep.equal(span)
+    expect(first.sum(12, 0, 6)).to.equal(6 * 1440)
+    expect(openMinutesFor(rows, rules, { ...span }, [12], berlin)).to.equal(first)
+    const changedRows = [ruleRow({ id: 1, weekday: 3 })]
+    const changed = openMinutesFor(changedRows, changedRows.map((r) => rule(r)), span, [12], berlin)
+    expect(changed).to.not.equal(first)
+    expect(changed.on(12, '2026-11-25')).to.equal(0)
+    expect(changed.on(12, '2026-11-24')).to.equal(1440)
+    const otherSpan = openMinutesFor(rows, rules, { start: '2026-11-23', end: '2026-11-30' }, [12], berlin)
+    expect(otherSpan).to.not.equal(first)
+    expect(otherSpan.span).to.deep.equal({ start: '2026-11-23', end: '2026-11-30' })
+    expect(openMinutesFor(rows, rules, span, [12, 15], berlin).sum(15, 0, 6)).to.equal(6 * 1440)
+    expect(openMinutesFor(rows, rules, span, [12], { kind: 'fixed', offsetMinutes: 60 })).to.not.equal(first)
+  })
+})
+
+describe('summarize: status groups, week periods, a range inside the open minutes\' span', () => {
+  const range = { start: '2026-11-23', end: '2026-12-06' }
+  const services = [{ id: 12, slug: 'haircut' }]
+  it('status groups only for the statuses that occur, trimmed, lower-cased and sorted; no status is ""', () => {
+    const open = new OpenMinutes([], range, [12], clock)
+    const rows = [
+      row({ day: '2026-11-23', status: ' Booked ', bookings: 2, booked_seconds: 7200 }),
+      row({ day: '2026-11-24', status: 'approved' }),
+      row({ day: '2026-11-30', status: 'booked' }),
+      row({ day: '2026-12-01', status: null, bookings: 3, booked_seconds: 90 }),
+    ]
+    const { groups, totals } = summarize({ groupBy: { period: 'week', service: false, status: true }, range, startOfWeek: 1, services, rows, open, withOpenMinutes: false })
+    const week = (start: string, end: string, status: string, bookings: number, booked: number) =>
+      ({ period_start: start, period_end: end, status, bookings, all_day_bookings: 0, booked_minutes: booked, open_minutes: null, occupancy: null })
+    expect(groups).to.deep.equal([
+      week('2026-11-23', '2026-11-29', '', 0, 0), week('2026-11-23', '2026-11-29', 'approved', 1, 60), week('2026-11-23', '2026-11-29', 'booked', 2, 120),
+      week('2026-11-30', '2026-12-06', '', 3, 1.5), week('2026-11-30', '2026-12-06', 'approved', 0, 0), week('2026-11-30', '2026-12-06', 'booked', 1, 60),
+    ])
+    expect(totals).to.deep.equal({ bookings: 7, all_day_bookings: 0, booked_minutes: 241.5, open_minutes: null, occupancy: null })
+  })
+  it('open minutes of a range that starts after the span\'s first day are those of the range\'s own days', () => {
+    // The span starts a week earlier; Mondays off site-wide.
+    const open = new OpenMinutes([rule({ id: 1, weekday: 1 })], { start: '2026-11-16', end: '2026-12-06' }, [12], clock)
+    const rows = [row({ day: '2026-11-30', whole_day_date: '2026-11-24', bookings: 1, all_day_bookings: 1, booked_seconds: 0 })]
+    const { groups, totals } = summarize({ groupBy: { period: 'week', service: true, status: false }, range, startOfWeek: 1, services, rows, open, withOpenMinutes: true })
+    expect(groups.map((g) => [g.period_start, g.service_id, g.bookings, g.booked_minutes, g.open_minutes, g.occupancy])).to.deep.equal([
+      ['2026-11-23', 12, 0, 0, 6 * 1440, 0],
+      ['2026-11-30', 12, 1, 1440, 6 * 1440, 0.1667],
+    ])
+    expect(totals).to.deep.equal({ bookings: 1, all_day_bookings: 1, booked_minutes: 1440, open_minutes: 12 * 1440, occupancy: 0.0833 })
+  })
+  it('a row outside every group is an error, not a silently lost count', () => {
+    const open = new OpenMinutes([], range, [12], clock)
+    const rows = [row({ day: '2026-12-07' })]
+    expect(() => summarize({ groupBy: { period: 'week', service: true, status: false }, range, startOfWeek: 1, services, rows, open, withOpenMinutes: true }))
+      .to.throw('a summary row fell outside every group: 2026-12-07 -1|12|')
+  })
+})
