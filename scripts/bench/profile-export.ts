@@ -16,6 +16,7 @@ import { join } from 'node:path'
 import { startMariaDb, stopOnExit, findFreePort } from '../mariadb.ts'
 import { addRecommendedIndexes, createBenchDatabase, BENCH_DATA, BENCH_DATABASE, READER } from './dataset.ts'
 import { BENCH_QUERIES } from './queries.ts'
+import { streamRowsWithMysql2 } from './mysql2-floor.ts'
 import type { Database } from '../../db/database.ts'
 
 const PROFILE = process.env.PROFILE as 'a' | 'c' | undefined
@@ -119,16 +120,7 @@ async function rawStream(): Promise<{ rowsPerSecond: number; cpuUsPerRow: number
   for (let i = 0; i < 3; i++) {
     const started = process.hrtime.bigint()
     const cpu = process.cpuUsage()
-    const rows = await new Promise<number>((resolve, reject) => {
-      pool.getConnection((error, connection) => {
-        if (error) return reject(error)
-        let n = 0
-        const stream = connection.query({ sql: compiled.sql, values: compiled.parameters as unknown[] }).stream({ highWaterMark: 4000 })
-        stream.on('readable', () => { while (stream.read() !== null) n++ })
-        stream.on('end', () => { connection.release(); resolve(n) })
-        stream.on('error', reject)
-      })
-    })
+    const rows = await streamRowsWithMysql2(pool, compiled)
     const used = process.cpuUsage(cpu)
     const seconds = Number(process.hrtime.bigint() - started) / 1e9
     best = { rowsPerSecond: Math.max(best.rowsPerSecond, rows / seconds), cpuUsPerRow: Math.min(best.cpuUsPerRow, (used.user + used.system) / rows) }

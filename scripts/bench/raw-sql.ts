@@ -8,6 +8,7 @@ import { Kysely, MysqlDialect } from 'kysely'
 import { TablePrefixPlugin } from '../../db/connect.ts'
 import type { Database } from '../../db/database.ts'
 import { BENCH_QUERIES } from './queries.ts'
+import { streamRowsWithMysql2 } from './mysql2-floor.ts'
 
 const [key, mode, concurrencyText, secondsText] = process.argv.slice(2)
 const settings = JSON.parse(process.env.BENCH_DB!) as { host: string; port: number; user: string; password: string; database: string }
@@ -22,16 +23,7 @@ const query = () => new Promise<number>((resolve, reject) => {
 
 if (mode === 'stream') {
   const started = process.hrtime.bigint()
-  const rows = await new Promise<number>((resolve, reject) => {
-    pool.getConnection((error, connection) => {
-      if (error) return reject(error)
-      let n = 0
-      const stream = connection.query({ sql: compiled.sql, values: compiled.parameters as unknown[] }).stream({ highWaterMark: 4000 })
-      stream.on('readable', () => { while (stream.read() !== null) n++ })
-      stream.on('end', () => { connection.release(); resolve(n) })
-      stream.on('error', reject)
-    })
-  })
+  const rows = await streamRowsWithMysql2(pool, compiled)
   const seconds = Number(process.hrtime.bigint() - started) / 1e9
   console.log(JSON.stringify({ rows, seconds, rowsPerSecond: rows / seconds, peakRssMb: peakRssMb() }))
 } else {

@@ -7,25 +7,13 @@ import { connect, type AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
+import { dechunkBody } from '../support/chunked.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 
 const BOOKINGS = 100_000
 // The demo data spreads over three years from 2025-01-01: one range holds them all.
 const FEED = '/wp-json/booking-calendar/v1/slots?format=ics&start=2025-01-01&end=2028-01-31'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** The body of a chunked HTTP/1.1 answer. */
-function dechunk(body: Buffer): Buffer {
-  const parts: Buffer[] = []
-  let at = 0
-  for (;;) {
-    const lineEnd = body.indexOf('\r\n', at)
-    const size = parseInt(body.subarray(at, lineEnd).toString('latin1'), 16)
-    if (size === 0) return Buffer.concat(parts)
-    parts.push(body.subarray(lineEnd + 2, lineEnd + 2 + size))
-    at = lineEnd + 2 + size + 2
-  }
-}
 
 describe('streaming calendar feeds', function () {
   this.timeout(120_000)
@@ -76,7 +64,7 @@ describe('streaming calendar feeds', function () {
     expect(head.startsWith('HTTP/1.1 200 OK')).to.equal(true)
     expect(head).to.match(/\r\ncontent-type: text\/calendar; charset=utf-8\r\n/i)
     expect(head).to.match(/\r\ntransfer-encoding: chunked(\r\n|$)/i)
-    const body = dechunk(response.subarray(headEnd + 4))
+    const body = dechunkBody(response.subarray(headEnd + 4))
     expect(body.length).to.be.above(20_000_000)
     const text = body.toString('utf8')
     expect(text.startsWith('BEGIN:VCALENDAR\r\n')).to.equal(true)

@@ -11,6 +11,7 @@ import { get as httpGet } from 'node:http'
 import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { findFreePort } from '../../scripts/mariadb.ts'
+import { dechunk } from '../support/chunked.ts'
 
 const BOOKINGS = 100_000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -74,21 +75,6 @@ async function startSlowRequest(port: number, path = '/wp-json/booking-calendar/
     socket.write(`GET ${path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`)
   })
   return { socket, received, ended }
-}
-
-/** The body of a chunked HTTP/1.1 answer. */
-function dechunk(raw: Buffer): string {
-  const text = raw.toString('latin1')
-  let at = text.indexOf('\r\n\r\n') + 4
-  const parts: Buffer[] = []
-  for (;;) {
-    const lineEnd = text.indexOf('\r\n', at)
-    const size = parseInt(text.slice(at, lineEnd), 16)
-    if (!(size > 0)) break
-    parts.push(raw.subarray(lineEnd + 2, lineEnd + 2 + size))
-    at = lineEnd + 2 + size + 2
-  }
-  return Buffer.concat(parts).toString('utf8')
 }
 
 async function until(condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
