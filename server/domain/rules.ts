@@ -1,7 +1,7 @@
 // Disabled-time rules expanded into the concrete periods of a date range
 // (API.md, "GET disabled-time/"; PLUGIN_TABLES.md, "Disabled times"). Pure.
 import type { RuleRow } from '../../db/disabled-times.ts'
-import { DAY_MS, DAY_SECONDS, addDays, addMonthsClamped, dayToMs, daysInclusive, timeToSeconds, wallClockToInstant, type WallClock } from './dates.ts'
+import { DAY_MS, DAY_SECONDS, addMonthsClamped, dayToMs, daysInclusive, timeToSeconds, wallClockToInstant, type WallClock } from './dates.ts'
 
 export interface DisabledPeriod {
   rule_id: number
