@@ -10,24 +10,34 @@ import type { SummaryAnswer, SummaryGroup } from '../domain/summary.ts'
 const isoWithOffset = (description: string) =>
   z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/).meta({ description, examples: ['2026-11-25T09:00:00+01:00'] })
 
+export const customerSchema = z.object({ name: z.string(), email: z.string(), phone: z.string() }).strict()
+  .meta({ id: 'Customer', description: 'Who made a booking, as stored.' })
+
 export const bookingSchema = z.object({
   id: z.number().int(),
   service_id: z.number().int(),
   service_slug: z.string().nullable().meta({ description: 'The slug, decoded to Unicode; null when the service post no longer exists.' }),
   status: z.string().meta({ description: 'Trimmed and in lower case; legacy values are passed on as stored.' }),
-  booking_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).meta({ description: 'YYYY-MM-DD.' }),
-  start: isoWithOffset('ISO 8601 with the site\'s UTC offset on that date; 00:00 of the day for a whole-day booking.').nullable(),
-  end: isoWithOffset('The same form; the next day\'s 00:00 for a whole-day booking; null when the stored end is NULL.').nullable(),
+  booking_date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).meta({ description: 'YYYY-MM-DD, as stored: 0000-00-00 for the zero date.' }),
+  start: isoWithOffset('ISO 8601 with the site\'s UTC offset on that date.').nullable()
+    .meta({ description: 'ISO 8601 with the site\'s UTC offset on that date; 00:00 of the day for a whole-day booking. null only when booking_date is the zero date, which has no instant.' }),
+  end: isoWithOffset('ISO 8601 with the site\'s UTC offset on that date.').nullable()
+    .meta({ description: 'The same form; the next day\'s 00:00 for a whole-day booking. null when the stored end is NULL, or when booking_date is the zero date.' }),
   all_day: z.boolean(),
   created_date: isoWithOffset('When the booking was made; null for the zero date.').nullable(),
-  customer: z.object({ name: z.string(), email: z.string(), phone: z.string() }).strict().nullable()
+  customer: customerSchema.nullable()
     .meta({ description: 'For an authenticated caller; null in AUTH_MODE=none unless EXPOSE_CUSTOMER_DATA=true.' }),
   note: z.string().nullable(),
 }).strict().meta({ id: 'Booking', description: 'A booking (API.md, "GET slots/").' })
 
-/** A booking cut by `_fields`: the fields named, nothing else; `customer.email` keeps one field of customer. */
+/**
+ * A booking cut by `_fields`: any of Booking's fields with Booking's types,
+ * nothing else; `customer.email` keeps one field of customer. OpenAPI cannot
+ * tie a schema to `_fields`, and `_fields=nope` gives `{}` as in WordPress, so
+ * nothing is required here. Answers without `_fields` match Booking itself.
+ */
 export const bookingFieldsSchema = bookingSchema.extend({
-  customer: z.object({ name: z.string(), email: z.string(), phone: z.string() }).partial().strict().nullable()
+  customer: customerSchema.partial().strict().nullable()
     .meta({ description: 'All three fields with _fields=customer; only those named with customer.name, customer.email, customer.phone.' }),
 }).partial().strict()
   .meta({ id: 'BookingFields', description: 'A booking with only the fields `_fields` named.' })

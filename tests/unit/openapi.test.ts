@@ -8,6 +8,7 @@ import { ROUTES } from '../../server/routes/index.ts'
 import { BOOKING_FIELDS } from '../../server/domain/records.ts'
 import { contractProblem, requestProblem } from '../support/request.ts'
 import { Ajv2020 } from 'ajv/dist/2020.js'
+import { RECORDS } from '../fixtures/site.ts'
 
 type Doc = {
   openapi: string
@@ -100,6 +101,44 @@ describe('openapi.json', () => {
     expect(booking.required).to.deep.equal([...BOOKING_FIELDS])
     expect(Object.keys(booking.properties!)).to.deep.equal([...BOOKING_FIELDS])
     expect(doc.components.schemas.DisabledPeriod!.required).to.deep.equal(['rule_id', 'service_id', 'service_slug', 'type', 'start', 'end', 'all_day', 'note'])
+  })
+
+  describe('the integration tests\' check of booking records', () => {
+    const slots = '/wp-json/booking-calendar/v1/slots'
+    const answer = (booked_slots: unknown) =>
+      ({ status: 200, body: { booked_slots, total: 1 }, headers: { 'content-type': 'application/json; charset=utf-8' } }) as unknown as Parameters<typeof contractProblem>[2]
+    const { status: _status, ...withoutStatus } = RECORDS[101]
+
+    it('passes a whole record without _fields, flat and grouped', () => {
+      expect(contractProblem('GET', `${slots}?flat`, answer([RECORDS[101]]))).to.equal(undefined)
+      expect(contractProblem('GET', slots, answer({ 12: [RECORDS[101]] }))).to.equal(undefined)
+      expect(contractProblem('GET', `/?rest_route=/booking-calendar/v1/slots/&flat`, answer([RECORDS[101]]))).to.equal(undefined)
+    })
+
+    it('refuses a record missing status without _fields, flat and grouped, although it is a valid cut record', () => {
+      expect(contractProblem('GET', `${slots}?flat`, answer([withoutStatus]))).to.match(/record 0 has no _fields to cut it, but is not a whole Booking: .*status/)
+      expect(contractProblem('GET', `${slots}/`, answer({ 12: [RECORDS[101], withoutStatus] }))).to.match(/record 1 has no _fields to cut it, but is not a whole Booking/)
+      expect(contractProblem('GET', `${slots}?flat&_fields=id,service_id,service_slug,booking_date,start,end,all_day,created_date,customer,note`, answer([withoutStatus]))).to.equal(undefined)
+    })
+
+    it('refuses an extra key, with _fields or without', () => {
+      expect(contractProblem('GET', `${slots}?flat`, answer([{ ...RECORDS[101], colour: 'red' }]))).to.match(/does not match openapi.json/)
+      expect(contractProblem('GET', `${slots}?flat&_fields=id`, answer([{ id: 101, colour: 'red' }]))).to.match(/does not match openapi.json/)
+      expect(contractProblem('GET', `${slots}?flat&_fields=id,customer.email`, answer([{ id: 101, customer: { email: 'c@example.com', age: 3 } }]))).to.match(/does not match openapi.json/)
+    })
+
+    it('passes a _fields=id,customer.email record, and refuses one whose fields have other types', () => {
+      expect(contractProblem('GET', `${slots}?flat&_fields=id,customer.email`, answer([{ id: 101, customer: { email: 'c101@example.com' } }]))).to.equal(undefined)
+      expect(contractProblem('GET', `${slots}?_fields[]=id&_fields[]=customer.email`, answer({ 12: [{ id: 101, customer: { email: 'c101@example.com' } }] }))).to.equal(undefined)
+      expect(contractProblem('GET', `${slots}?flat&_fields=nope`, answer([{}]))).to.equal(undefined)
+      expect(contractProblem('GET', `${slots}?flat&_fields=id,customer.email`, answer([{ id: '101', customer: { email: 'c101@example.com' } }]))).to.match(/does not match openapi.json/)
+      expect(contractProblem('GET', `${slots}?flat&_fields=customer.email`, answer([{ customer: { email: 7 } }]))).to.match(/does not match openapi.json/)
+    })
+
+    it('says in the document why start may be null, and that it is the only case', () => {
+      const start = doc.components.schemas.Booking!.properties!.start as { description: string }
+      expect(start.description).to.include('null only when booking_date is the zero date, which has no instant')
+    })
   })
 
   it('describes the error shape for every error status and both security schemes', () => {
