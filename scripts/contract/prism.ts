@@ -106,7 +106,8 @@ const service = start(process.execPath, ['--import', 'tsx', `${root}server/main.
 })
 await waitFor('the service', () => fetch(`http://127.0.0.1:${servicePort}/healthz`, { signal: AbortSignal.timeout(2_000) }).then((res) => res.ok, () => false), service.child, service.output)
 
-// Prism forwards its path below the upstream's path, so /slots goes to the service's /wp-json/booking-calendar/v1/slots.
+// Prism forwards its path below the upstream's path, so /slots goes to the service's
+// /wp-json/booking-calendar/v1/slots. --cors false: OPTIONS and the CORS headers are the service's own.
 async function startPrism(document: string, port: number): Promise<{ child: ChildProcess; output: string[] }> {
   const started = start(prismBin, [
     'proxy', document, `http://127.0.0.1:${servicePort}${NAMESPACE}`, '--errors', '--port', String(port), '--host', '127.0.0.1', '--cors', 'false',

@@ -135,6 +135,25 @@ describe('openapi.json', () => {
       expect(contractProblem('GET', `${slots}?flat&_fields=customer.email`, answer([{ customer: { email: 7 } }]))).to.match(/does not match openapi.json/)
     })
 
+    it('BookingFields has Booking\'s properties with Booking\'s types, requires none and allows nothing else; its customer is Customer\'s fields, none required', () => {
+      type Schema = { required?: string[]; properties?: Record<string, unknown>; additionalProperties?: boolean }
+      const schemas = doc.components.schemas as Record<string, Schema>
+      const booking = schemas.Booking!
+      const fields = schemas.BookingFields!
+      expect(fields.required).to.equal(undefined)
+      expect(fields.additionalProperties).to.equal(false)
+      const { customer: fieldsCustomer, ...fieldsRest } = fields.properties!
+      const { customer: _bookingCustomer, ...bookingRest } = booking.properties!
+      expect(fieldsRest).to.deep.equal(bookingRest)
+      const customer = schemas.Customer!
+      expect(customer.required).to.deep.equal(['name', 'email', 'phone'])
+      const cut = (fieldsCustomer as { anyOf: Schema[] }).anyOf
+      expect(cut[1]).to.deep.equal({ type: 'null' })
+      expect(cut[0]!.required).to.equal(undefined)
+      expect(cut[0]!.additionalProperties).to.equal(false)
+      expect(cut[0]!.properties).to.deep.equal(customer.properties)
+    })
+
     it('says in the document why start may be null, and that it is the only case', () => {
       const start = doc.components.schemas.Booking!.properties!.start as { description: string }
       expect(start.description).to.include('null only when booking_date is the zero date, which has no instant')
