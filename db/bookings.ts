@@ -3,6 +3,8 @@ import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type 
 import type { Snapshot } from './snapshot.ts'
 import type { Database } from './database.ts'
 import type { Db } from './connect.ts'
+import { compiledShapesOf } from './compiled-shapes.ts'
+import { bookingDateIndex, forgetBookingDateIndex } from './booking-indexes.ts'
 
 export interface BookingFilter {
   serviceId?: number
@@ -42,27 +44,78 @@ export function matches(eb: ExpressionBuilder<Database, 'booking_calendar_bookin
   const conditions: Expression<SqlBool>[] = []
   if (filter.serviceId !== undefined) conditions.push(eb('booking_calendar_bookings.service_id', '=', filter.serviceId))
   if (filter.statuses) conditions.push(eb('booking_calendar_bookings.status', 'in', filter.statuses))
-  if (filter.bookingDate?.from) conditions.push(eb('booking_calendar_bookings.booking_date', '>=', filter.bookingDate.from))
-  if (filter.bookingDate?.to) conditions.push(eb('booking_calendar_bookings.booking_date', '<=', filter.bookingDate.to))
+  if (filter.bookingDate?.from !== undefined) conditions.push(eb('booking_calendar_bookings.booking_date', '>=', filter.bookingDate.from))
+  if (filter.bookingDate?.to !== undefined) conditions.push(eb('booking_calendar_bookings.booking_date', '<=', filter.bookingDate.to))
   if (filter.createdAt) {
     conditions.push(eb('booking_calendar_bookings.created_at', '>=', filter.createdAt.from ?? FIRST_REAL_DATETIME))
-    if (filter.createdAt.to) conditions.push(eb('booking_calendar_bookings.created_at', '<=', filter.createdAt.to))
+    if (filter.createdAt.to !== undefined) conditions.push(eb('booking_calendar_bookings.created_at', '<=', filter.createdAt.to))
   }
   return eb.and(conditions)
 }
 
 /** How many bookings match, read in the snapshot the rows will come from. */
 export async function countBookings(db: Db, snapshot: Snapshot, filter: BookingFilter): Promise<number> {
-  const query = db
+  const [row] = await snapshot.rows(compileFiltered(db, 'count', filter, (probe) => db
     .selectFrom('booking_calendar_bookings')
     .select((eb) => eb.fn.countAll<number | string>().as('total'))
-    .where((eb) => matches(eb, filter))
-  const [row] = await snapshot.rows(query.compile())
+    .where((eb) => matches(eb, probe))
+    .compile()))
   return Number(row?.total ?? 0)
+}
+
+/**
+ * A query over the bookings a filter matches, compiled once per shape of
+ * filter (db/compiled-shapes.ts): `build` gets the filter with placeholders
+ * for its values and must use them only as values.
+ */
+function compileFiltered<Row>(db: Db, kind: string, filter: BookingFilter, build: (probe: BookingFilter, extra: readonly unknown[]) => CompiledQuery<Row>, extra: readonly unknown[] = []): CompiledQuery<Row> {
+  const values: unknown[] = []
+  const shape = JSON.stringify(mapFilterValues(filter, (value) => { values.push(value); return 0 }))
+  values.push(...extra)
+  return compiledShapesOf(db).compile(`${kind} ${shape}`, values, (slots) => {
+    let next = 0
+    const probe = mapFilterValues(filter, () => slots[next++])
+    return build(probe, slots.slice(next))
+  })
+}
+
+/** The filter with each value replaced by `replace(value)`, in a fixed order; its keys are the filter's own. */
+function mapFilterValues(filter: BookingFilter, replace: (value: unknown) => unknown): BookingFilter {
+  const each = <T>(value: T | undefined) => (value === undefined ? undefined : replace(value) as T)
+  const bounds = <T extends { from?: string; to?: string }>(range: T | undefined) => range && { from: each(range.from), to: each(range.to) }
+  return {
+    serviceId: each(filter.serviceId),
+    statuses: filter.statuses?.map((status) => replace(status) as string),
+    bookingDate: bounds(filter.bookingDate),
+    createdAt: bounds(filter.createdAt),
+  }
 }
 
 function selectBookings(db: Db, filter: BookingFilter, order: BookingOrder) {
   return orderBookings(selectBookingColumns(db).where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, filter)), order)
+}
+
+/**
+ * The bookings query of a filter, compiled once per shape, and read through
+ * the booking-date index when the filter is a range of booking dates across
+ * services (db/booking-indexes.ts).
+ */
+function compileBookings(db: Db, filter: BookingFilter, order: BookingOrder, limit?: number): CompiledQuery<BookingRow> {
+  const index = filter.serviceId === undefined && (filter.bookingDate?.from !== undefined || filter.bookingDate?.to !== undefined)
+    ? bookingDateIndex(db) : undefined
+  const kind = `bookings ${order} ${limit === undefined ? '' : 'limit'} ${index ?? ''}`
+  return compileFiltered(db, kind, filter, (probe, [limitSlot]) => {
+    const query = selectBookings(db, probe, order)
+    const compiled = (limit === undefined ? query : query.limit(limitSlot as number)).compile() as CompiledQuery<BookingRow>
+    return index === undefined ? compiled : forceIndex(compiled, index)
+  }, limit === undefined ? [] : [limit])
+}
+
+/** The query with `FORCE INDEX` on its bookings table: Kysely has no index hints, so it goes into the compiled text. */
+export function forceIndex<Row>(compiled: CompiledQuery<Row>, index: string): CompiledQuery<Row> {
+  const from = /^(.*? from `[^`]*booking_calendar_bookings`)( .*)$/s.exec(compiled.sql)
+  if (!from) return compiled
+  return { ...compiled, sql: `${from[1]} FORCE INDEX (\`${index.replace(/`/g, '``')}\`)${from[2]}` }
 }
 
 function selectBookingColumns(db: Db) {
@@ -90,9 +143,8 @@ function orderBookings<Q extends { orderBy(column: 'booking_calendar_bookings.se
 }
 
 /** The SQL the service sends for these bookings, for EXPLAIN and the benchmark's raw timings. */
-export function compileBookingsQuery(db: Db, filter: BookingFilter, order: BookingOrder, page?: { limit: number; offset: number }) {
-  const query = selectBookings(db, filter, order)
-  return (page ? query.limit(page.limit).offset(page.offset) : query).compile()
+export function compileBookingsQuery(db: Db, filter: BookingFilter, order: BookingOrder): CompiledQuery<BookingRow> {
+  return compileBookings(db, filter, order)
 }
 
 /**
@@ -103,9 +155,27 @@ export function compileBookingsQuery(db: Db, filter: BookingFilter, order: Booki
 export function streamBookings(
   db: Db, snapshot: Snapshot, filter: BookingFilter, order: BookingOrder, rowTimeoutMs: number,
 ): AsyncGenerator<BookingRow[]> {
-  // The selected columns are BookingRow's (the join makes Kysely's inferred type wider than it is).
-  const query = selectBookings(db, filter, order).compile() as CompiledQuery<BookingRow>
-  return snapshot.batches(query, { rowTimeoutMs })
+  return withoutLostIndex(db, () => snapshot.batches(compileBookings(db, filter, order), { rowTimeoutMs }))
+}
+
+/**
+ * The batches of `read`; when MariaDB says the hinted index is gone before the
+ * first batch (an operator dropped it), the query runs again without the hint,
+ * in the same snapshot.
+ */
+async function* withoutLostIndex<R>(db: Db, read: () => AsyncGenerator<R[]>): AsyncGenerator<R[]> {
+  let batches = read()
+  let first: IteratorResult<R[]>
+  try {
+    first = await batches.next()
+  } catch (error) {
+    if (!forgetBookingDateIndex(db, error)) throw error
+    batches = read()
+    first = await batches.next()
+  }
+  if (first.done) return
+  yield first.value
+  yield* batches
 }
 
 /**
@@ -145,5 +215,10 @@ export async function findBookingsPage(db: Db, snapshot: Snapshot, filter: Booki
  * small results without a count or a transaction (domain/slots.ts).
  */
 export async function findFirstBookings(db: Db, filter: BookingFilter, order: BookingOrder, limit: number): Promise<BookingRow[]> {
-  return await selectBookings(db, filter, order).limit(limit).execute() as BookingRow[]
+  try {
+    return (await db.executeQuery(compileBookings(db, filter, order, limit))).rows
+  } catch (error) {
+    if (!forgetBookingDateIndex(db, error)) throw error
+    return (await db.executeQuery(compileBookings(db, filter, order, limit))).rows
+  }
 }
