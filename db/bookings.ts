@@ -3,6 +3,8 @@ import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type 
 import type { Snapshot } from './snapshot.ts'
 import type { Database } from './database.ts'
 import type { Db } from './connect.ts'
+import { compiledShapesOf } from './compiled-shapes.ts'
+import { bookingDateIndex, forgetBookingDateIndex } from './booking-indexes.ts'
 
 export interface BookingFilter {
   serviceId?: number
@@ -42,43 +44,106 @@ export function matches(eb: ExpressionBuilder<Database, 'booking_calendar_bookin
   const conditions: Expression<SqlBool>[] = []
   if (filter.serviceId !== undefined) conditions.push(eb('booking_calendar_bookings.service_id', '=', filter.serviceId))
   if (filter.statuses) conditions.push(eb('booking_calendar_bookings.status', 'in', filter.statuses))
-  if (filter.bookingDate?.from) conditions.push(eb('booking_calendar_bookings.booking_date', '>=', filter.bookingDate.from))
-  if (filter.bookingDate?.to) conditions.push(eb('booking_calendar_bookings.booking_date', '<=', filter.bookingDate.to))
+  if (filter.bookingDate?.from !== undefined) conditions.push(eb('booking_calendar_bookings.booking_date', '>=', filter.bookingDate.from))
+  if (filter.bookingDate?.to !== undefined) conditions.push(eb('booking_calendar_bookings.booking_date', '<=', filter.bookingDate.to))
   if (filter.createdAt) {
     conditions.push(eb('booking_calendar_bookings.created_at', '>=', filter.createdAt.from ?? FIRST_REAL_DATETIME))
-    if (filter.createdAt.to) conditions.push(eb('booking_calendar_bookings.created_at', '<=', filter.createdAt.to))
+    if (filter.createdAt.to !== undefined) conditions.push(eb('booking_calendar_bookings.created_at', '<=', filter.createdAt.to))
   }
   return eb.and(conditions)
 }
 
 /** How many bookings match, read in the snapshot the rows will come from. */
 export async function countBookings(db: Db, snapshot: Snapshot, filter: BookingFilter): Promise<number> {
-  const query = db
+  const [row] = await snapshot.rows(compileFiltered(db, 'count', filter, (probe) => db
     .selectFrom('booking_calendar_bookings')
     .select((eb) => eb.fn.countAll<number | string>().as('total'))
-    .where((eb) => matches(eb, filter))
-  const [row] = await snapshot.rows(query.compile())
+    .where((eb) => matches(eb, probe))
+    .compile()))
   return Number(row?.total ?? 0)
 }
 
-function selectBookings(db: Db, filter: BookingFilter, order: BookingOrder) {
-  return orderBookings(selectBookingColumns(db).where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, filter)), order)
+/**
+ * A query over the bookings a filter matches, compiled once per shape of
+ * filter (db/compiled-shapes.ts): `build` gets the filter with placeholders
+ * for its values and must use them only as values.
+ */
+function compileFiltered<Row>(db: Db, kind: string, filter: BookingFilter, build: (probe: BookingFilter, extra: readonly unknown[]) => CompiledQuery<Row>, extra: readonly unknown[] = []): CompiledQuery<Row> {
+  const values: unknown[] = []
+  const shape = JSON.stringify(mapFilterValues(filter, (value) => { values.push(value); return 0 }))
+  values.push(...extra)
+  return compiledShapesOf(db).compile(`${kind} ${shape}`, values, (slots) => {
+    let next = 0
+    const probe = mapFilterValues(filter, () => slots[next++])
+    return build(probe, slots.slice(next))
+  })
 }
 
-function selectBookingColumns(db: Db) {
-  return db
-    .selectFrom('booking_calendar_bookings')
-    // A service ID is only a service when its post has post_type bc_service (PLUGIN_TABLES.md).
-    .leftJoin('posts', (join) => join
-      .onRef('posts.ID', '=', 'booking_calendar_bookings.service_id')
-      .on('posts.post_type', '=', 'bc_service'))
-    .select([
-      'booking_calendar_bookings.id', 'booking_calendar_bookings.service_id', 'booking_calendar_bookings.status',
-      'booking_calendar_bookings.booking_date', 'booking_calendar_bookings.time_from', 'booking_calendar_bookings.time_to',
-      'booking_calendar_bookings.customer_name', 'booking_calendar_bookings.customer_email',
-      'booking_calendar_bookings.customer_phone', 'booking_calendar_bookings.note', 'booking_calendar_bookings.created_at',
-      'posts.post_name as service_post_name',
-    ])
+/** The filter with each value replaced by `replace(value)`, in a fixed order; its keys are the filter's own. */
+function mapFilterValues(filter: BookingFilter, replace: (value: unknown) => unknown): BookingFilter {
+  const each = <T>(value: T | undefined) => (value === undefined ? undefined : replace(value) as T)
+  const bounds = <T extends { from?: string; to?: string }>(range: T | undefined) => range && { from: each(range.from), to: each(range.to) }
+  return {
+    serviceId: each(filter.serviceId),
+    statuses: filter.statuses?.map((status) => replace(status) as string),
+    bookingDate: bounds(filter.bookingDate),
+    createdAt: bounds(filter.createdAt),
+  }
+}
+
+function selectBookings(db: Db, filter: BookingFilter, order: BookingOrder, columns: BookingColumns = EVERY_COLUMN, joinSlug = true) {
+  return orderBookings(selectBookingColumns(db, columns, joinSlug).where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, filter)), order)
+}
+
+/**
+ * The bookings query of a filter, compiled once per shape, and read through
+ * the booking-date index when the filter is a range of booking dates across
+ * services (db/booking-indexes.ts).
+ */
+function compileBookings(db: Db, filter: BookingFilter, order: BookingOrder, columns: BookingColumns, limit?: number, joinSlug = true): CompiledQuery<BookingRow> {
+  const index = filter.serviceId === undefined && (filter.bookingDate?.from !== undefined || filter.bookingDate?.to !== undefined)
+    ? bookingDateIndex(db) : undefined
+  const kind = `bookings ${order} ${columns.customer} ${joinSlug} ${limit === undefined ? '' : 'limit'} ${index ?? ''}`
+  return compileFiltered(db, kind, filter, (probe, [limitSlot]) => {
+    const query = selectBookings(db, probe, order, columns, joinSlug)
+    const compiled = (limit === undefined ? query : query.limit(limitSlot as number)).compile() as CompiledQuery<BookingRow>
+    return index === undefined ? compiled : forceIndex(compiled, index)
+  }, limit === undefined ? [] : [limit])
+}
+
+/** The query with `FORCE INDEX` on its bookings table: Kysely has no index hints, so it goes into the compiled text. */
+export function forceIndex<Row>(compiled: CompiledQuery<Row>, index: string): CompiledQuery<Row> {
+  const from = /^(.*? from `[^`]*booking_calendar_bookings`)( .*)$/s.exec(compiled.sql)
+  if (!from) return compiled
+  return { ...compiled, sql: `${from[1]} FORCE INDEX (\`${index.replace(/`/g, '``')}\`)${from[2]}` }
+}
+
+/** What a bookings query reads besides a booking's own columns. */
+export interface BookingColumns {
+  /** The customer's name, email and phone. Without them each is '': customer data that is never shown is never read. */
+  customer: boolean
+}
+
+export const EVERY_COLUMN: BookingColumns = { customer: true }
+
+/** `joinSlug` false: service_post_name is NULL, for the caller to fill in (streamBookings). */
+function selectBookingColumns(db: Db, columns: BookingColumns = EVERY_COLUMN, joinSlug = true) {
+  const bookings = db.selectFrom('booking_calendar_bookings')
+  // A service ID is only a service when its post has post_type bc_service (PLUGIN_TABLES.md).
+  const joined = bookings.leftJoin('posts', (join) => join
+    .onRef('posts.ID', '=', 'booking_calendar_bookings.service_id')
+    .on('posts.post_type', '=', 'bc_service'))
+  // Without the join the query is of the same shape, typed as the joined one it stands for.
+  const from = joinSlug ? joined : bookings as unknown as typeof joined
+  return from.select((eb) => [
+    'booking_calendar_bookings.id', 'booking_calendar_bookings.service_id', 'booking_calendar_bookings.status',
+    'booking_calendar_bookings.booking_date', 'booking_calendar_bookings.time_from', 'booking_calendar_bookings.time_to',
+    columns.customer ? eb.ref('booking_calendar_bookings.customer_name').as('customer_name') : sql<string>`''`.as('customer_name'),
+    columns.customer ? eb.ref('booking_calendar_bookings.customer_email').as('customer_email') : sql<string>`''`.as('customer_email'),
+    columns.customer ? eb.ref('booking_calendar_bookings.customer_phone').as('customer_phone') : sql<string>`''`.as('customer_phone'),
+    'booking_calendar_bookings.note', 'booking_calendar_bookings.created_at',
+    joinSlug ? eb.ref('posts.post_name').as('service_post_name') : sql<string | null>`NULL`.as('service_post_name'),
+  ])
 }
 
 function orderBookings<Q extends { orderBy(column: 'booking_calendar_bookings.service_id' | 'booking_calendar_bookings.booking_date' | 'booking_calendar_bookings.time_from' | 'booking_calendar_bookings.id'): Q }>(query: Q, order: BookingOrder): Q {
@@ -90,9 +155,8 @@ function orderBookings<Q extends { orderBy(column: 'booking_calendar_bookings.se
 }
 
 /** The SQL the service sends for these bookings, for EXPLAIN and the benchmark's raw timings. */
-export function compileBookingsQuery(db: Db, filter: BookingFilter, order: BookingOrder, page?: { limit: number; offset: number }) {
-  const query = selectBookings(db, filter, order)
-  return (page ? query.limit(page.limit).offset(page.offset) : query).compile()
+export function compileBookingsQuery(db: Db, filter: BookingFilter, order: BookingOrder, columns: BookingColumns = EVERY_COLUMN, joinSlug = true): CompiledQuery<BookingRow> {
+  return compileBookings(db, filter, order, columns, undefined, joinSlug)
 }
 
 /**
@@ -100,12 +164,44 @@ export function compileBookingsQuery(db: Db, filter: BookingFilter, order: Booki
  * back-pressure. QUERY_TIMEOUT_MS bounds the time to the first row (the sort
  * happens before it) and any stall between rows, not the time a client takes to read a million rows.
  */
-export function streamBookings(
-  db: Db, snapshot: Snapshot, filter: BookingFilter, order: BookingOrder, rowTimeoutMs: number,
+export async function* streamBookings(
+  db: Db, snapshot: Snapshot, filter: BookingFilter, order: BookingOrder, rowTimeoutMs: number, columns: BookingColumns = EVERY_COLUMN,
 ): AsyncGenerator<BookingRow[]> {
-  // The selected columns are BookingRow's (the join makes Kysely's inferred type wider than it is).
-  const query = selectBookings(db, filter, order).compile() as CompiledQuery<BookingRow>
-  return snapshot.batches(query, { rowTimeoutMs })
+  // The slugs of every service (a site has 10 to 500), read in the same
+  // snapshot as the rows and put in by ID: joining posts to each row cost
+  // MariaDB a quarter of a year's query (scripts/bench/README.md).
+  // They are the first rows of the answer, under the same first-row bound.
+  const slugs = new Map<number, string>()
+  const services = compiledShapesOf(db).compile('service slugs', [], () => db
+    .selectFrom('posts').select(['posts.ID', 'posts.post_name']).where('posts.post_type', '=', 'bc_service').compile())
+  for await (const batch of snapshot.batches(services, { rowTimeoutMs })) {
+    for (const service of batch) slugs.set(service.ID, service.post_name)
+  }
+  const read = () => snapshot.batches(compileBookings(db, filter, order, columns, undefined, false), { rowTimeoutMs })
+  for await (const batch of withoutLostIndex(db, read)) {
+    for (const row of batch) row.service_post_name = slugs.get(row.service_id) ?? null
+    yield batch
+  }
+}
+
+/**
+ * The batches of `read`; when MariaDB says the hinted index is gone before the
+ * first batch (an operator dropped it), the query runs again without the hint,
+ * in the same snapshot.
+ */
+async function* withoutLostIndex<R>(db: Db, read: () => AsyncGenerator<R[]>): AsyncGenerator<R[]> {
+  let batches = read()
+  let first: IteratorResult<R[]>
+  try {
+    first = await batches.next()
+  } catch (error) {
+    if (!forgetBookingDateIndex(db, error)) throw error
+    batches = read()
+    first = await batches.next()
+  }
+  if (first.done) return
+  yield first.value
+  yield* batches
 }
 
 /**
@@ -116,7 +212,7 @@ export function streamBookings(
  * then walks the index instead of reading and joining every skipped row, so a
  * page costs nearly the same at any depth.
  */
-export function compileBookingsPage(db: Db, filter: BookingFilter, limit: number, offset: number): CompiledQuery<BookingRow> {
+export function compileBookingsPage(db: Db, filter: BookingFilter, limit: number, offset: number, columns: BookingColumns = EVERY_COLUMN): CompiledQuery<BookingRow> {
   // Without plugins: a subquery is transformed by the outer query's compile
   // too, and would otherwise have its table prefixed twice.
   const pageIds = db.withoutPlugins()
@@ -130,13 +226,13 @@ export function compileBookingsPage(db: Db, filter: BookingFilter, limit: number
     .offset(offset)
   // The derived table's name is written as raw SQL: the table prefix plugin
   // would otherwise prefix it like a table (connect.ts).
-  const query = selectBookingColumns(db)
+  const query = selectBookingColumns(db, columns)
     .innerJoin(pageIds.as('page_ids'), (join) => join.on(sql<SqlBool>`page_ids.id = ${sql.ref('booking_calendar_bookings.id')}`))
   return orderBookings(query, 'booking').compile() as CompiledQuery<BookingRow>
 }
 
-export async function findBookingsPage(db: Db, snapshot: Snapshot, filter: BookingFilter, limit: number, offset: number): Promise<BookingRow[]> {
-  return await snapshot.rows(compileBookingsPage(db, filter, limit, offset))
+export async function findBookingsPage(db: Db, snapshot: Snapshot, filter: BookingFilter, limit: number, offset: number, columns: BookingColumns = EVERY_COLUMN): Promise<BookingRow[]> {
+  return await snapshot.rows(compileBookingsPage(db, filter, limit, offset, columns))
 }
 
 /**
@@ -144,6 +240,11 @@ export async function findBookingsPage(db: Db, snapshot: Snapshot, filter: Booki
  * transaction: a single statement reads one snapshot by itself. Used to answer
  * small results without a count or a transaction (domain/slots.ts).
  */
-export async function findFirstBookings(db: Db, filter: BookingFilter, order: BookingOrder, limit: number): Promise<BookingRow[]> {
-  return await selectBookings(db, filter, order).limit(limit).execute() as BookingRow[]
+export async function findFirstBookings(db: Db, filter: BookingFilter, order: BookingOrder, limit: number, columns: BookingColumns = EVERY_COLUMN): Promise<BookingRow[]> {
+  try {
+    return (await db.executeQuery(compileBookings(db, filter, order, columns, limit))).rows
+  } catch (error) {
+    if (!forgetBookingDateIndex(db, error)) throw error
+    return (await db.executeQuery(compileBookings(db, filter, order, columns, limit))).rows
+  }
 }

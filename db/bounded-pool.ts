@@ -32,6 +32,12 @@ export interface KillTarget {
 /** How long the separate connection that sends a KILL may take, connecting included. */
 const KILL_TIMEOUT_MS = 3_000
 
+// A lease's marker is this process's random nonce and the lease's number: unique
+// across workers and restarts, and one random draw per process instead of one per
+// request (randomBytes took about 10 µs of a 0.3 ms request).
+const PROCESS_NONCE = randomBytes(8).toString('hex')
+let leaseCount = 0
+
 /**
  * Ends a session on the server through a connection made for this alone, so
  * the kill never waits behind the pool it rescues. Only if that thread still
@@ -168,7 +174,7 @@ export class BoundedPool {
     let done = false
     // Leads every statement of the lease, so a kill can tell it from any other (killSession).
     // Letters, digits and dashes only: no LIKE wildcard, and no executable comment (`/*!`, `/*M!`).
-    const marker = `/* bc-api ${randomBytes(12).toString('hex')} */`
+    const marker = `/* bc-api ${PROCESS_NONCE}-${(leaseCount += 1)} */`
     const marked = (sql: string) => `${marker} ${sql}`
     // A socket lost while no statement of ours listens (between statements, or under a streamed result).
     const lost = () => { broken = true }

@@ -4,6 +4,7 @@ import { Kysely, MysqlDialect, OperationNodeTransformer, type MysqlPool, type My
 import { createPool, type Pool } from 'mysql2'
 import type { Database } from './database.ts'
 import { BoundedPool } from './bounded-pool.ts'
+import { stopBookingIndexes, watchBookingIndexes } from './booking-indexes.ts'
 
 /** Where the database is and who connects: DATABASE_URL or the WORDPRESS_DB_* names. */
 export interface DatabaseSettings {
@@ -93,10 +94,12 @@ export function createDb(settings: DbSettings): DbHandle {
     dialect: new MysqlDialect({ pool: kyselyPool(pool.short) }),
     plugins: [new TablePrefixPlugin(settings.tablePrefix)],
   })
+  void watchBookingIndexes(db, `${settings.tablePrefix}booking_calendar_bookings`)
   return {
     db,
     pool,
     close: async () => {
+      stopBookingIndexes(db)
       await Promise.all([db.destroy(), pool.stream.end()])
     },
   }

@@ -1,5 +1,6 @@
 // Every query on {prefix}posts: services are posts of the type bc_service.
 import type { Db } from './connect.ts'
+import { compiledShapesOf } from './compiled-shapes.ts'
 
 export interface ServiceRow {
   ID: number
@@ -9,12 +10,15 @@ export interface ServiceRow {
 
 /** The bc_service post with this ID, in any status, the trash included (API.md, `service`). */
 export async function findServiceById(db: Db, id: number): Promise<ServiceRow | undefined> {
-  return await db
+  // Asked on nearly every report: compiled once (db/compiled-shapes.ts).
+  const query = compiledShapesOf(db).compile('service by id', [id], ([idSlot]) => db
     .selectFrom('posts')
     .select(['posts.ID', 'posts.post_name', 'posts.post_status'])
-    .where('posts.ID', '=', id)
+    .where('posts.ID', '=', idSlot as number)
     .where('posts.post_type', '=', 'bc_service')
-    .executeTakeFirst()
+    .compile())
+  const { rows } = await db.executeQuery(query)
+  return rows[0]
 }
 
 /**

@@ -12,6 +12,7 @@ import { BENCH_QUERIES } from './bench/queries.ts'
 import { compileBookingsPage } from '../db/bookings.ts'
 import { compileSummaryQuery } from '../db/summary.ts'
 import { TablePrefixPlugin } from '../db/connect.ts'
+import { readBookingIndexes } from '../db/booking-indexes.ts'
 import type { Database } from '../db/database.ts'
 import { loadConfig } from '../server/config.ts'
 
@@ -20,6 +21,8 @@ const say = (line = '') => process.stdout.write(`${line}\n`)
 async function explainAll(url: { host: string; port: number; user: string; password: string; database: string }, prefix: string) {
   const compiler = new Kysely<Database>({ dialect: new MysqlDialect({ pool: createPool({ ...url }) }), plugins: [new TablePrefixPlugin(prefix)] })
   const connection = await mysql.createConnection({ ...url })
+  // The queries as the service sends them, with the index hint it adds when it finds the index.
+  await readBookingIndexes(compiler, `${prefix}booking_calendar_bookings`)
   try {
     for (const query of BENCH_QUERIES.filter((q) => q.key !== 'd')) {
       const compiled = query.sql(compiler)

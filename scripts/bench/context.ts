@@ -19,6 +19,8 @@ export interface Load {
   p50: number
   p99: number
   failures: number
+  /** What the failures were: status codes other than 2xx, errors, time-outs; empty when none. */
+  failureKinds?: string
 }
 
 export interface Serial {

@@ -61,13 +61,22 @@ function autocannon(url: string, connections: number, seconds: number, latency =
   const run = spawnSync(bin('autocannon'), ['-c', String(connections), '-d', String(seconds), '-t', '120', '-j', url], {
     encoding: 'utf8', maxBuffer: 64 * 1024 * 1024,
   })
-  const result = JSON.parse(run.stdout) as { '2xx': number; duration: number; latency: { p50: number; p99: number }; non2xx: number; errors: number; timeouts: number }
+  const result = JSON.parse(run.stdout) as {
+    '2xx': number; duration: number; latency: { p50: number; p99: number }; non2xx: number; errors: number; timeouts: number
+    statusCodeStats?: Record<string, { count: number }>
+  }
+  const kinds = [
+    ...Object.entries(result.statusCodeStats ?? {}).filter(([code]) => !code.startsWith('2')).map(([code, { count }]) => `${code}: ${count}`),
+    ...(result.errors > 0 ? [`errors: ${result.errors}`] : []),
+    ...(result.timeouts > 0 ? [`time-outs: ${result.timeouts}`] : []),
+  ]
   // Only whole, successful answers count: a 500 from an exhausted memory limit is not an answer.
   return {
     rps: result['2xx'] / result.duration,
     p50: latency ? result.latency.p50 : NaN,
     p99: latency ? result.latency.p99 : NaN,
     failures: result.non2xx + result.errors + result.timeouts,
+    failureKinds: kinds.join(', '),
   }
 }
 
@@ -274,7 +283,7 @@ for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q
   const wpRows = await rowsOf(wordpressUrl).catch(() => NaN)
   const row = (contender: string, load: Load, n: number) => {
     loads[`${query.key}:${contender}`] = load
-    table(`| (${query.key}) ${query.name} | ${contender} | ${n.toLocaleString('en')} | ${load.rps.toFixed(1)} | ${ms(load.p50)} | ${ms(load.p99)} | ${load.failures} |`)
+    table(`| (${query.key}) ${query.name} | ${contender} | ${n.toLocaleString('en')} | ${load.rps.toFixed(1)} | ${ms(load.p50)} | ${ms(load.p99)} | ${load.failures}${load.failureKinds ? ` (${load.failureKinds})` : ''} |`)
   }
   row('service', autocannon(serviceUrl, CONNECTIONS, SECONDS), rows)
   const raw = rawSql(query.key, ['load', String(CONNECTIONS), String(SECONDS)], readerDb)

@@ -91,7 +91,9 @@ export async function answerSlots(
   // The rows are used only when the check finds that very ID.
   const givenId = params.per_page === undefined && params.service !== undefined && /^\d+$/.test(params.service)
     ? Number(params.service) : undefined
-  const early = givenId === undefined ? undefined : queries.findFirstBookings(db, bookingFilter(params, givenId), order, SMALL_ANSWER_ROWS + 1)
+  // Customer data that is not shown is not read either.
+  const columns = { customer: options.exposeCustomer }
+  const early = givenId === undefined ? undefined : queries.findFirstBookings(db, bookingFilter(params, givenId), order, SMALL_ANSWER_ROWS + 1, columns)
   early?.catch(() => { /* its failure counts only where it is used, below */ })
   const service = params.service === undefined ? undefined : await resolveService(db, params.service, queries)
   const filter = bookingFilter(params, service?.ID)
@@ -104,7 +106,7 @@ export async function answerSlots(
   // does the answer go the streamed way below (the first statement's work is
   // then lost, which is why only narrow filters try it).
   if (params.per_page === undefined && isNarrow(filter)) {
-    const head = early && service?.ID === givenId ? await early : await queries.findFirstBookings(db, filter, order, SMALL_ANSWER_ROWS + 1)
+    const head = early && service?.ID === givenId ? await early : await queries.findFirstBookings(db, filter, order, SMALL_ANSWER_ROWS + 1, columns)
     if (head.length <= SMALL_ANSWER_ROWS) {
       await send({ total: head.length, paging: undefined, grouped, batches: fromArray([head.map(toRecord)]) })
       return
@@ -116,7 +118,7 @@ export async function answerSlots(
   await queries.readSnapshot(params.per_page === undefined ? pools.stream : pools.short, async (snapshot) => {
     const total = await queries.countBookings(db, snapshot, filter)
     if (params.per_page === undefined) {
-      const rows = queries.streamBookings(db, snapshot, filter, order, options.queryTimeoutMs)
+      const rows = queries.streamBookings(db, snapshot, filter, order, options.queryTimeoutMs, columns)
       await send({ total, paging: undefined, grouped, batches: mapBatches(rows, toRecord) })
       return
     }
@@ -126,7 +128,7 @@ export async function answerSlots(
     if (total > 0 && page > totalPages) {
       throw new RestError(400, 'rest_invalid_page_number', 'The page number requested is larger than the number of pages available.')
     }
-    const rows = total === 0 ? [] : await queries.findBookingsPage(db, snapshot, filter, perPage, (page - 1) * perPage)
+    const rows = total === 0 ? [] : await queries.findBookingsPage(db, snapshot, filter, perPage, (page - 1) * perPage, columns)
     const records = rows.map(toRecord)
     // A page is cut from the bookings in booking order, then grouped (at most per_page records held).
     if (grouped) records.sort((a, b) => a.service_id - b.service_id)

@@ -51,19 +51,22 @@ async function* prepend<T>(head: T[], rest: AsyncIterator<T>): AsyncGenerator<T>
  * measure its UTF-8 length in one pass and encode it in another.
  */
 export class Utf8Chunks {
-  #buffer = Buffer.allocUnsafe(CHUNK_BYTES)
+  // Allocated on the first write after a chunk is given away: a small answer
+  // fills one buffer and never pays for a second it would not use.
+  #buffer: Buffer | undefined
   #used = 0
   readonly #full: Buffer[] = []
 
   write(text: string): void {
     // A UTF-16 code unit takes at most 3 bytes of UTF-8 (a surrogate pair, two units, takes 4).
-    if (text.length * 3 > this.#buffer.length - this.#used) {
+    if (text.length * 3 > CHUNK_BYTES - this.#used) {
       this.#finishChunk()
-      if (text.length * 3 > this.#buffer.length) {
+      if (text.length * 3 > CHUNK_BYTES) {
         this.#full.push(Buffer.from(text, 'utf8'))
         return
       }
     }
+    this.#buffer ??= Buffer.allocUnsafe(CHUNK_BYTES)
     this.#used += this.#buffer.write(text, this.#used, 'utf8')
   }
 
@@ -79,10 +82,10 @@ export class Utf8Chunks {
   }
 
   #finishChunk(): void {
-    if (this.#used === 0) return
+    if (this.#used === 0 || this.#buffer === undefined) return
     // The socket may still hold the chunk given away: the next one is a new buffer.
     this.#full.push(this.#buffer.subarray(0, this.#used))
-    this.#buffer = Buffer.allocUnsafe(CHUNK_BYTES)
+    this.#buffer = undefined
     this.#used = 0
   }
 }

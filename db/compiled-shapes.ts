@@ -1,0 +1,57 @@
+// The SQL of a query depends on its shape (which conditions it has, how many
+// statuses it lists), not on the values it compares with. Kysely builds every
+// query as a tree of frozen nodes, runs the table-prefix plugin over it and
+// prints it: about a fifth of the CPU of a small request (scripts/bench/README.md).
+// So each shape is compiled once, with placeholders where the values go, and a
+// request only puts its values into the placeholders' places.
+import { CompiledQuery, createQueryId } from 'kysely'
+
+/** Stands for the value at `index` while a shape is compiled; Kysely passes it through as a parameter. */
+class Placeholder {
+  constructor(readonly index: number) {}
+}
+
+interface Template {
+  query: CompiledQuery
+  /** Per parameter: the index of the value it takes, or the constant the query itself holds. */
+  parameters: Array<{ value: number } | { constant: unknown }>
+}
+
+export class CompiledShapes {
+  readonly #templates = new Map<string, Template>()
+
+  /**
+   * The query `build` makes from `values`, compiled once per `shape`. `build`
+   * must put each of `values` into the query as a parameter (never into its
+   * text, never branching on it), and `shape` must name everything else that
+   * changes the query's text.
+   */
+  compile<Row>(shape: string, values: readonly unknown[], build: (values: readonly unknown[]) => CompiledQuery<Row>): CompiledQuery<Row> {
+    let template = this.#templates.get(shape)
+    if (!template) {
+      const query = build(values.map((_, index) => new Placeholder(index)))
+      template = {
+        query,
+        parameters: query.parameters.map((parameter) => (parameter instanceof Placeholder ? { value: parameter.index } : { constant: parameter })),
+      }
+      // A site has a few dozen shapes at most; the bound only guards against a bug that makes shapes of values.
+      if (this.#templates.size >= 1000) this.#templates.clear()
+      this.#templates.set(shape, template)
+    }
+    return {
+      query: template.query.query,
+      queryId: createQueryId(),
+      sql: template.query.sql,
+      parameters: template.parameters.map((parameter) => ('value' in parameter ? values[parameter.value] : parameter.constant)),
+    } as CompiledQuery<Row>
+  }
+}
+
+const shapesByOwner = new WeakMap<object, CompiledShapes>()
+
+/** The shapes compiled for one database handle (each has its own table prefix). */
+export function compiledShapesOf(db: object): CompiledShapes {
+  let shapes = shapesByOwner.get(db)
+  if (!shapes) shapesByOwner.set(db, shapes = new CompiledShapes())
+  return shapes
+}

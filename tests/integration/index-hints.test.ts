@@ -1,0 +1,91 @@
+// A range of booking dates across services is read through an index that
+// starts with (booking_date, time_from), when the table has one
+// (db/booking-indexes.ts): the same answers, without MariaDB's table scan; and
+// an index dropped under a running service costs no answer.
+import { expect } from 'chai'
+import request from '../support/request.ts'
+import { createTestDatabase, type TestDatabase } from '../support/database.ts'
+import { createTestApp, type TestApp } from '../support/app.ts'
+import { demoDataSql } from '../../db/demo-data.ts'
+import { bookingDateIndex, readBookingIndexes } from '../../db/booking-indexes.ts'
+
+const BOOKINGS = 5_000
+const API = '/wp-json/booking-calendar/v1/'
+const QUERIES = [
+  'slots?status=pending,booked&start=2025-01-01&end=2025-12-31&flat',
+  'slots?start=2024-03-01&end=2026-02-28',
+  'slots?start=2025-06-01&flat&format=csv',
+  'slots?end=2026-06-30&flat',
+  'slots?status=Booked&start=2025-01-01&end=2025-03-31&flat&per_page=7&page=3',
+]
+
+describe('the booking-date index', function () {
+  this.timeout(60_000)
+  let db: TestDatabase
+  let plain: TestApp
+  let hinted: TestApp
+  const table = () => `${db.prefix}booking_calendar_bookings`
+  /** Rows MariaDB read by scanning tables, server-wide (the tests run one at a time). */
+  const tableScanReads = async () => {
+    const [rows] = await db.admin.query("SHOW GLOBAL STATUS LIKE 'Handler_read_rnd_next'")
+    return Number((rows as Array<{ Value: string }>)[0]!.Value)
+  }
+  const answer = async (t: TestApp, query: string) => {
+    const res = await request(t.app).get(API + query).buffer(true).expect(200)
+    return { text: res.text, total: res.headers['x-wp-total'] }
+  }
+
+  before(async () => {
+    db = await createTestDatabase('index_hints')
+    for (const statement of demoDataSql({ prefix: db.prefix, bookings: BOOKINGS })) await db.admin.query(statement)
+    plain = createTestApp(db, { env: { SITE_TIMEZONE: 'Europe/Berlin' } })
+    await readBookingIndexes(plain.handle.db, table())
+    await db.admin.query(`ALTER TABLE \`${table()}\` ADD INDEX bc_api_date (booking_date, time_from, id, status)`)
+    hinted = createTestApp(db, { env: { SITE_TIMEZONE: 'Europe/Berlin' } })
+    await readBookingIndexes(hinted.handle.db, table())
+  })
+  after(async () => {
+    await plain.close()
+    await hinted.close()
+    await db.drop()
+  })
+
+  it('is found by its columns', () => {
+    expect(bookingDateIndex(plain.handle.db)).to.equal(undefined)
+    expect(bookingDateIndex(hinted.handle.db)).to.equal('bc_api_date')
+  })
+
+  for (const query of QUERIES) {
+    it(`gives the answer the table scan gives: ${query}`, async () => {
+      const expected = await answer(plain, query)
+      expect(await answer(hinted, query)).to.deep.equal(expected)
+      expect(expected.text.length).to.be.above(100)
+    })
+  }
+
+  it('reads a year of bookings without scanning the table, where the service without the index scans it', async () => {
+    const query = QUERIES[0]!
+    let before = await tableScanReads()
+    await answer(hinted, query)
+    expect(await tableScanReads() - before).to.be.below(BOOKINGS / 10)
+    before = await tableScanReads()
+    await answer(plain, query)
+    expect(await tableScanReads() - before).to.be.at.least(BOOKINGS)
+  })
+
+  it('answers whole when the index is dropped under it, then stops naming it', async () => {
+    const expected = await answer(plain, QUERIES[0]!)
+    const expectedSmall = await answer(plain, 'slots?status=booked&start=2025-01-01&end=2025-01-31&flat')
+    await db.admin.query(`ALTER TABLE \`${table()}\` DROP INDEX bc_api_date`)
+    try {
+      expect(await answer(hinted, QUERIES[0]!)).to.deep.equal(expected) // streamed
+      await db.admin.query(`ALTER TABLE \`${table()}\` ADD INDEX bc_api_date (booking_date, time_from, id, status)`)
+      await readBookingIndexes(hinted.handle.db, table())
+      await db.admin.query(`ALTER TABLE \`${table()}\` DROP INDEX bc_api_date`)
+      expect(await answer(hinted, 'slots?status=booked&start=2025-01-01&end=2025-01-31&flat')).to.deep.equal(expectedSmall) // one statement
+      expect(bookingDateIndex(hinted.handle.db)).to.equal(undefined)
+    } finally {
+      await db.admin.query(`ALTER TABLE \`${table()}\` ADD INDEX IF NOT EXISTS bc_api_date (booking_date, time_from, id, status)`)
+    }
+  })
+})

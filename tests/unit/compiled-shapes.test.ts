@@ -1,0 +1,87 @@
+// db/compiled-shapes.ts: a query compiled once per shape must be, for every
+// later filter of that shape, the very query Kysely compiles for it afresh.
+import { expect } from 'chai'
+import { Kysely, MysqlDialect } from 'kysely'
+import { createPool } from 'mysql2'
+import { TablePrefixPlugin } from '../../db/connect.ts'
+import type { Database } from '../../db/database.ts'
+import { compileBookingsQuery, forceIndex, type BookingFilter } from '../../db/bookings.ts'
+import { pickBookingDateIndex } from '../../db/booking-indexes.ts'
+
+// Compiling never connects: the pool points nowhere and is never asked for a connection.
+const newDb = () => new Kysely<Database>({
+  dialect: new MysqlDialect({ pool: createPool({ host: '127.0.0.1', port: 9 }) }),
+  plugins: [new TablePrefixPlugin('wp_')],
+})
+
+const pairs: Array<[BookingFilter, BookingFilter]> = [
+  [{}, {}],
+  [{ serviceId: 3 }, { serviceId: 41 }],
+  [{ statuses: ['booked'] }, { statuses: ['pending'] }],
+  [{ statuses: ['booked', 'pending'] }, { statuses: ['cancelled', 'approved'] }],
+  [{ bookingDate: { from: '2026-01-01' } }, { bookingDate: { from: '2027-05-05' } }],
+  [{ bookingDate: { to: '2026-01-01' } }, { bookingDate: { to: '2027-05-05' } }],
+  [{ serviceId: 1, statuses: ['booked'], bookingDate: { from: '2026-01-01', to: '2026-01-31' } },
+    { serviceId: 9, statuses: ['pending'], bookingDate: { from: '2025-02-01', to: '2025-02-28' } }],
+  [{ createdAt: { from: '2026-01-01 00:00:00', to: '2026-01-31 23:59:59' } }, { createdAt: { from: '2025-01-01 00:00:00', to: '2025-12-31 23:59:59' } }],
+  [{ createdAt: { to: '2026-01-31 23:59:59' } }, { createdAt: { to: '2025-12-31 23:59:59' } }],
+]
+
+describe('compiled shapes of the bookings query', () => {
+  for (const [first, second] of pairs) {
+    it(`a second filter of the shape of ${JSON.stringify(first)} gets its own values, in Kysely's own query`, () => {
+      const cached = newDb()
+      for (const order of ['booking', 'service'] as const) {
+        compileBookingsQuery(cached, first, order)
+        const again = compileBookingsQuery(cached, second, order)
+        const fresh = compileBookingsQuery(newDb(), second, order)
+        expect(again.sql).to.equal(fresh.sql)
+        expect(again.parameters).to.deep.equal(fresh.parameters)
+      }
+    })
+  }
+
+  it('filters of different shapes never share a query', () => {
+    const db = newDb()
+    const texts = new Set(pairs.map(([filter]) => compileBookingsQuery(db, filter, 'booking').sql))
+    expect(texts.size).to.equal(pairs.length - 1) // {} and {} are one shape
+    expect(compileBookingsQuery(db, { statuses: ['a'] }, 'booking').sql).to.not.equal(compileBookingsQuery(db, { statuses: ['a', 'b'] }, 'booking').sql)
+  })
+})
+
+describe('forceIndex', () => {
+  it('names the index right after the bookings table, quoted', () => {
+    const query = compileBookingsQuery(newDb(), { bookingDate: { from: '2026-01-01' } }, 'booking')
+    const hinted = forceIndex(query, 'bc_api_date')
+    expect(hinted.sql).to.contain('from `wp_booking_calendar_bookings` FORCE INDEX (`bc_api_date`) left join `wp_posts`')
+    expect(hinted.sql.replace(' FORCE INDEX (`bc_api_date`)', '')).to.equal(query.sql)
+    expect(hinted.parameters).to.deep.equal(query.parameters)
+  })
+
+  it('doubles a backtick in the name', () => {
+    const hinted = forceIndex(compileBookingsQuery(newDb(), {}, 'booking'), 'odd`name')
+    expect(hinted.sql).to.contain('FORCE INDEX (`odd``name`)')
+  })
+
+  it('leaves a query on another table as it is', () => {
+    const query = newDb().selectFrom('posts').selectAll().compile()
+    expect(forceIndex(query, 'x')).to.equal(query)
+  })
+})
+
+describe('pickBookingDateIndex', () => {
+  const pick = (indexes: Record<string, string[]>) => pickBookingDateIndex(new Map(Object.entries(indexes)))
+
+  it('takes an index that starts with booking_date, time_from, whatever its name or letter case', () => {
+    expect(pick({ PRIMARY: ['id'], service_id: ['service_id'], mine: ['BOOKING_DATE', 'Time_From'] })).to.equal('mine')
+  })
+
+  it('prefers one that also holds status, in either order of listing', () => {
+    expect(pick({ a: ['booking_date', 'time_from'], b: ['booking_date', 'time_from', 'id', 'status'] })).to.equal('b')
+    expect(pick({ b: ['booking_date', 'time_from', 'id', 'status'], a: ['booking_date', 'time_from'] })).to.equal('b')
+  })
+
+  it('takes none whose columns start otherwise', () => {
+    expect(pick({ a: ['booking_date'], b: ['time_from', 'booking_date'], c: ['service_id', 'booking_date', 'time_from'], d: ['booking_date', 'status', 'time_from'] })).to.equal(undefined)
+  })
+})
