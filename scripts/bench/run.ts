@@ -232,16 +232,16 @@ async function startService(label: string, env: Record<string, string>): Promise
   }
 }
 
-/** scripts/bench/http-floor.mjs serving this body: Node's HTTP alone, on the same workers, no database. */
-async function startHttpFloor(body: Buffer): Promise<{ url: string; stop(): Promise<void> }> {
+/** scripts/bench/http-floor.mjs serving this body at `path`: Node's HTTP alone (or Express alone), on the same workers, no database. */
+async function startHttpFloor(body: Buffer, path: string, kind: 'http' | 'express' = 'http'): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await findFreePort()
   const bodyFile = join(eventLoopDir, 'floor-body.json')
   writeFileSync(bodyFile, body)
   const child = spawn(process.execPath, [join(here, 'http-floor.mjs')], {
-    env: { PATH: process.env.PATH, PORT: String(port), WORKERS: String(WORKERS), BENCH_BODY_FILE: bodyFile }, stdio: 'ignore',
+    env: { PATH: process.env.PATH, PORT: String(port), WORKERS: String(WORKERS), BENCH_BODY_FILE: bodyFile, FLOOR_KIND: kind, BENCH_PATH: path }, stdio: 'ignore',
   })
   children.add(child)
-  const url = `http://127.0.0.1:${port}/`
+  const url = `http://127.0.0.1:${port}${path}`
   for (let i = 0; !(await fetch(url).then((r) => r.ok, () => false)); i++) {
     if (i > 100) throw new Error('the HTTP floor did not start')
     await sleep(100)
@@ -260,6 +260,7 @@ async function startHttpFloor(body: Buffer): Promise<{ url: string; stop(): Prom
 }
 
 const SERVICE_PREFIX = '/wp-json/booking-calendar/v1/'
+const EXPRESS_ALONE = 'Express 5 alone, one route, same body, no database'
 const WORDPRESS_PREFIX = '/wp-json/booking-calendar-bench/v1/'
 const results: string[] = []
 const verdicts: string[] = []
@@ -300,10 +301,15 @@ for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q
   serialRow('raw SQL', { p50: single.p50!, p99: single.p99!, mean: single.mean!, requests: single.requests! })
   serialRow('WordPress', await serial(wordpressUrl, SECONDS))
   if (query.key === 'a') {
-    const httpFloor = await startHttpFloor(Buffer.from(await (await fetch(serviceUrl)).arrayBuffer()))
+    const body = Buffer.from(await (await fetch(serviceUrl)).arrayBuffer())
+    const httpFloor = await startHttpFloor(body, '/')
     row('Node http alone, same body, no database', autocannon(httpFloor.url, CONNECTIONS, SECONDS), rows)
     serialRow('Node http alone, same body, no database', await serial(httpFloor.url, SECONDS))
     await httpFloor.stop()
+    const expressFloor = await startHttpFloor(body, SERVICE_PREFIX + 'slots', 'express')
+    row(EXPRESS_ALONE, autocannon(expressFloor.url, CONNECTIONS, SECONDS), rows)
+    serialRow(EXPRESS_ALONE, await serial(expressFloor.url, SECONDS))
+    await expressFloor.stop()
   }
 }
 table('', `WordPress's latency under load is left out: autocannon misreports it against \`php -S\`, which closes every connection. Its serial latency is below, from our own client.`)
@@ -395,6 +401,16 @@ if (ONLY.includes('a')) {
   const httpAlone = 'Node http alone, same body, no database'
   verdicts.push(verdict(`(a) service ÷ raw SQL, req/s at ${CONNECTIONS} connections (Node http alone with the same answer: ${(100 * a(httpAlone)!.rps / a('raw SQL')!.rps).toFixed(0)} %)`, (100 * a('service')!.rps) / a('raw SQL')!.rps, 70, '%', 'higher'))
   verdicts.push(verdict(`(a) one at a time, service p50 ÷ raw SQL p50 (Node http alone with the same answer: ${(serials[`a:${httpAlone}`]!.p50 / serials['a:raw SQL']!.p50).toFixed(2)}×)`, serials['a:service']!.p50 / serials['a:raw SQL']!.p50, 1.5, '×', 'lower'))
+  // What any service on Express must spend at least: Express's own work for this answer
+  // plus the SQL's. Under load both share the machine, so their rates combine as
+  // 1/(1/E + 1/R); one at a time, their latencies add.
+  const expressRps = a(EXPRESS_ALONE)!.rps
+  const rawRps = a('raw SQL')!.rps
+  const bestRps = 1 / (1 / expressRps + 1 / rawRps)
+  verdicts.push(`- limit, measured: Express 5 alone answers (a)'s body at ${expressRps.toFixed(0)} req/s and the raw SQL runs at ${rawRps.toFixed(0)}; a service doing both can reach at most **${(100 * bestRps / rawRps).toFixed(1)} %** of the raw SQL's req/s (target ≥ 70 %)`)
+  const expressP50 = serials[`a:${EXPRESS_ALONE}`]!.p50
+  const rawP50 = serials['a:raw SQL']!.p50
+  verdicts.push(`- limit, measured: one at a time, Express 5 alone answers in ${ms(expressP50)} ms (p50) and the raw SQL in ${ms(rawP50)} ms; a service doing both takes at least **${((expressP50 + rawP50) / rawP50).toFixed(2)}×** the raw SQL (target ≤ 1.5×)`)
 }
 for (const rate of exportRates) verdicts.push(verdict(`${rate.label}, rows/s (${(rate.rowsPerSecond / floor.rowsPerSecond).toFixed(2)}× the mysql2 floor)`, rate.rowsPerSecond, 250_000, 'rows/s', 'higher'))
 const worst = memory.reduce((top, p) => (p.mb > top.mb ? p : top), memory[0]!)
