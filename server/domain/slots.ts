@@ -86,17 +86,18 @@ export async function answerSlots(
 ): Promise<void> {
   const { grouped } = options
   const order = grouped ? 'service' : 'booking'
-  // A service given by its ID (the usual report) is read while the ID is being
-  // checked: one round trip to the database before the answer instead of two.
-  // The rows are used only when the check finds that very ID.
-  const givenId = params.per_page === undefined && params.service !== undefined && /^\d+$/.test(params.service)
-    ? Number(params.service) : undefined
   // Customer data that is not shown is not read either.
   const columns = { customer: options.exposeCustomer }
-  const early = givenId === undefined ? undefined : queries.findFirstBookings(db, bookingFilter(params, givenId), order, SMALL_ANSWER_ROWS + 1, columns)
-  early?.catch(() => { /* its failure counts only where it is used, below */ })
-  const service = params.service === undefined ? undefined : await resolveService(db, params.service, queries)
-  const filter = bookingFilter(params, service?.ID)
+  // A service given by its ID (the usual report) is read in one statement:
+  // its bookings, each joined to its bc_service post. A booking that comes
+  // back with its post's slug proves the ID names a service, which is what
+  // resolveService would look up; only without one is the ID looked up.
+  const givenId = params.per_page === undefined && params.service !== undefined && /^\d+$/.test(params.service)
+    ? Number(params.service) : undefined
+  const early = givenId === undefined ? undefined : await queries.findFirstBookings(db, bookingFilter(params, givenId), order, SMALL_ANSWER_ROWS + 1, columns)
+  const serviceId = early?.[0] !== undefined && early[0].service_post_name !== null ? givenId
+    : params.service === undefined ? undefined : (await resolveService(db, params.service, queries)).ID
+  const filter = bookingFilter(params, serviceId)
   const mapping = { clock: wallClockFor(options.zone), exposeCustomer: options.exposeCustomer, slugOf: createSlugDecoder() }
   const toRecord = (row: BookingRow) => toBookingRecord(row, mapping)
 
@@ -106,7 +107,7 @@ export async function answerSlots(
   // does the answer go the streamed way below (the first statement's work is
   // then lost, which is why only narrow filters try it).
   if (params.per_page === undefined && isNarrow(filter)) {
-    const head = early && service?.ID === givenId ? await early : await queries.findFirstBookings(db, filter, order, SMALL_ANSWER_ROWS + 1, columns)
+    const head = early && serviceId === givenId ? early : await queries.findFirstBookings(db, filter, order, SMALL_ANSWER_ROWS + 1, columns)
     if (head.length <= SMALL_ANSWER_ROWS) {
       await send({ total: head.length, paging: undefined, grouped, batches: fromArray([head.map(toRecord)]) })
       return

@@ -142,12 +142,29 @@ describe('answerSlots: which queries answer slots/', () => {
     expect(sent).to.deep.equal({ total: 1, paging: undefined, grouped: true, batches: [[1]] })
   })
 
-  // A service given by its ID: its bookings are asked for while the ID is checked (one round trip, not two).
-  it('answers exactly SMALL_ANSWER_ROWS bookings from the one statement, sent beside the ID check', async () => {
+  // A service given by its ID: one statement, whose bookings come joined to their service's post.
+  it('answers exactly SMALL_ANSWER_ROWS bookings from the one statement; their service post proves the ID without a look-up', async () => {
     const rows = ids(1, SMALL_ANSWER_ROWS).map((id) => booking(id))
     const { calls, sent } = await slots({ service: '12' }, rows)
-    expect(calls).to.deep.equal([`first {"serviceId":12} booking ${SMALL_ANSWER_ROWS + 1}`, 'byId 12'])
+    expect(calls).to.deep.equal([`first {"serviceId":12} booking ${SMALL_ANSWER_ROWS + 1}`])
     expect(sent!.total).to.equal(SMALL_ANSWER_ROWS)
+  })
+
+  it('looks the ID up when the statement finds no booking, and answers none for a service that exists', async () => {
+    const { calls, sent } = await slots({ service: '12' }, [])
+    expect(calls).to.deep.equal([`first {"serviceId":12} booking ${SMALL_ANSWER_ROWS + 1}`, 'byId 12'])
+    expect(sent).to.deep.equal({ total: 0, paging: undefined, grouped: false, batches: [[]] })
+  })
+
+  it('looks the ID up when the bookings found have no bc_service post, then takes it as a slug', async () => {
+    // Service 42 is no bc_service post; the service whose slug is "42" is ID 15.
+    const orphans = [{ ...booking(1, 42), service_post_name: null }]
+    const { calls } = await slots({ service: '42' }, orphans)
+    expect(calls.slice(0, 3)).to.deep.equal([`first {"serviceId":42} booking ${SMALL_ANSWER_ROWS + 1}`, 'byId 42', 'bySlug 42'])
+    expect(calls[3]).to.equal(`first {"serviceId":15} booking ${SMALL_ANSWER_ROWS + 1}`)
+    let refused: unknown
+    await slots({ service: '43' }, [{ ...booking(1, 43), service_post_name: null }]).catch((error: unknown) => { refused = error })
+    expect(refused).to.include({ status: 404, code: 'rest_service_not_found' })
   })
 
   it('streams from a snapshot when the narrow filter matches more than SMALL_ANSWER_ROWS', async () => {
@@ -155,7 +172,6 @@ describe('answerSlots: which queries answer slots/', () => {
     const { calls, sent } = await slots({ service: '12' }, rows, { grouped: true })
     expect(calls).to.deep.equal([
       `first {"serviceId":12} service ${SMALL_ANSWER_ROWS + 1}`,
-      'byId 12',
       'snapshot',
       'count {"serviceId":12}',
       'stream {"serviceId":12} service 1234',
