@@ -26,7 +26,7 @@ if (cluster.isPrimary && config.authMode === 'none' && config.exposeCustomerData
 }
 if (cluster.isPrimary && config.workers > 1) {
   const { runPrimary } = await import('./cluster.ts')
-  runPrimary({ workers: config.workers, graceMs: config.shutdownGraceMs, log })
+  runPrimary({ workers: config.workers, graceMs: config.shutdownGraceMs, log, v8Flags: config.workerV8Flags })
 } else {
   await serve(config, log)
 }
