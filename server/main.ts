@@ -8,6 +8,7 @@ import cluster from 'node:cluster'
 import type { Logger } from 'pino'
 import { loadConfig, ConfigError, dbSettings, type Config } from './config.ts'
 import { createLogger } from './log.ts'
+import { isIanaZone } from './domain/dates.ts'
 
 let config
 try {
@@ -35,6 +36,9 @@ async function serve(config: Config, log: Logger): Promise<void> {
   const [{ createDb }, { createApp }, { shutDownGracefully }, { configureServer }] = await Promise.all([
     import('../db/connect.ts'), import('./app.ts'), import('./shutdown.ts'), import('./http/server-setup.ts'),
   ])
+  // The first time zone a process names loads ICU's zone data: 12 to 26 ms
+  // that otherwise held the first request's event loop (scripts/bench/phases.ts).
+  isIanaZone('Etc/UTC')
   const handle = createDb(dbSettings(config))
   const app = createApp({ db: handle.db, pool: handle.pool, config, log })
   const server = app.listen(config.port, () => {

@@ -39,6 +39,11 @@ const longestStall = (stalls: Trace['stalls']) => {
   const top = stalls.reduce((a, b) => (b.ms > a.ms ? b : a))
   return `${top.ms.toFixed(1)} (${top.cpuMs.toFixed(0)})`
 }
+/** A stall in which the process hardly ran was the machine's (it waited for a core); one in which it ran was its own work or its GC. */
+const ownStall = (stalls: Trace['stalls']) => {
+  const own = stalls.filter((stall) => stall.cpuMs >= stall.ms / 2)
+  return own.length === 0 ? '' : Math.max(...own.map((stall) => stall.ms)).toFixed(1)
+}
 const mb = (bytes: number) => (bytes / 2 ** 20).toFixed(0)
 const inPhase = (phase: Phase, at: number) => at >= phase.from && at <= phase.to
 
@@ -50,8 +55,8 @@ function phaseOf(phases: Phase[], at: number): string {
 /** One table: per phase and process, the longest stall, stalls over 20 ms, the longest GC pause, and peak memory. */
 export function phaseTable(traces: Trace[], phases: Phase[]): string[] {
   const lines = [
-    '| phase | process | stalls > 20 ms | longest stall ms (process CPU in it) | GC pauses > 5 ms (longest, kind) | peak RSS MB | peak heap used / total MB | peak external MB |',
-    '|---|---|---:|---:|---|---:|---:|---:|',
+    '| phase | process | stalls > 20 ms | longest stall ms (process CPU in it) | longest in which it used the CPU half the time or more, ms | GC pauses > 5 ms (longest, kind) | peak RSS MB | peak heap used / total MB | peak external MB |',
+    '|---|---|---:|---:|---:|---|---:|---:|---:|',
   ]
   const all = [...phases, { name: 'between phases', from: NaN, to: NaN }]
   for (const phase of all) {
@@ -65,7 +70,7 @@ export function phaseTable(traces: Trace[], phases: Phase[]): string[] {
       if (phase.name === 'between phases' && stalls.length === 0 && collections.length === 0) continue
       const longestGc = collections.reduce((top, c) => (c.ms > (top?.ms ?? 0) ? c : top), undefined as Trace['collections'][number] | undefined)
       const max = (pick: (m: Trace['memory'][number]) => number) => (memory.length === 0 ? NaN : Math.max(...memory.map(pick)))
-      lines.push(`| ${phase.name} | ${trace.worker === 0 ? 'primary' : `worker ${trace.worker}`} | ${stalls.length} | ${stalls.length === 0 ? '' : longestStall(stalls)} | ` +
+      lines.push(`| ${phase.name} | ${trace.worker === 0 ? 'primary' : `worker ${trace.worker}`} | ${stalls.length} | ${stalls.length === 0 ? '' : longestStall(stalls)} | ${ownStall(stalls)} | ` +
         `${collections.length === 0 ? '' : `${collections.length} (${longestGc!.ms.toFixed(1)} ${longestGc!.kind})`} | ` +
         `${memory.length === 0 ? '' : mb(max((m) => m.rss))} | ${memory.length === 0 ? '' : `${mb(max((m) => m.heapUsed))} / ${mb(max((m) => m.heapTotal))}`} | ${memory.length === 0 ? '' : mb(max((m) => m.external))} |`)
     }
@@ -92,7 +97,9 @@ export function stallCulprits(traces: Trace[], phases: Phase[], profileDir: stri
   const files = existsSync(profileDir) ? readdirSync(profileDir).filter((f) => f.endsWith('.cpuprofile')) : []
   for (const trace of traces) {
     const file = files.find((f) => f.split('.').includes(String(trace.pid)))
-    const longest = [...trace.stalls].sort((a, b) => b.ms - a.ms).slice(0, perProcess)
+    // The process's own stalls (it ran for half of it or more) first, longest first; then the machine's.
+    const own = (stall: Trace['stalls'][number]) => stall.cpuMs >= stall.ms / 2
+    const longest = [...trace.stalls].sort((a, b) => Number(own(b)) - Number(own(a)) || b.ms - a.ms).slice(0, perProcess)
     if (longest.length === 0) continue
     const profile = file ? JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as Profile : undefined
     const byId = new Map(profile?.nodes.map((n) => [n.id, n]))
