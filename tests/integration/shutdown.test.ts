@@ -210,7 +210,7 @@ describe('WORKERS=2 (node:cluster)', function () {
 
   it('starts every worker with WORKER_V8_FLAGS, and with the sized default when it is unset', async () => {
     const flagsOfWorkers = (service: Service) => service.logs.filter((line) => line.msg === 'worker started')
-      .map((line) => readFileSync(`/proc/${line.pid}/cmdline`, 'utf8').split('\0').filter((arg) => arg.startsWith('--max-')))
+      .map((line) => readFileSync(`/proc/${line.pid}/cmdline`, 'utf8').split('\0').filter((arg) => /^--(max|heap)-/.test(arg)))
     for (const [setting, expected] of [[undefined, [...DEFAULT_WORKER_V8_FLAGS]], ['--max-semi-space-size=3 --max-old-space-size=200', ['--max-semi-space-size=3', '--max-old-space-size=200']]] as const) {
       const service = await startService(db, { WORKERS: '2', ...(setting === undefined ? {} : { WORKER_V8_FLAGS: setting }) })
       try {
