@@ -5,7 +5,7 @@
 //   BENCH_BOOKINGS=100000 npx tsx scripts/bench/phases.ts
 //   CPU_PROF=1 ...                       node --cpu-prof in every process; names the functions of each long stall
 //   BENCH_NODE_ARGS='--max-semi-space-size=4' ...   extra node flags for the service (A/B of heap flags)
-//   BENCH_PHASES=c4,ics ...              some phases only (idle, a, b, c, c4, summary, ics)
+//   BENCH_PHASES=c4,ics ...              some phases only (idle, a, b, d, c, c4, summary, ics)
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { get as httpGet, Agent } from 'node:http'
@@ -24,7 +24,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const PREFIX = '/wp-json/booking-calendar/v1/'
 const path = (key: string) => PREFIX + BENCH_QUERIES.find((q) => q.key === key)!.path
 const WORKERS = Number(process.env.WORKERS ?? 2)
-const ONLY = (process.env.BENCH_PHASES ?? 'idle,a,b,c,c4,summary,ics').split(',')
+const ONLY = (process.env.BENCH_PHASES ?? 'idle,a,b,d,c,c4,summary,ics').split(',')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 
 if (spawnSync(join(repo, 'node_modules/.bin/tsc'), ['-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' }).status !== 0) throw new Error('build failed')
@@ -96,6 +96,7 @@ const phase = async (name: string, work: () => Promise<string>) => {
 await phase('idle', async () => { await sleep(3_000); return '3 s' })
 await phase('a 10 connections', async () => autocannon(url + path('a'), 10, SECONDS))
 await phase('b 10 connections', async () => autocannon(url + path('b'), 10, SECONDS))
+await phase('d 10 connections', async () => autocannon(url + path('d'), 10, SECONDS))
 await phase('c JSON', async () => { const d = await download(url + path('c')); return `${d.status}, ${(BENCH_DATA.bookings / d.ms * 1000).toFixed(0)} rows/s` })
 await phase('c CSV', async () => { const d = await download(`${url + path('c')}?format=csv`); return `${d.status}, ${(BENCH_DATA.bookings / d.ms * 1000).toFixed(0)} rows/s` })
 await phase('c4 concurrent with (a) beside', async () => {
