@@ -22,8 +22,14 @@ export function restartAllowed(previous: readonly number[], now: number, limit =
 
 interface MetricsMessage { type: string; id: number; text?: string; error?: string }
 
-export function runPrimary(options: { workers: number; graceMs: number; log: Logger }): void {
+/** The workers' node flags: the primary's own (a preloaded module, a profiler), then WORKER_V8_FLAGS, which win over them. */
+export function workerExecArgv(primaryExecArgv: readonly string[], v8Flags: readonly string[]): string[] {
+  return [...primaryExecArgv, ...v8Flags]
+}
+
+export function runPrimary(options: { workers: number; graceMs: number; log: Logger; v8Flags: readonly string[] }): void {
   const { log, graceMs } = options
+  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, options.v8Flags) })
   const aggregator = new AggregatorRegistry()
   let stopping = false
   let exitCode = 0

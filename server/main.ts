@@ -1,15 +1,14 @@
 // Reads config and, with WORKERS > 1, becomes the cluster's primary (server/cluster.ts),
 // which forks workers that run this same file. A worker (or the one process of
 // WORKERS=1) creates the database handle, listens, and on SIGTERM stops gracefully (server/shutdown.ts).
+// The primary serves nothing, so it loads only what it runs: the app, the
+// database driver and the routes are imported by the worker alone (loaded, they
+// held 25 MB of the idle primary's memory).
 import cluster from 'node:cluster'
 import type { Logger } from 'pino'
 import { loadConfig, ConfigError, dbSettings, type Config } from './config.ts'
-import { createDb } from '../db/connect.ts'
-import { createApp } from './app.ts'
 import { createLogger } from './log.ts'
-import { shutDownGracefully } from './shutdown.ts'
-import { runPrimary } from './cluster.ts'
-import { configureServer } from './http/server-setup.ts'
+import { isIanaZone } from './domain/dates.ts'
 
 let config
 try {
@@ -27,12 +26,19 @@ if (cluster.isPrimary && config.authMode === 'none' && config.exposeCustomerData
   log.warn('EXPOSE_CUSTOMER_DATA is true while AUTH_MODE is none: anyone who can reach this service reads customer names, emails and phone numbers')
 }
 if (cluster.isPrimary && config.workers > 1) {
-  runPrimary({ workers: config.workers, graceMs: config.shutdownGraceMs, log })
+  const { runPrimary } = await import('./cluster.ts')
+  runPrimary({ workers: config.workers, graceMs: config.shutdownGraceMs, log, v8Flags: config.workerV8Flags })
 } else {
-  serve(config, log)
+  await serve(config, log)
 }
 
-function serve(config: Config, log: Logger): void {
+async function serve(config: Config, log: Logger): Promise<void> {
+  const [{ createDb }, { createApp }, { shutDownGracefully }, { configureServer }] = await Promise.all([
+    import('../db/connect.ts'), import('./app.ts'), import('./shutdown.ts'), import('./http/server-setup.ts'),
+  ])
+  // The first time zone a process names loads ICU's zone data: 12 to 26 ms
+  // that otherwise held the first request's event loop (scripts/bench/phases.ts).
+  isIanaZone('Etc/UTC')
   const handle = createDb(dbSettings(config))
   const app = createApp({ db: handle.db, pool: handle.pool, config, log })
   const server = app.listen(config.port, () => {

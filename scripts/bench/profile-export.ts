@@ -9,7 +9,7 @@
 // The private MariaDB gets the benchmark's data and recommended indexes; each
 // service runs in its own process (dist/, listening on 127.0.0.1 only).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { readFileSync, readdirSync, mkdtempSync } from 'node:fs'
+import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { get as httpGet, Agent } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -46,13 +46,13 @@ const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/p
 
 async function startService(env: Record<string, string>, profileDir: string | undefined) {
   const port = await findFreePort()
-  const eventLoopFile = join(mariadb.dataDir, `eld-${port}.json`)
+  const eventLoopDir = mkdtempSync(join(tmpdir(), 'bc-eld-'))
   const child = spawn(process.execPath, [
     ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
     '--import', join(here, 'event-loop.mjs'), join(here, 'profile-server.mjs'),
   ], {
     env: {
-      ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn', DB_POOL_SIZE: '10', BENCH_EVENT_LOOP_FILE: eventLoopFile,
+      ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn', DB_POOL_SIZE: '10', BENCH_EVENT_LOOP_DIR: eventLoopDir,
       DATABASE_URL: `mysql://${READER.user}:${READER.password}@${mariadb.host}:${mariadb.port}/${BENCH_DATABASE}`,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -72,7 +72,10 @@ async function startService(env: Record<string, string>, profileDir: string | un
       child.kill('SIGTERM')
       await exited
       children.delete(child)
-      return JSON.parse(readFileSync(eventLoopFile, 'utf8'))
+      // event-loop.mjs writes eld-<pid>.json (and its trace) into the directory on exit.
+      const loop = JSON.parse(readFileSync(join(eventLoopDir, `eld-${child.pid}.json`), 'utf8'))
+      rmSync(eventLoopDir, { recursive: true, force: true })
+      return loop
     },
   }
 }

@@ -21,6 +21,7 @@ import type { BenchContext, Load, Serial } from './context.ts'
 import { deepPageLine } from './deep-page.ts'
 import { benchSummary } from './summary.ts'
 import { benchIcs } from './ics.ts'
+import { PhaseClock, phaseTable, readTraces, stallCulprits } from './phase-report.ts'
 
 if (process.env.BENCH_BOOKINGS === undefined) {
   // Both sizes, one after the other, each in a process of its own (its own database and services).
@@ -205,7 +206,11 @@ interface Service { label: string; url: string; pid: number; pids(): number[]; s
 /** The built server (dist/server/main.js) with WORKERS workers, the event-loop probe in every process. */
 async function startService(label: string, env: Record<string, string>): Promise<Service> {
   const port = await findFreePort()
-  const child = spawn(process.execPath, ['--import', join(here, 'event-loop.mjs'), join(repo, 'dist/server/main.js')], {
+  const child = spawn(process.execPath, [
+    // BENCH_CPU_PROF: every service process profiled, to name the functions of each long stall.
+    ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(eventLoopDir, 'profiles')}`] : []),
+    '--import', join(here, 'event-loop.mjs'), join(repo, 'dist/server/main.js'),
+  ], {
     env: {
       ...process.env, PORT: String(port), LOG_LEVEL: 'warn', DB_POOL_SIZE: '10', DB_STREAM_CONNECTIONS: String(STREAMS_PER_WORKER), WORKERS: String(WORKERS), BENCH_EVENT_LOOP_DIR: eventLoopDir,
       DATABASE_URL: `mysql://${READER.user}:${READER.password}@${mariadb.host}:${mariadb.port}/${BENCH_DATABASE}`, ...env,
@@ -277,7 +282,8 @@ table('| query | contender | rows | req/s (2xx) | p50 ms | p99 ms | failed |', '
 const loads: Record<string, Load> = {}
 const serials: Record<string, Serial> = {}
 const serialRows: string[] = []
-for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q.key))) {
+const phases = new PhaseClock()
+for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q.key))) await phases.run(`(${query.key}) loads and serial`, async () => {
   const serviceUrl = `${hidden.url}${SERVICE_PREFIX}${query.path}`
   const wordpressUrl = `${wordpress.url}${WORDPRESS_PREFIX}${query.path}`
   const rows = await rowsOf(serviceUrl)
@@ -311,7 +317,7 @@ for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q
     serialRow(EXPRESS_ALONE, await serial(expressFloor.url, SECONDS))
     await expressFloor.stop()
   }
-}
+})
 table('', `WordPress's latency under load is left out: autocannon misreports it against \`php -S\`, which closes every connection. Its serial latency is below, from our own client.`)
 table('', `### One request at a time for ${SECONDS} s (process.hrtime, request to last byte; raw SQL: the query through mysql2, no HTTP)`, '')
 table('| query | contender | requests | p50 ms | p99 ms | mean ms |', '|---|---|---:|---:|---:|---:|', ...serialRows)
@@ -328,7 +334,7 @@ if (ONLY.includes('c')) {
   floor = { rowsPerSecond: fastest.rowsPerSecond!, seconds: fastest.seconds! }
   bulkRows.push(`| mysql2 alone, streaming the rows (the floor) | streamed | ${BENCH_DATA.bookings.toLocaleString('en')} | ${floor.seconds.toFixed(2)} | ${Math.round(floor.rowsPerSecond).toLocaleString('en')} | 1.00 |`)
   for (const [format, suffix] of [['JSON', ''], ['CSV', '?format=csv']] as const) {
-    for (const service of [hidden, shown]) {
+    for (const service of [hidden, shown]) await phases.run(`(c) ${format}, ${service.label}, twice`, async () => {
       const url = `${service.url}${SERVICE_PREFIX}${query.path}${suffix}`
       const runs = [await fetchOnce(url, false, 600_000), await fetchOnce(url, false, 600_000)]
       // A failed run is reported as the answer; else the faster one.
@@ -336,7 +342,7 @@ if (ONLY.includes('c')) {
       const rowsPerSecond = best.status === '200' ? BENCH_DATA.bookings / (best.ms / 1000) : 0
       exportRates.push({ label: `(c) ${format}, ${service.label}`, rowsPerSecond })
       bulkRows.push(`| service, ${format}, ${service.label} | ${best.status} | ${BENCH_DATA.bookings.toLocaleString('en')} | ${(best.ms / 1000).toFixed(2)} | ${Math.round(rowsPerSecond).toLocaleString('en')} | ${(rowsPerSecond / floor.rowsPerSecond).toFixed(2)} |`)
-    }
+    })
   }
   const wp = await rawDownload(`${wordpress.url}${WORDPRESS_PREFIX}${query.path}`, 600_000)
   const wpRate = wp.status === '200' ? BENCH_DATA.bookings / (wp.ms / 1000) : 0
@@ -346,6 +352,7 @@ if (ONLY.includes('c')) {
 
   // Several exports at once on the service showing customer data, with small requests beside them:
   // the memory of each process under bulk load, and whether bulk answers starve small ones.
+  const concurrentFrom = Date.now()
   const exportsDone = Promise.all(Array.from({ length: CONCURRENT_EXPORTS }, () => fetchOnce(`${shown.url}${SERVICE_PREFIX}${query.path}`, false, 600_000)))
   let exportsOver = false
   void exportsDone.then(() => { exportsOver = true })
@@ -355,6 +362,7 @@ if (ONLY.includes('c')) {
   while (!exportsOver) smallTimes.push((await fetchOnce(`${shown.url}${SERVICE_PREFIX}${small.path}`, agent, 60_000)).ms)
   agent.destroy()
   const exports = await exportsDone
+  phases.phases.push({ name: `${CONCURRENT_EXPORTS} concurrent (c) with (a) beside`, from: concurrentFrom, to: Date.now() })
   const exportsSeconds = Math.max(...exports.map((e) => e.ms)) / 1000
   smallTimes.sort((a, b) => a - b)
   table('', `### ${CONCURRENT_EXPORTS} concurrent (c) downloads (JSON, customer data shown), with (a) asked one at a time beside them`, '')
@@ -370,28 +378,40 @@ const ctx: BenchContext = {
   say, table, load: autocannon, serial, verdict,
 }
 table('', '### Other measurements (issues 10, 13, 14)', '')
-table(await deepPageLine(ctx.serviceUrl, ctx.bookings))
-table(...await benchSummary(ctx))
-table(...await benchIcs(ctx))
+table(await phases.run('deep pages', () => deepPageLine(ctx.serviceUrl, ctx.bookings)))
+table(...await phases.run('summary', () => benchSummary(ctx)))
+table(...await phases.run('ICS feed', () => benchIcs(ctx)))
 
 // --- peak memory and event loop of every service process, over the whole bench ----
 const memory: Array<{ service: string; pid: number; role: string; mb: number }> = []
 for (const service of [hidden, shown]) {
   for (const pid of service.pids()) memory.push({ service: service.label, pid, role: pid === service.pid && WORKERS > 1 ? 'primary' : 'worker', mb: vmHwmMb(pid) })
 }
+const stopFrom = Date.now()
 await hidden.stop()
 await shown.stop()
-const loops = new Map(readdirSync(eventLoopDir).map((file) => {
+phases.phases.push({ name: 'stop (SIGTERM)', from: stopFrom, to: Date.now() })
+const traces = readTraces(eventLoopDir)
+const loops = new Map(readdirSync(eventLoopDir).filter((file) => /^eld-\d+\.json$/.test(file)).map((file) => {
   const loop = JSON.parse(readFileSync(join(eventLoopDir, file), 'utf8')) as { maxMs: number; p99Ms: number }
   return [Number(/eld-(\d+)/.exec(file)![1]), loop] as const
 }))
-rmSync(eventLoopDir, { recursive: true, force: true })
 table('', '### Every service process over the whole bench', '')
-table('| service | process | peak RSS MB (VmHWM) | event loop max delay ms | p99 ms |', '|---|---|---:|---:|---:|')
+table('| service | process | peak RSS MB (VmHWM) | event loop max delay ms | p99 ms | longest stall in which the process used the CPU half the time or more, ms |', '|---|---|---:|---:|---:|---:|')
 for (const process_ of memory) {
   const loop = loops.get(process_.pid)
-  table(`| ${process_.service} | ${process_.role} ${process_.pid} | ${process_.mb.toFixed(0)} | ${ms(loop?.maxMs ?? NaN)} | ${ms(loop?.p99Ms ?? NaN)} |`)
+  // A stall whose process hardly ran was the machine's (waiting for a core), not this process's work: event-loop.mjs.
+  const own = traces.find((t) => t.pid === process_.pid)?.stalls.filter((stall) => stall.cpuMs >= stall.ms / 2).reduce((top, stall) => Math.max(top, stall.ms), 0)
+  table(`| ${process_.service} | ${process_.role} ${process_.pid} | ${process_.mb.toFixed(0)} | ${ms(loop?.maxMs ?? NaN)} | ${ms(loop?.p99Ms ?? NaN)} | ${ms(own ?? NaN)} |`)
 }
+// Where the stalls and the memory came from, phase by phase, per process (both services' processes, in one table each).
+for (const service of [hidden, shown]) {
+  const pidsOf = new Set(memory.filter((p) => p.service === service.label).map((p) => p.pid))
+  table('', `#### Phases, ${service.label}: stalls over 20 ms (the process's CPU in the longest), GC pauses over 5 ms, memory`, '')
+  table(...phaseTable(traces.filter((t) => pidsOf.has(t.pid)), phases.phases))
+}
+if (process.env.BENCH_CPU_PROF) table('', '#### The longest stalls, and what ran in them (node --cpu-prof)', '', ...stallCulprits(traces, phases.phases, join(eventLoopDir, 'profiles')))
+rmSync(eventLoopDir, { recursive: true, force: true })
 
 // --- the verdict: issue 12's targets ---------------------------------------------
 const a = (contender: string) => loads[`a:${contender}`]

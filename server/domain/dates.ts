@@ -303,6 +303,18 @@ export class WallClock {
     return remember(this.#changeDayTimes, 20_000, wallMs, this.#changeDayIso)
   }
 
+  /**
+   * wallClockToInstant(zone, wallMs).utcMs, by the day's remembered offset on
+   * a day whose offset does not change: expanding a year of rules asked for
+   * tens of thousands of instants, each three zone look-ups, and held the event
+   * loop for over 60 ms (scripts/bench/phases.ts).
+   */
+  instantOf(wallMs: number): number {
+    const day = Math.floor(wallMs / DAY_MS) * DAY_MS
+    const offset = remember(this.#dayOffsets, 20_000, day, this.#steadyOffset)
+    return offset !== null ? wallMs - offset * 60_000 : wallClockToInstant(this.#zone, wallMs).utcMs
+  }
+
   /** ISO 8601 of a DATE and TIME pair as the plugin stores them; undefined when either is no value. */
   iso(date: string, time: string): string | undefined {
     const dayMs = this.dayMs(date)

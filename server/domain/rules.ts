@@ -1,7 +1,7 @@
 // Disabled-time rules expanded into the concrete periods of a date range
 // (API.md, "GET disabled-time/"; PLUGIN_TABLES.md, "Disabled times"). Pure.
 import type { RuleRow } from '../../db/disabled-times.ts'
-import { DAY_MS, DAY_SECONDS, addMonthsClamped, dayToMs, daysInclusive, timeToSeconds, wallClockToInstant, type WallClock } from './dates.ts'
+import { DAY_MS, DAY_SECONDS, addMonthsClamped, dayToMs, daysInclusive, timeToSeconds, type WallClock } from './dates.ts'
 
 export interface DisabledPeriod {
   rule_id: number
@@ -162,7 +162,7 @@ export function expandRules(
     }
   }
   // By instant, not wall clock: a start in a spring-forward gap moves forward by the gap.
-  const sorted = raw.map((period) => ({ ...period, startUtc: wallClockToInstant(clock.zone, period.startMs).utcMs }))
+  const sorted = raw.map((period) => ({ ...period, startUtc: clock.instantOf(period.startMs) }))
   sorted.sort((a, b) => a.startUtc - b.startUtc || a.rule.serviceId - b.rule.serviceId || a.rule.id - b.rule.id)
   return sorted.map(({ rule, startMs, endMs }) => ({
     rule_id: rule.id,

@@ -8,10 +8,12 @@ import { expect } from 'chai'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { connect, type Socket } from 'node:net'
 import { get as httpGet } from 'node:http'
+import { readFileSync } from 'node:fs'
 import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { findFreePort } from '../../scripts/mariadb.ts'
 import { dechunk } from '../support/chunked.ts'
+import { DEFAULT_WORKER_V8_FLAGS } from '../../server/config.ts'
 
 const BOOKINGS = 100_000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -203,6 +205,22 @@ describe('WORKERS=2 (node:cluster)', function () {
       expect(await service.exited).to.equal(0)
     } finally {
       service.child.kill('SIGKILL')
+    }
+  })
+
+  it('starts every worker with WORKER_V8_FLAGS, and with the sized default when it is unset', async () => {
+    const flagsOfWorkers = (service: Service) => service.logs.filter((line) => line.msg === 'worker started')
+      .map((line) => readFileSync(`/proc/${line.pid}/cmdline`, 'utf8').split('\0').filter((arg) => /^--(max|heap)-/.test(arg)))
+    for (const [setting, expected] of [[undefined, [...DEFAULT_WORKER_V8_FLAGS]], ['--max-semi-space-size=3 --max-old-space-size=200', ['--max-semi-space-size=3', '--max-old-space-size=200']]] as const) {
+      const service = await startService(db, { WORKERS: '2', ...(setting === undefined ? {} : { WORKER_V8_FLAGS: setting }) })
+      try {
+        expect(flagsOfWorkers(service)).to.deep.equal([expected, expected])
+        expect((await getOnce(service.port, '/wp-json/booking-calendar/v1/slots?flat&per_page=1&_fields=id')).status).to.equal(200)
+        service.child.kill('SIGTERM')
+        expect(await service.exited).to.equal(0)
+      } finally {
+        service.child.kill('SIGKILL')
+      }
     }
   })
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import { spawnSync } from 'node:child_process'
 import { availableParallelism } from 'node:os'
-import { loadConfig, ConfigError } from '../../server/config.ts'
+import { loadConfig, ConfigError, DEFAULT_WORKER_V8_FLAGS } from '../../server/config.ts'
 
 const DB = { DATABASE_URL: 'mysql://reader:s3cret@db.internal:3307/wordpress' }
 
@@ -24,6 +24,15 @@ describe('configuration', () => {
       maxRangeDays: 731, corsOrigins: [], logLevel: 'info',
     })
     expect(config.database).to.deep.equal({ host: 'db.internal', port: 3307, user: 'reader', password: 's3cret', database: 'wordpress' })
+  })
+
+  it('WORKER_V8_FLAGS: flags separated by spaces, empty for V8\'s defaults, the sized default when unset; nothing but flags', () => {
+    expect(loadConfig({ ...DB }).workerV8Flags).to.deep.equal(DEFAULT_WORKER_V8_FLAGS)
+    expect(loadConfig({ ...DB, WORKER_V8_FLAGS: ' --max-semi-space-size=8   --max-old-space-size=512 ' }).workerV8Flags).to.deep.equal(['--max-semi-space-size=8', '--max-old-space-size=512'])
+    expect(loadConfig({ ...DB, WORKER_V8_FLAGS: '' }).workerV8Flags).to.deep.equal([])
+    for (const wrong of ['max-semi-space-size=8', '--max-semi-space-size=8;rm', '--require=/tmp/x.js --inspect=0.0.0.0:9229 $(id)', '-e']) {
+      expect(refusal({ ...DB, WORKER_V8_FLAGS: wrong }), wrong).to.equal('WORKER_V8_FLAGS must be V8 flags separated by spaces, such as --max-semi-space-size=8, or empty for V8\'s defaults.')
+    }
   })
 
   it('WORKERS defaults to the available parallelism and refuses what is not a count of processes', () => {

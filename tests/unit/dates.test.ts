@@ -282,3 +282,21 @@ describe('WallClock\'s per-booking way (day, timeSeconds, isoOfDay) gives what i
     })
   }
 })
+
+describe('WallClock.instantOf: wallClockToInstant\'s instant, by the day\'s remembered offset', () => {
+  // Every quarter of an hour over the days around each zone's changes of offset (gaps, repeated hours, a 30-minute change).
+  const lordHowe: SiteZone = { kind: 'iana', name: 'Australia/Lord_Howe' }
+  const days = ['2026-03-07', '2026-03-08', '2026-03-09', '2026-03-28', '2026-03-29', '2026-03-30', '2026-04-04', '2026-04-05', '2026-04-06',
+    '2026-09-26', '2026-09-27', '2026-10-03', '2026-10-04', '2026-10-24', '2026-10-25', '2026-10-26', '2026-11-01', '2026-11-02', '2026-06-15']
+  for (const zone of [berlin, newYork, auckland, sydney, lordHowe, { kind: 'fixed', offsetMinutes: -210 } as SiteZone, { kind: 'utc' } as SiteZone]) {
+    it(`${zoneLabel(zone)}: every quarter hour of days with and without a change`, () => {
+      const clock = new WallClock(zone)
+      for (const day of days) {
+        for (let minute = 0; minute < 24 * 60; minute += 15) {
+          const wallMs = dayToMs(day) + minute * 60_000
+          expect(clock.instantOf(wallMs), `${day} +${minute} min`).to.equal(wallClockToInstant(zone, wallMs).utcMs)
+        }
+      }
+    })
+  }
+})

@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import type { RuleRow } from '../../db/disabled-times.ts'
 import type { SummaryRow } from '../../db/summary.ts'
-import { WallClock, type SiteZone } from '../../server/domain/dates.ts'
+import { WallClock, daysInclusive, type SiteZone } from '../../server/domain/dates.ts'
 import { readRule, type ValidRule } from '../../server/domain/rules.ts'
 import { groupByNames, openMinutesFor, OpenMinutes, periodStartOf, periodsOf, summarize, type GroupBy } from '../../server/domain/summary.ts'
 
@@ -63,26 +63,54 @@ describe('OpenMinutes: the edges of its span', () => {
   })
 })
 
+describe('OpenMinutes.build: the constructor\'s open minutes, a service at a time', () => {
+  const rules = [
+    rule({ id: 1, weekday: 1, time_from: '18:00:00', time_to: '08:00:00' }),
+    rule({ id: 2, service_id: 13, rule_type: 'date', weekday: null, date_from: '2026-11-24' }),
+    rule({ id: 3, service_id: 14, weekday: 3, time_from: '09:00:00', time_to: '12:30:00' }),
+    rule({ id: 4, service_id: 99, weekday: 4, time_from: '00:00:00', time_to: '23:00:00' }),
+  ]
+  const span = { start: '2026-10-20', end: '2026-12-10' }
+  it('the same minutes on every day for every service, and for a service or day it was not made for', async () => {
+    const whole = new OpenMinutes(rules, span, [12, 13, 14], clock)
+    const built = await OpenMinutes.build(rules, span, [12, 13, 14], clock)
+    for (const id of [12, 13, 14, 99]) {
+      for (let day = 0; day < daysInclusive(span.start, span.end); day++) expect(built.sum(id, day, day), `${id} day ${day}`).to.equal(whole.sum(id, day, day))
+      expect(built.on(id, '2027-01-07'), `${id} outside`).to.equal(whole.on(id, '2027-01-07'))
+    }
+    expect(built.sum(14, 0, 50)).to.be.below(whole.sum(12, 0, 50))
+  })
+  it('lets the event loop turn between services', async () => {
+    let turns = 0
+    let building = true
+    const count = () => { if (building) { turns++; setImmediate(count) } }
+    setImmediate(count)
+    await OpenMinutes.build(rules, span, [12, 13, 14, 15], clock)
+    building = false
+    expect(turns).to.be.at.least(3)
+  })
+})
+
 describe('openMinutesFor: open minutes kept for the same rules, days, services and zone', () => {
   const span = { start: '2026-11-23', end: '2026-11-29' }
-  it('the same question gives the same answer; a changed rule, span, service list or zone gives a new one', () => {
+  it('the same question gives the same answer; a changed rule, span, service list or zone gives a new one', async () => {
     // A rule ID not asked for before, so the process-wide cache cannot answer from an earlier run of this test.
     const rows = [ruleRow({ id: Math.floor(Math.random() * 1e9), weekday: 2 })]
     const rules = rows.map((r) => rule(r))
-    const first = openMinutesFor(rows, rules, span, [12], berlin)
+    const first = await openMinutesFor(rows, rules, span, [12], berlin)
     expect(first.span).to.deep.equal(span)
     expect(first.sum(12, 0, 6)).to.equal(6 * 1440)
-    expect(openMinutesFor(rows, rules, { ...span }, [12], berlin)).to.equal(first)
+    expect(await openMinutesFor(rows, rules, { ...span }, [12], berlin)).to.equal(first)
     const changedRows = [ruleRow({ id: 1, weekday: 3 })]
-    const changed = openMinutesFor(changedRows, changedRows.map((r) => rule(r)), span, [12], berlin)
+    const changed = await openMinutesFor(changedRows, changedRows.map((r) => rule(r)), span, [12], berlin)
     expect(changed).to.not.equal(first)
     expect(changed.on(12, '2026-11-25')).to.equal(0)
     expect(changed.on(12, '2026-11-24')).to.equal(1440)
-    const otherSpan = openMinutesFor(rows, rules, { start: '2026-11-23', end: '2026-11-30' }, [12], berlin)
+    const otherSpan = await openMinutesFor(rows, rules, { start: '2026-11-23', end: '2026-11-30' }, [12], berlin)
     expect(otherSpan).to.not.equal(first)
     expect(otherSpan.span).to.deep.equal({ start: '2026-11-23', end: '2026-11-30' })
-    expect(openMinutesFor(rows, rules, span, [12, 15], berlin).sum(15, 0, 6)).to.equal(6 * 1440)
-    expect(openMinutesFor(rows, rules, span, [12], { kind: 'fixed', offsetMinutes: 60 })).to.not.equal(first)
+    expect((await openMinutesFor(rows, rules, span, [12, 15], berlin)).sum(15, 0, 6)).to.equal(6 * 1440)
+    expect(await openMinutesFor(rows, rules, span, [12], { kind: 'fixed', offsetMinutes: 60 })).to.not.equal(first)
   })
 })
 
