@@ -1,6 +1,8 @@
 // Database rows in, the JSON records of API.md out. Pure: no database, no clock.
 import type { BookingRow } from '../../db/bookings.ts'
-import { DAY_SECONDS, remember, type WallClock } from './dates.ts'
+import { DAY_SECONDS } from './day-arithmetic.ts'
+import { remember } from './remember.ts'
+import { type WallClock } from './wall-clock.ts'
 
 export interface BookingRecord {
   id: number

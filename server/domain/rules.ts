@@ -1,7 +1,9 @@
 // Disabled-time rules expanded into the concrete periods of a date range
 // (API.md, "GET disabled-time/"; PLUGIN_TABLES.md, "Disabled times"). Pure.
 import type { RuleRow } from '../../db/disabled-times.ts'
-import { DAY_MS, DAY_SECONDS, addMonthsClamped, dayToMs, daysInclusive, timeToSeconds, wallClockToInstant, type WallClock } from './dates.ts'
+import { DAY_MS, DAY_SECONDS, addMonthsClamped, dayToMs, daysInclusive, timeToSeconds } from './day-arithmetic.ts'
+import { type WallClock } from './wall-clock.ts'
+import { wallClockToInstant } from './zone-offsets.ts'
 
 export interface DisabledPeriod {
   rule_id: number

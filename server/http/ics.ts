@@ -6,7 +6,7 @@ import type { Request } from 'express'
 import type { BookingRecord } from '../domain/records.ts'
 import type { SlotsAnswer } from '../domain/slots.ts'
 import type { DisabledPeriod } from '../domain/rules.ts'
-import { addDays } from '../domain/dates.ts'
+import { addDays } from '../domain/day-arithmetic.ts'
 import { Utf8Chunks } from './stream-body.ts'
 import { publicBaseUrl } from './public-url.ts'
 

@@ -3,7 +3,7 @@
 // schema whose failures become 400 rest_invalid_param with a sentence per parameter.
 import { z } from 'zod'
 import { invalidParams } from '../errors.ts'
-import { parseDateParam } from '../domain/dates.ts'
+import { parseDateParam } from '../domain/date-param.ts'
 import { parseBooleanWord, parseWholeNumber } from '../parse-text.ts'
 
 /** Every value of every parameter, `status[]` and `status[0]` folded into `status`. */

@@ -60,7 +60,7 @@ export function jsonText(value: string | null): string {
   return `"${value}"`
 }
 
-/** An ISO 8601 time of domain/dates.ts (digits, `-`, `T`, `:`, `+`), which JSON needs only to quote. */
+/** An ISO 8601 time of domain/wall-clock.ts (digits, `-`, `T`, `:`, `+`), which JSON needs only to quote. */
 function isoJson(value: string | null): string {
   return value === null ? 'null' : `"${value}"`
 }

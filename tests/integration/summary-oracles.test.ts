@@ -11,7 +11,7 @@ import request from '../support/request.ts'
 import { createTestDatabase, type Row, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
-import { addDays, dayToMs, daysInclusive, timeToSeconds } from '../../server/domain/dates.ts'
+import { addDays, dayToMs, daysInclusive, timeToSeconds } from '../../server/domain/day-arithmetic.ts'
 
 const PREFIX = '/wp-json/booking-calendar/v1'
 const STATUSES = ['pending', 'booked', 'reject', 'completed', 'expired'] as const

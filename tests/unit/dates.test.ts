@@ -1,9 +1,9 @@
 import { expect } from 'chai'
-import {
-  WallClock, addMonthsClamped, dayToMs, daysInclusive, formatOffset, isIanaZone, msToDay, offsetAt, parseDateParam,
-  parseZoneSetting, remember, timeToSeconds, todayInZone, wallClockFor, wallClockToInstant, weekdayOf, zoneFromOptions,
-  zoneLabel, type SiteZone,
-} from '../../server/domain/dates.ts'
+import { parseDateParam } from '../../server/domain/date-param.ts'
+import { addMonthsClamped, dayToMs, daysInclusive, msToDay, timeToSeconds, weekdayOf } from '../../server/domain/day-arithmetic.ts'
+import { remember } from '../../server/domain/remember.ts'
+import { WallClock, wallClockFor } from '../../server/domain/wall-clock.ts'
+import { formatOffset, isIanaZone, offsetAt, parseZoneSetting, todayInZone, wallClockToInstant, zoneFromOptions, zoneLabel, type SiteZone } from '../../server/domain/zone-offsets.ts'
 
 const berlin: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
 const newYork: SiteZone = { kind: 'iana', name: 'America/New_York' }

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import type { BookingRow } from '../../db/bookings.ts'
-import { WallClock } from '../../server/domain/dates.ts'
+import { WallClock } from '../../server/domain/wall-clock.ts'
 import { createSlugDecoder, decodeSlug, pickFields, storedSlugForms, toBookingRecord } from '../../server/domain/records.ts'
 
 const clock = new WallClock({ kind: 'iana', name: 'Europe/Berlin' })

@@ -1,6 +1,7 @@
 import { expect } from 'chai'
 import type { RuleRow } from '../../db/disabled-times.ts'
-import { WallClock, type SiteZone } from '../../server/domain/dates.ts'
+import { WallClock } from '../../server/domain/wall-clock.ts'
+import { type SiteZone } from '../../server/domain/zone-offsets.ts'
 import { checkRange, expandRules, readRule, resolveRange, type ValidRule } from '../../server/domain/rules.ts'
 
 const berlin: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
