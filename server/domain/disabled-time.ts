@@ -6,7 +6,7 @@ import { findAllServices } from '../../db/services.ts'
 import { invalidParams } from '../errors.ts'
 import { wallClockFor } from './wall-clock.ts'
 import { todayInZone, zoneLabel, type SiteZone } from './zone-offsets.ts'
-import { decodeSlug } from './records.ts'
+import { decodeSlug } from './slugs.ts'
 import { checkRange, expandRules, readRule, resolveRange, type DisabledPeriod, type ValidRule } from './rules.ts'
 import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
 

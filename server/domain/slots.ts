@@ -7,7 +7,8 @@ import { RestError } from '../errors.ts'
 import { daysInclusive } from './day-arithmetic.ts'
 import { wallClockFor } from './wall-clock.ts'
 import { type SiteZone } from './zone-offsets.ts'
-import { createSlugDecoder, toBookingRecord, type BookingRecord } from './records.ts'
+import { toBookingRecord, type BookingRecord } from './booking-record.ts'
+import { createSlugDecoder } from './slugs.ts'
 import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
 
 /** What the answer reads of slots/'s parameters, as routes/slots.ts parses them. */

@@ -13,7 +13,7 @@ import { addDays, dayToMs, daysInclusive, msToDay, timeToSeconds, weekdayOf } fr
 import { remember } from './remember.ts'
 import { wallClockFor, type WallClock } from './wall-clock.ts'
 import { todayInZone, zoneLabel, type SiteZone } from './zone-offsets.ts'
-import { decodeSlug } from './records.ts'
+import { decodeSlug } from './slugs.ts'
 import { checkRange, expandRules, readRule, type DateRange, type ValidRule } from './rules.ts'
 import { resolveService } from './services.ts'
 import { bookingFilter } from './slots.ts'

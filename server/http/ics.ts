@@ -3,7 +3,7 @@
 // feed of any size streams through the same batches as the JSON and CSV bodies;
 // tests parse the output with ical.js and node-ical to prove it.
 import type { Request } from 'express'
-import type { BookingRecord } from '../domain/records.ts'
+import type { BookingRecord } from '../domain/booking-record.ts'
 import type { SlotsAnswer } from '../domain/slots.ts'
 import type { DisabledPeriod } from '../domain/rules.ts'
 import { addDays } from '../domain/day-arithmetic.ts'

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { buildOpenApiDocument } from '../../server/openapi.ts'
 import { ROUTES } from '../../server/routes/index.ts'
-import { BOOKING_FIELDS } from '../../server/domain/records.ts'
+import { BOOKING_FIELDS } from '../../server/domain/booking-record.ts'
 import { contractProblem, requestProblem } from '../support/request.ts'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 

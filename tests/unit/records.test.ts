@@ -1,7 +1,9 @@
 import { expect } from 'chai'
 import type { BookingRow } from '../../db/bookings.ts'
 import { WallClock } from '../../server/domain/wall-clock.ts'
-import { createSlugDecoder, decodeSlug, pickFields, storedSlugForms, toBookingRecord } from '../../server/domain/records.ts'
+import { toBookingRecord } from '../../server/domain/booking-record.ts'
+import { pickFields } from '../../server/domain/pick-fields.ts'
+import { createSlugDecoder, decodeSlug, storedSlugForms } from '../../server/domain/slugs.ts'
 
 const clock = new WallClock({ kind: 'iana', name: 'Europe/Berlin' })
 const mapping = { clock, exposeCustomer: false, slugOf: createSlugDecoder() }
