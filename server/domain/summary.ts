@@ -9,7 +9,7 @@ import { readStartOfWeek } from '../../db/options.ts'
 import { findAllServices } from '../../db/services.ts'
 import { findSummaryRows, type SummaryRow } from '../../db/summary.ts'
 import { invalidParams } from '../errors.ts'
-import { addDays, dayToMs, daysInclusive, msToDay, timeToSeconds, weekdayOf } from './day-arithmetic.ts'
+import { DAY_MS, addDays, dayToMs, daysInclusive, msToDay, timeToSeconds, weekdayOf } from './day-arithmetic.ts'
 import { remember } from './remember.ts'
 import { wallClockFor, type WallClock } from './wall-clock.ts'
 import { todayInZone, zoneLabel, type SiteZone } from './zone-offsets.ts'
@@ -18,7 +18,6 @@ import { checkRange, expandRules, readRule, type DateRange, type ValidRule } fro
 import { resolveService } from './services.ts'
 import { bookingFilter } from './slots.ts'
 import type { RuleProblemLog } from './disabled-time.ts'
-import type { SummaryParams } from '../routes/summary.ts'
 
 export const PERIODS = ['day', 'week', 'month', 'year'] as const
 export type SummaryPeriod = (typeof PERIODS)[number]
@@ -31,8 +30,17 @@ export interface GroupBy {
   status: boolean
 }
 
-const DAY_MS = 86_400_000
 const DAY_MINUTES = 1440
+
+/** What the answer reads of summary/'s parameters, as routes/summary.ts parses them. */
+export interface SummaryQuery {
+  status?: string[] | undefined
+  service?: string | undefined
+  start?: string | undefined
+  end?: string | undefined
+  filter_by: 'booking_date' | 'created_date'
+  group_by: GroupBy
+}
 
 /**
  * `group_by`'s names (already split at commas), in any order and letter case:
@@ -393,7 +401,7 @@ function normalStatus(status: string | null): string {
 /** Answers `GET summary/`: counts in the database, periods, services and open minutes here. */
 export async function answerSummary(
   db: Db,
-  params: SummaryParams,
+  params: SummaryQuery,
   options: { zone: SiteZone; now: number; maxRangeDays: number; problems: RuleProblemLog },
 ): Promise<SummaryAnswer> {
   const range = resolveSummaryRange(params.start, params.end, todayInZone(options.zone, options.now))
