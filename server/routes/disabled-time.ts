@@ -6,7 +6,7 @@ import { negotiateFormat } from '../http/negotiate.ts'
 import { sendDisabledTimeFeed } from './feeds.ts'
 import { answerDisabledTime } from '../domain/disabled-time.ts'
 import { pickFields } from '../domain/pick-fields.ts'
-import { addRowsSent } from '../metrics.ts'
+import { addRowsSent } from '../http/response-locals.ts'
 import type { Deps } from '../deps.ts'
 
 export const disabledTimeParams = z.object({
