@@ -1,4 +1,4 @@
-// The ICS rate (issue 14): a whole calendar feed of every booking, downloaded
+// The ICS rate: a whole calendar feed of every booking, downloaded
 // and dropped as it arrives, in rows/s. The feed's range is at most
 // MAX_RANGE_DAYS (default 731), so the bench's years come in consecutive
 // windows of that size; the rate is all rows over all seconds.

@@ -140,7 +140,7 @@ export function expandRules(
   slugOf: (serviceId: number) => string | null,
 ): DisabledPeriod[] {
   const rangeStartMs = dayToMs(range.start)
-  // The day after the range by arithmetic: addDays has no date after 9999-12-31 (a range ending there once gave no periods).
+  // The day after the range by arithmetic: addDays has no date after 9999-12-31 (a range ending there would otherwise give no periods).
   const rangeEndMs = dayToMs(range.end) + DAY_MS
   const raw: RawPeriod[] = []
   for (const rule of rules) {

@@ -1,4 +1,4 @@
-// The two oracles of GET summary/ (issue 13), as properties checked by
+// The two oracles of GET summary/, as properties checked by
 // fast-check against the other routes of the same service over a real MariaDB:
 //   bookings of a group = what slots/ gives for the same filter, cut to that group;
 //   open_minutes of a group = 1,440 × days − the minutes covered by disabled-time/'s

@@ -1,4 +1,4 @@
-// openapi.json (issue 6): a valid OpenAPI 3.1 document, generated from the
+// openapi.json: a valid OpenAPI 3.1 document, generated from the
 // schemas the routes validate with, and the committed file is what the code builds.
 import { expect } from 'chai'
 import { readFileSync } from 'node:fs'
