@@ -15,7 +15,7 @@ import { wallClockFor, type WallClock } from './wall-clock.ts'
 import { todayInZone, zoneLabel, type SiteZone } from './zone-offsets.ts'
 import { decodeSlug } from './slugs.ts'
 import { checkRange, expandRules, readRule, type DateRange, type ValidRule } from './rules.ts'
-import { resolveService } from './services.ts'
+import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
 import { bookingFilter } from './slots.ts'
 import type { RuleProblemLog } from './disabled-time.ts'
 
@@ -398,11 +398,22 @@ function normalStatus(status: string | null): string {
   return (status ?? '').trim().toLowerCase()
 }
 
+/** The queries answerSummary makes: db/, or rows in memory in unit tests. */
+export interface SummaryQueries extends ServiceLookups {
+  readStartOfWeek: typeof readStartOfWeek
+  findSummaryRows: typeof findSummaryRows
+  findRules: typeof findRules
+  findAllServices: typeof findAllServices
+}
+
+export const summaryQueries: SummaryQueries = { ...serviceLookups, readStartOfWeek, findSummaryRows, findRules, findAllServices }
+
 /** Answers `GET summary/`: counts in the database, periods, services and open minutes here. */
 export async function answerSummary(
   db: Db,
   params: SummaryQuery,
   options: { zone: SiteZone; now: number; maxRangeDays: number; problems: RuleProblemLog },
+  queries: SummaryQueries = summaryQueries,
 ): Promise<SummaryAnswer> {
   const range = resolveSummaryRange(params.start, params.end, todayInZone(options.zone, options.now))
   const rangeProblem = checkRange(range, { start: params.start !== undefined, end: params.end !== undefined }, options.maxRangeDays)
@@ -410,16 +421,16 @@ export async function answerSummary(
   const groupBy = params.group_by
 
   const [service, startOfWeekText] = await Promise.all([
-    params.service === undefined ? undefined : resolveService(db, params.service),
-    groupBy.period === 'week' ? readStartOfWeek(db) : undefined,
+    params.service === undefined ? undefined : resolveService(db, params.service, queries),
+    groupBy.period === 'week' ? queries.readStartOfWeek(db) : undefined,
   ])
   const startOfWeek = startOfWeekFrom(startOfWeekText)
   // The same filter as slots/ for the same parameters, so the counts agree with it.
   const filter = bookingFilter({ status: params.status, start: range.start, end: range.end, filter_by: params.filter_by }, service?.ID)
   const [rows, ruleRows, posts] = await Promise.all([
-    findSummaryRows(db, { filter, dateOf: params.filter_by, byStatus: groupBy.status }),
-    findRules(db, service?.ID),
-    findAllServices(db),
+    queries.findSummaryRows(db, { filter, dateOf: params.filter_by, byStatus: groupBy.status }),
+    queries.findRules(db, service?.ID),
+    queries.findAllServices(db),
   ])
 
   const slugs = new Map(posts.map((post) => [post.ID, decodeSlug(post.post_name)]))

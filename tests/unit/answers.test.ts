@@ -12,11 +12,15 @@ import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
 import { countBookings, findBookingsPage, findFirstBookings, streamBookings } from '../../db/bookings.ts'
 import { findAllServices, findServiceById, findServiceBySlug } from '../../db/services.ts'
 import { findRules } from '../../db/disabled-times.ts'
+import { readStartOfWeek } from '../../db/options.ts'
+import { findSummaryRows, type SummaryRow } from '../../db/summary.ts'
 import { RestError } from '../../server/errors.ts'
 import { parseParams } from '../../server/http/params.ts'
 import { answerDisabledTime, disabledTimeQueries, RuleProblemLog, type DisabledTimeQueries } from '../../server/domain/disabled-time.ts'
 import { resolveService, serviceLookups as dbServiceLookups, type ServiceLookups } from '../../server/domain/services.ts'
 import { answerSlots, slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS, type SlotsAnswer, type SlotsQueries } from '../../server/domain/slots.ts'
+import { answerSummary, summaryQueries as dbSummaryQueries, type SummaryQueries, type SummaryQuery } from '../../server/domain/summary.ts'
+import { summaryParams } from '../../server/routes/summary.ts'
 import { disabledTimeParams } from '../../server/routes/disabled-time.ts'
 import { slotsParams } from '../../server/routes/slots.ts'
 
@@ -123,6 +127,7 @@ describe('the queries the answers make by default', () => {
     expect(dbServiceLookups).to.deep.equal({ findServiceById, findServiceBySlug })
     expect(dbSlotsQueries).to.deep.equal({ findServiceById, findServiceBySlug, readSnapshot, countBookings, streamBookings, findBookingsPage, findFirstBookings })
     expect(disabledTimeQueries).to.deep.equal({ findServiceById, findServiceBySlug, findRules, findAllServices })
+    expect(dbSummaryQueries).to.deep.equal({ findServiceById, findServiceBySlug, readStartOfWeek, findSummaryRows, findRules, findAllServices })
   })
 })
 
@@ -359,5 +364,140 @@ describe('RuleProblemLog', () => {
     problems.report(20_000, 'x')
     problems.report(1, 'x')
     expect(logged.length).to.equal(10_003)
+  })
+})
+
+function summaryRow(overrides: Partial<SummaryRow>): SummaryRow {
+  return { day: '2026-11-05', service_id: 12, status: null, whole_day_date: null, bookings: 1, all_day_bookings: 0, booked_seconds: 3600, ...overrides }
+}
+
+describe('answerSummary: which queries answer summary/, and how their rows combine', () => {
+  interface Setup { rows?: SummaryRow[]; rules?: RuleRow[]; startOfWeek?: string | undefined; problems?: RuleProblemLog; maxRangeDays?: number }
+
+  async function summary(query: Record<string, string> | SummaryQuery, setup: Setup = {}) {
+    const calls: string[] = []
+    const queries: SummaryQueries = {
+      ...serviceLookups(calls),
+      readStartOfWeek: async () => {
+        calls.push('start_of_week')
+        return setup.startOfWeek
+      },
+      findSummaryRows: async (_db, summaryQuery) => {
+        calls.push(`rows ${JSON.stringify(summaryQuery)}`)
+        return setup.rows ?? []
+      },
+      findRules: async (_db, serviceId) => {
+        calls.push(`rules ${serviceId}`)
+        return (setup.rules ?? []).filter((rule) => serviceId === undefined || rule.service_id === serviceId || rule.service_id === 0)
+      },
+      findAllServices: async () => {
+        calls.push('services')
+        return services
+      },
+    }
+    const params = 'filter_by' in query && typeof query.group_by === 'object' ? query as SummaryQuery : parseParams(summaryParams, query)
+    const answer = await answerSummary(db, params, {
+      zone: berlin, now: Date.UTC(2026, 10, 22, 23, 30), maxRangeDays: setup.maxRangeDays ?? 731,
+      problems: setup.problems ?? new RuleProblemLog(warnings().log),
+    }, queries)
+    return { calls, answer }
+  }
+
+  const november = { serviceId: undefined, bookingDate: { from: '2026-11-01', to: '2026-11-30' } }
+
+  it('counts this month of the site\'s zone by default, over every published service and any other with a booking', async () => {
+    const rows = [summaryRow({ service_id: 12, bookings: 2, booked_seconds: 7200 }), summaryRow({ day: '2026-11-06', service_id: 99 })]
+    const { calls, answer } = await summary({ group_by: 'service,month' }, { rows })
+    expect(calls).to.deep.equal([
+      `rows ${JSON.stringify({ filter: november, dateOf: 'booking_date', byStatus: false })}`, 'rules undefined', 'services',
+    ])
+    // 14 is a draft without bookings; 99's post is gone, so it has no slug. 30 days of 1,440 open minutes each.
+    const month = { period_start: '2026-11-01', period_end: '2026-11-30' }
+    expect(answer).to.deep.equal({
+      groups: [
+        { ...month, service_id: 12, service_slug: 'haircut', bookings: 2, all_day_bookings: 0, booked_minutes: 120, open_minutes: 43200, occupancy: 0.0028 },
+        { ...month, service_id: 15, service_slug: '42', bookings: 0, all_day_bookings: 0, booked_minutes: 0, open_minutes: 43200, occupancy: 0 },
+        { ...month, service_id: 99, service_slug: null, bookings: 1, all_day_bookings: 0, booked_minutes: 60, open_minutes: 43200, occupancy: 0.0014 },
+      ],
+      totals: { bookings: 3, all_day_bookings: 0, booked_minutes: 180, open_minutes: 129600, occupancy: 0.0014 },
+      start: '2026-11-01', end: '2026-11-30', timezone: 'Europe/Berlin', group_by: ['month', 'service'], filter_by: 'booking_date',
+    })
+  })
+
+  it('counts one service, named by slug or ID, with its own rules and the site-wide ones', async () => {
+    const rules = [
+      ruleRow({ id: 1, service_id: 12 }),
+      ruleRow({ id: 2, service_id: 0, time_from: '08:00:00', time_to: '09:00:00' }),
+      ruleRow({ id: 3, service_id: 15, time_from: '00:00:00', time_to: '24:00:00' }),
+    ]
+    const day = { start: '2026-11-23', end: '2026-11-23', group_by: 'service', status: 'booked' }
+    const bySlug = await summary({ ...day, service: 'haircut' }, { rules, rows: [summaryRow({ day: '2026-11-23' })] })
+    expect(bySlug.calls).to.deep.equal([
+      'bySlug haircut',
+      `rows ${JSON.stringify({ filter: { serviceId: 12, statuses: ['booked'], bookingDate: { from: '2026-11-23', to: '2026-11-23' } }, dateOf: 'booking_date', byStatus: false })}`,
+      'rules 12', 'services',
+    ])
+    // Monday 23 November: 09:00-10:00 of its own and 08:00-09:00 site-wide are closed.
+    expect(bySlug.answer.groups).to.deep.equal([{
+      service_id: 12, service_slug: 'haircut',
+      bookings: 1, all_day_bookings: 0, booked_minutes: 60, open_minutes: 1320, occupancy: 0.0455,
+    }])
+    const byId = await summary({ ...day, service: '12' }, { rules })
+    expect(byId.calls[0]).to.equal('byId 12')
+    expect(byId.answer.totals.open_minutes).to.equal(1320)
+    const all = await summary({ start: '2026-11-23', end: '2026-11-23', group_by: 'service' }, { rules })
+    expect(all.answer.groups.map((group) => [group.service_id, group.open_minutes])).to.deep.equal([[12, 1320], [15, 0]])
+  })
+
+  it('reads start_of_week only for weeks, and starts each week on that day', async () => {
+    const sunday = await summary({ start: '2026-11-01', end: '2026-11-14', group_by: 'week' }, { startOfWeek: '0' })
+    expect(sunday.calls[0]).to.equal('start_of_week')
+    expect(sunday.answer.groups.map((group) => [group.period_start, group.period_end])).to.deep.equal([
+      ['2026-11-01', '2026-11-07'], ['2026-11-08', '2026-11-14'],
+    ])
+    const monday = await summary({ start: '2026-11-01', end: '2026-11-14', group_by: 'week' }, { startOfWeek: undefined })
+    expect(monday.answer.groups.map((group) => [group.period_start, group.period_end])).to.deep.equal([
+      ['2026-11-01', '2026-11-01'], ['2026-11-02', '2026-11-08'], ['2026-11-09', '2026-11-14'],
+    ])
+    const days = await summary({ start: '2026-11-01', end: '2026-11-02', group_by: 'day' })
+    expect(days.calls).to.not.include('start_of_week')
+  })
+
+  it('gives no open minutes by the day bookings were made, nor by status', async () => {
+    const created = await summary({ filter_by: 'created_date' }, { rows: [summaryRow({})] })
+    expect(created.calls[0]).to.equal(`rows ${JSON.stringify({
+      filter: { serviceId: undefined, createdAt: { from: '2026-11-01 00:00:00', to: '2026-11-30 23:59:59' } }, dateOf: 'created_date', byStatus: false,
+    })}`)
+    expect([created.answer.filter_by, created.answer.groups[0]!.open_minutes, created.answer.totals]).to.deep.equal([
+      'created_date', null, { bookings: 1, all_day_bookings: 0, booked_minutes: 60, open_minutes: null, occupancy: null },
+    ])
+    const rows = [summaryRow({ status: 'Booked ' }), summaryRow({ status: 'pending', bookings: 2, booked_seconds: 1800 })]
+    const byStatus = await summary({ group_by: 'status' }, { rows })
+    expect(byStatus.calls[0]).to.equal(`rows ${JSON.stringify({ filter: november, dateOf: 'booking_date', byStatus: true })}`)
+    expect(byStatus.answer.group_by).to.deep.equal(['status'])
+    expect(byStatus.answer.groups.map((group) => [group.status, group.bookings, group.booked_minutes, group.open_minutes])).to.deep.equal([
+      ['booked', 1, 60, null], ['pending', 2, 30, null],
+    ])
+  })
+
+  it('skips a rule that makes no sense and logs it once', async () => {
+    const { logged, log } = warnings()
+    const rules = [ruleRow({ id: 7, service_id: 0, weekday: 9 }), ruleRow({ id: 1, service_id: 0 })]
+    const { answer } = await summary({ start: '2026-11-23', end: '2026-11-23' }, { rules, problems: new RuleProblemLog(log) })
+    // 12 and 15 are published: each has 1,440 minutes but the site-wide hour.
+    expect(answer.totals.open_minutes).to.equal(2 * 1380)
+    expect(logged).to.deep.equal([[{ ruleId: 7, problem: 'a weekly rule needs a weekday from 0 to 6' }, 'skipped a disabled-time rule that makes no sense']])
+  })
+
+  it('refuses a range it cannot serve before any query, naming the parameter', async () => {
+    const groupBy = { period: 'month', service: false, status: false } as const
+    const backwards = await refusal(() => summary({ start: '2026-12-02', end: '2026-12-01', filter_by: 'booking_date', group_by: groupBy }))
+    expect([backwards.status, backwards.code, backwards.extra.params]).to.deep.equal([
+      400, 'rest_invalid_param', { start: 'start must not be after end (2026-12-02 is after 2026-12-01).' },
+    ])
+    const year = 'The range from 2026-01-01 to 2026-12-31 spans 365 days; at most 31 are allowed. Choose a later start or an earlier end.'
+    expect((await refusal(() => summary({ start: '2026-01-01', end: '2026-12-31' }, { maxRangeDays: 31 }))).extra.params).to.deep.equal({ end: year })
+    const month = 'The range from 2026-01-01 to 2026-01-31 spans 31 days; at most 30 are allowed. Choose a later start or an earlier end.'
+    expect((await refusal(() => summary({ start: '2026-01-01' }, { maxRangeDays: 30 }))).extra.params).to.deep.equal({ start: month })
   })
 })
