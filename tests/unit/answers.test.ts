@@ -374,7 +374,7 @@ function summaryRow(overrides: Partial<SummaryRow>): SummaryRow {
 describe('answerSummary: which queries answer summary/, and how their rows combine', () => {
   interface Setup { rows?: SummaryRow[]; rules?: RuleRow[]; startOfWeek?: string | undefined; problems?: RuleProblemLog; maxRangeDays?: number }
 
-  async function summary(query: Record<string, string> | SummaryQuery, setup: Setup = {}) {
+  async function summary(query: Record<string, string> | { parsed: SummaryQuery }, setup: Setup = {}) {
     const calls: string[] = []
     const queries: SummaryQueries = {
       ...serviceLookups(calls),
@@ -395,7 +395,7 @@ describe('answerSummary: which queries answer summary/, and how their rows combi
         return services
       },
     }
-    const params = 'filter_by' in query && typeof query.group_by === 'object' ? query as SummaryQuery : parseParams(summaryParams, query)
+    const params = 'parsed' in query && typeof query.parsed === 'object' ? query.parsed : parseParams(summaryParams, query)
     const answer = await answerSummary(db, params, {
       zone: berlin, now: Date.UTC(2026, 10, 22, 23, 30), maxRangeDays: setup.maxRangeDays ?? 731,
       problems: setup.problems ?? new RuleProblemLog(warnings().log),
@@ -491,7 +491,8 @@ describe('answerSummary: which queries answer summary/, and how their rows combi
 
   it('refuses a range it cannot serve before any query, naming the parameter', async () => {
     const groupBy = { period: 'month', service: false, status: false } as const
-    const backwards = await refusal(() => summary({ start: '2026-12-02', end: '2026-12-01', filter_by: 'booking_date', group_by: groupBy }))
+    // The parameters' own check refuses this first; the answer checks again for any other caller.
+    const backwards = await refusal(() => summary({ parsed: { start: '2026-12-02', end: '2026-12-01', filter_by: 'booking_date', group_by: groupBy } }))
     expect([backwards.status, backwards.code, backwards.extra.params]).to.deep.equal([
       400, 'rest_invalid_param', { start: 'start must not be after end (2026-12-02 is after 2026-12-01).' },
     ])
