@@ -23,10 +23,10 @@ export function dayToMs(date: string): number {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date)
   if (!m) return NaN
   const year = Number(m[1]), month = Number(m[2]), day = Number(m[3])
-  if (month < 1 || month > 12 || day < 1) return NaN
+  if (month < 1 || month > 12) return NaN
+  // Day 0 and days past the month's end roll into another month: their day of the month differs.
   const d = new Date(0)
   d.setUTCFullYear(year, month - 1, day)
-  d.setUTCHours(0, 0, 0, 0)
   return d.getUTCDate() === day ? d.getTime() : NaN
 }
 

@@ -69,9 +69,9 @@ export class WallClock {
 
   /** The day of a DATE value (`YYYY-MM-DD`); null when it is no date. */
   day(date: string): ClockDay | null {
-    const number = date.length === 10 ? dateNumberAt(date, 0) : -1
-    // dayToMs reads nothing but YYYY-MM-DD, so any other text is no date either.
-    return number < 0 ? null : this.#dayOfNumber(number)
+    // dayToMs reads nothing but YYYY-MM-DD, so any other text is no date either;
+    // a text of that length but not that form is the number -1, no date.
+    return date.length === 10 ? this.#dayOfNumber(dateNumberAt(date, 0)) : null
   }
 
   /** Seconds of a TIME value (timeToSeconds); NaN when it is none. */

@@ -20,7 +20,7 @@ export function isIanaZone(name: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: name })
     // Intl also takes fixed offsets like "+01:00"; those are not IANA names.
-    return /^[A-Za-z]/.test(name)
+    return !/^[+-]/.test(name)
   } catch {
     return false
   }
@@ -57,11 +57,9 @@ export function zoneFromOptions(timezoneString: string | undefined, gmtOffset: s
     if (/^UTC$/i.test(name)) return { kind: 'utc' }
     if (isIanaZone(name)) return { kind: 'iana', name }
   }
-  const hours = Number((gmtOffset ?? '').trim())
-  if ((gmtOffset ?? '').trim() !== '' && Number.isFinite(hours) && Math.abs(hours) <= 14) {
-    return fixedZone(Math.round(hours * 60))
-  }
-  return { kind: 'utc' }
+  // Number() reads a missing or blank gmt_offset as 0, which is UTC as well.
+  const hours = Number(gmtOffset ?? '')
+  return Number.isFinite(hours) && Math.abs(hours) <= 14 ? fixedZone(Math.round(hours * 60)) : { kind: 'utc' }
 }
 
 export function formatOffset(offsetMinutes: number): string {
@@ -110,28 +108,18 @@ export function offsetAt(zone: SiteZone, utcMs: number): number {
  * takes the first occurrence.
  */
 export function wallClockToInstant(zone: SiteZone, wallMs: number): { utcMs: number; offsetMinutes: number } {
-  if (zone.kind !== 'iana') {
-    const offsetMinutes = offsetAt(zone, wallMs)
-    return { utcMs: wallMs - offsetMinutes * 60_000, offsetMinutes }
-  }
   // Offsets a day before and after bracket any change of offset near this time.
   const before = offsetAt(zone, wallMs - DAY_MS)
   const after = offsetAt(zone, wallMs + DAY_MS)
+  // Read with the offset before a change: right for every time before it, and
+  // for a time that occurs twice (clocks went back) the earlier, first occurrence.
   const early = wallMs - before * 60_000
-  if (before === after) return { utcMs: early, offsetMinutes: before }
+  if (offsetAt(zone, early) === before) return { utcMs: early, offsetMinutes: before }
   const late = wallMs - after * 60_000
-  const earlyValid = offsetAt(zone, early) === before
-  const lateValid = offsetAt(zone, late) === after
-  if (earlyValid && lateValid) {
-    // Occurs twice (clocks went back): the first occurrence is the earlier instant.
-    const first = Math.min(early, late)
-    return { utcMs: first, offsetMinutes: first === early ? before : after }
-  }
-  if (lateValid) return { utcMs: late, offsetMinutes: after }
-  if (earlyValid) return { utcMs: early, offsetMinutes: before }
+  if (offsetAt(zone, late) === after) return { utcMs: late, offsetMinutes: after }
   // Skipped (clocks went forward): read with the offset before the change, the
   // instant lands past the gap, so the wall-clock time moves forward by the gap.
-  return { utcMs: early, offsetMinutes: offsetAt(zone, early) }
+  return { utcMs: early, offsetMinutes: after }
 }
 
 /** `YYYY-MM-DDTHH:mm:ss+HH:MM` for an instant shown with the given offset. */
