@@ -56,13 +56,16 @@ function booking(id: number, serviceId = 12): BookingRow {
 }
 
 /** The bookings table as `rows` (already filtered and in order), with each call written down. */
+const clientGone = new AbortController().signal
+
 function slotsQueries(rows: BookingRow[], calls: string[]): SlotsQueries {
   const snapshot = {} as Snapshot
   const describe = (filter: BookingFilter) => JSON.stringify(filter)
   return {
     ...serviceLookups(calls),
-    readSnapshot: async (_pool, work) => {
-      calls.push('snapshot')
+    readSnapshot: async (pool, work, options) => {
+      // The pools are named by strings here: an answer without per_page may stream for minutes, on the stream pool.
+      calls.push(`snapshot ${pool as unknown as string}${options?.signal === clientGone ? ' until the client goes' : ''}`)
       return await work(snapshot)
     },
     countBookings: async (_db, given, filter) => {
@@ -100,8 +103,8 @@ interface Sent {
 async function slots(query: Record<string, string>, rows: BookingRow[], options: { grouped?: boolean } = {}) {
   const calls: string[] = []
   let sent: Sent | undefined
-  await answerSlots(db, {} as never, parseParams(slotsParams, query), {
-    zone: berlin, exposeCustomer: false, grouped: options.grouped ?? false, queryTimeoutMs: 1234,
+  await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
+    zone: berlin, exposeCustomer: false, grouped: options.grouped ?? false, queryTimeoutMs: 1234, signal: clientGone,
   }, async (answer) => {
     const batches: number[][] = []
     for await (const batch of answer.batches) batches.push(batch.map((record) => record.id))
@@ -155,13 +158,32 @@ describe('answerSlots: which queries answer slots/', () => {
     expect(sent!.total).to.equal(SMALL_ANSWER_ROWS)
   })
 
+  it('asks again when digits name a service by its slug, not its ID', async () => {
+    // No service has ID 42; service 15's slug is "42".
+    const { calls, sent } = await slots({ service: '42' }, [booking(1, 15)])
+    expect(calls).to.deep.equal([
+      `first {"serviceId":42} booking ${SMALL_ANSWER_ROWS + 1}`, 'byId 42', 'bySlug 42', `first {"serviceId":15} booking ${SMALL_ANSWER_ROWS + 1}`,
+    ])
+    expect(sent!.batches).to.deep.equal([[1]])
+  })
+
+  it('asks for bookings beside the check only when the service is all digits', async () => {
+    for (const value of ['x12', '12x']) {
+      const calls: string[] = []
+      const error = await refusal(() => answerSlots(db, {} as never, parseParams(slotsParams, { service: value }), {
+        zone: berlin, exposeCustomer: false, grouped: false, queryTimeoutMs: 1234,
+      }, async () => {}, slotsQueries([], calls)))
+      expect([error.code, calls], value).to.deep.equal(['rest_service_not_found', [`bySlug ${value}`]])
+    }
+  })
+
   it('streams from a snapshot when the narrow filter matches more than SMALL_ANSWER_ROWS', async () => {
     const rows = ids(1, SMALL_ANSWER_ROWS + 1).map((id) => booking(id))
     const { calls, sent } = await slots({ service: '12' }, rows, { grouped: true })
     expect(calls).to.deep.equal([
       `first {"serviceId":12} service ${SMALL_ANSWER_ROWS + 1}`,
       'byId 12',
-      'snapshot',
+      'snapshot stream until the client goes',
       'count {"serviceId":12}',
       'stream {"serviceId":12} service 1234',
     ])
@@ -173,14 +195,14 @@ describe('answerSlots: which queries answer slots/', () => {
 
   it('streams a wide filter from a snapshot straight away, in batches', async () => {
     const { calls, sent } = await slots({}, [booking(1), booking(2), booking(3)])
-    expect(calls).to.deep.equal(['snapshot', 'count {}', 'stream {} booking 1234'])
+    expect(calls).to.deep.equal(['snapshot stream until the client goes', 'count {}', 'stream {} booking 1234'])
     expect(sent).to.deep.equal({ total: 3, paging: undefined, grouped: false, batches: [[1, 2], [3]] })
   })
 
   it('reads one page in booking order, with the count, in one snapshot', async () => {
     const rows = ids(1, 5).map((id) => booking(id))
     const { calls, sent } = await slots({ service: '12', per_page: '2', page: '2' }, rows)
-    expect(calls).to.deep.equal(['byId 12', 'snapshot', 'count {"serviceId":12}', 'page {"serviceId":12} 2 2'])
+    expect(calls).to.deep.equal(['byId 12', 'snapshot short until the client goes', 'count {"serviceId":12}', 'page {"serviceId":12} 2 2'])
     expect(sent).to.deep.equal({ total: 5, paging: { page: 2, totalPages: 3 }, grouped: false, batches: [[3, 4]] })
   })
 
@@ -204,7 +226,7 @@ describe('answerSlots: which queries answer slots/', () => {
 
   it('answers no bookings with total 0 and no page query', async () => {
     const { calls, sent } = await slots({ per_page: '10', page: '1' }, [])
-    expect(calls).to.deep.equal(['snapshot', 'count {}'])
+    expect(calls).to.deep.equal(['snapshot short until the client goes', 'count {}'])
     expect(sent).to.deep.equal({ total: 0, paging: { page: 1, totalPages: 0 }, grouped: false, batches: [[]] })
   })
 
