@@ -74,9 +74,8 @@ function fail(ctx: Ctx, message: string): never {
 
 /** The one value of a parameter that takes one; given twice is an error (API.md, "Parameters"). */
 function single(name: string, list: string[] | undefined, ctx: Ctx): string | undefined {
-  if (list === undefined || list.length === 0) return undefined
-  if (list.length > 1) fail(ctx, `${name} must be given only once.`)
-  return list[0]
+  if (list !== undefined && list.length > 1) fail(ctx, `${name} must be given only once.`)
+  return list?.[0]
 }
 
 /** A comma-separated list, also as `name[]=a&name[]=b` or a repeated name; blanks dropped. */
