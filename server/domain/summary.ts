@@ -355,21 +355,16 @@ export function summarize(input: SummaryInput): { groups: SummaryGroup[]; totals
     const period = periodOfDay[day]
     const service = groupBy.service ? serviceIndexes.get(row.service_id) : 0
     const status = groupBy.status ? statusIndexes.get(normalStatus(row.status)) : 0
-    const index = period === undefined || service === undefined || status === undefined
-      ? -1
-      : (period * serviceDim.length + service) * statuses.length + status
+    // A row outside every period, service or status makes the index NaN, which names no group.
+    const index = ((period ?? NaN) * serviceDim.length + (service ?? NaN)) * statuses.length + (status ?? NaN)
     const group = groups[index]
     if (!group) throw new Error(`a summary row fell outside every group: ${row.day} ${row.service_id} ${row.status ?? ''}`)
     group.bookings += row.bookings
     group.all_day_bookings += row.all_day_bookings
     bookedSeconds[index] = bookedSeconds[index]! + row.booked_seconds
-    // A whole-day booking counts the open minutes of its day for its service;
-    // a row's own day is already an index into the open minutes' span.
+    // A whole-day booking counts the open minutes of its day for its service.
     if (row.whole_day_date !== null) {
-      const minutes = row.whole_day_date === row.day && row.day >= open.span.start && row.day <= open.span.end
-        ? open.sum(row.service_id, day + offset, day + offset)
-        : open.on(row.service_id, row.whole_day_date)
-      bookedSeconds[index] = bookedSeconds[index]! + row.all_day_bookings * minutes * 60
+      bookedSeconds[index] = bookedSeconds[index]! + row.all_day_bookings * open.on(row.service_id, row.whole_day_date) * 60
     }
   }
 

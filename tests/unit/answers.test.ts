@@ -410,7 +410,10 @@ describe('answerSummary: which queries answer summary/, and how their rows combi
       },
       findRules: async (_db, serviceId) => {
         calls.push(`rules ${serviceId}`)
-        return (setup.rules ?? []).filter((rule) => serviceId === undefined || rule.service_id === serviceId || rule.service_id === 0)
+        // Days off in 1999, under an ID drawn at random: no period in these answers, but the
+        // process-wide cache of open minutes (keyed by the rule rows) cannot answer from an earlier run.
+        const inert = ruleRow({ id: 1000 + Math.floor(Math.random() * 1e9), service_id: 0, rule_type: 'date', weekday: null, date_from: '1999-01-01', time_from: null, time_to: null })
+        return [...(setup.rules ?? []), inert].filter((rule) => serviceId === undefined || rule.service_id === serviceId || rule.service_id === 0)
       },
       findAllServices: async () => {
         calls.push('services')
@@ -444,6 +447,16 @@ describe('answerSummary: which queries answer summary/, and how their rows combi
       totals: { bookings: 3, all_day_bookings: 0, booked_minutes: 180, open_minutes: 129600, occupancy: 0.0014 },
       start: '2026-11-01', end: '2026-11-30', timezone: 'Europe/Berlin', group_by: ['month', 'service'], filter_by: 'booking_date',
     })
+  })
+
+  it('lists the services of the answer by ascending ID, and each row in the group of its period and service', async () => {
+    // 12 and 15 are published; 13 (no post) and 11 come from the rows.
+    const rows = [summaryRow({ day: '2026-11-10', service_id: 15, bookings: 3 }), summaryRow({ day: '2026-11-03', service_id: 13 }), summaryRow({ day: '2026-11-12', service_id: 11 })]
+    const { answer } = await summary({ start: '2026-11-02', end: '2026-11-15', group_by: 'week,service' }, { rows })
+    expect(answer.groups.map((group) => [group.period_start, group.service_id, group.bookings])).to.deep.equal([
+      ['2026-11-02', 11, 0], ['2026-11-02', 12, 0], ['2026-11-02', 13, 1], ['2026-11-02', 15, 0],
+      ['2026-11-09', 11, 1], ['2026-11-09', 12, 0], ['2026-11-09', 13, 0], ['2026-11-09', 15, 3],
+    ])
   })
 
   it('counts one service, named by slug or ID, with its own rules and the site-wide ones', async () => {
