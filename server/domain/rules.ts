@@ -46,7 +46,8 @@ export function readRule(row: RuleRow): ValidRule | { problem: string } {
   const fromDay = row.date_from === null ? undefined : dayToMs(row.date_from)
   const toDay = row.date_to === null ? (type === 'date' ? fromDay : undefined) : dayToMs(row.date_to)
   if (Number.isNaN(fromDay) || Number.isNaN(toDay)) return { problem: 'date_from or date_to is not a date' }
-  if (fromDay !== undefined && toDay !== undefined && toDay < fromDay) return { problem: 'date_to is before date_from' }
+  // A missing date_from or date_to is an open end, which no date is before.
+  if ((toDay ?? Infinity) < (fromDay ?? -Infinity)) return { problem: 'date_to is before date_from' }
   if ((row.time_from === null) !== (row.time_to === null)) return { problem: 'one of time_from and time_to is set and the other is NULL' }
   let window = { from: 0, to: DAY_SECONDS }
   if (row.time_from !== null && row.time_to !== null) {
@@ -155,12 +156,9 @@ export function expandRules(
       }
       continue
     }
+    // Every window of these days reaches into the range (see ruleDays): cut to it, each is a period.
     for (const day of ruleDays(rule, rangeStartMs, rangeEndMs)) {
-      const startMs = day + windowFrom
-      const endMs = day + windowTo
-      if (startMs < rangeEndMs && endMs > rangeStartMs) {
-        raw.push({ rule, startMs: Math.max(startMs, rangeStartMs), endMs: Math.min(endMs, rangeEndMs) })
-      }
+      raw.push({ rule, startMs: Math.max(day + windowFrom, rangeStartMs), endMs: Math.min(day + windowTo, rangeEndMs) })
     }
   }
   // By instant, not wall clock: a start in a spring-forward gap moves forward by the gap.
