@@ -1,4 +1,4 @@
-// The compose stack's seed (issue 6): the plugin's tables and the demo data of
+// The compose stack's seed: the plugin's tables and the demo data of
 // `npm run demo` (demo-data.ts), written through an account that may write
 // (WordPress's own) into an installed WordPress. WordPress refuses to install
 // into a database that holds its tables but no siteurl, so the seed never

@@ -3,7 +3,7 @@
 // npm run bench:rules
 import { cpus, totalmem } from 'node:os'
 import type { RuleRow } from '../db/disabled-times.ts'
-import { WallClock } from '../server/domain/dates.ts'
+import { WallClock } from '../server/domain/wall-clock.ts'
 import { expandRules, readRule, type ValidRule } from '../server/domain/rules.ts'
 
 const RULES = 500

@@ -32,7 +32,7 @@ async function explainAll(url: { host: string; port: number; user: string; passw
         say(`    ${row.table}: type=${row.type} key=${row.key ?? 'NULL'} rows=${row.rows} ${row.Extra ?? ''}`)
       }
     }
-    // (f) a deep page (issue 10): the ids of the last page of a year of booked bookings, then those rows.
+    // (f) a deep page: the ids of the last page of a year of booked bookings, then those rows.
     const explain = async (name: string, compiled: { sql: string; parameters: readonly unknown[] }) => {
       const [rows] = await connection.query(`EXPLAIN ${compiled.sql}`, compiled.parameters as unknown[])
       say(name)
@@ -41,7 +41,7 @@ async function explainAll(url: { host: string; port: number; user: string; passw
     await explain('(f) a deep page: slots/?status=booked&start=2025-01-01&end=2025-12-31&per_page=1&page=40000',
       compileBookingsPage(compiler, { statuses: ['booked'], bookingDate: { from: '2025-01-01', to: '2025-12-31' } }, 1, 39_999))
     await explain('(f) a deep page without filters: slots/?per_page=1&page=1000000', compileBookingsPage(compiler, {}, 1, 999_999))
-    // (e) summary/ (issue 13): a year by month and service, as its benchmark asks for it.
+    // (e) summary/: a year by month and service, as its benchmark asks for it.
     const summary = compileSummaryQuery(compiler, { filter: { bookingDate: { from: '2025-01-01', to: '2025-12-31' } }, dateOf: 'booking_date', byStatus: false })
     const [summaryRows] = await connection.query(`EXPLAIN ${summary.sql}`, summary.parameters as unknown[])
     say('(e) summary/, a year by month and service')

@@ -3,7 +3,7 @@
 import express from 'express'
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
-import { parseZoneSetting, type SiteZone } from './domain/dates.ts'
+import { parseZoneSetting, type SiteZone } from './domain/zone-offsets.ts'
 import type { DatabaseSettings, DbSettings } from '../db/connect.ts'
 import { parseBooleanWord, parseWholeNumber } from './parse-text.ts'
 

@@ -8,7 +8,7 @@ import cluster from 'node:cluster'
 import type { Logger } from 'pino'
 import { loadConfig, ConfigError, dbSettings, type Config } from './config.ts'
 import { createLogger } from './log.ts'
-import { isIanaZone } from './domain/dates.ts'
+import { isIanaZone } from './domain/zone-offsets.ts'
 
 let config
 try {

@@ -10,6 +10,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { bearerToken, sha256, tokenIsOneOf, type Access } from './access.ts'
 import { askPrimaryForMetrics, shareMetricsWithPrimary } from './cluster.ts'
 import { RestError } from './errors.ts'
+import { routeOf } from './http/response-locals.ts'
 
 export interface Metrics {
   /** Counts and times every request, by the route that answered it (`res.locals.route`). */
@@ -17,24 +18,6 @@ export interface Metrics {
   /** Serves the registry, behind METRICS_TOKEN when one is set. */
   serve: RequestHandler
   registry: Registry
-}
-
-/** The name of the route that answered, for labels; never the raw path (one series per URL would grow without end). */
-export function routeOf(res: Response): string {
-  return typeof res.locals.route === 'string' ? res.locals.route : 'no_route'
-}
-
-/** How many bookings or disabled times a handler sent (logged and counted after the response). */
-export function addRowsSent(res: Response, rows: number): void {
-  res.locals.rowsSent = (typeof res.locals.rowsSent === 'number' ? res.locals.rowsSent : 0) + rows
-}
-
-/** Passes batches through, adding each one's size to the rows sent as it goes out. */
-export async function* countRowsSent<T>(res: Response, batches: AsyncIterable<T[]>): AsyncGenerator<T[]> {
-  for await (const batch of batches) {
-    addRowsSent(res, batch.length)
-    yield batch
-  }
 }
 
 /** What the short queries' pool holds right now. mysql2's counts are private fields: read defensively. */

@@ -4,7 +4,7 @@
 import type { Logger } from 'pino'
 import type { Db } from '../db/connect.ts'
 import { readTimezoneOptions } from '../db/options.ts'
-import { zoneFromOptions, zoneLabel, type SiteZone } from './domain/dates.ts'
+import { zoneFromOptions, zoneLabel, type SiteZone } from './domain/zone-offsets.ts'
 
 export type SiteTimezone = () => Promise<SiteZone>
 

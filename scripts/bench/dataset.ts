@@ -1,4 +1,4 @@
-// The benchmark's database (issue 5): 1,000,000 bookings over five years in
+// The benchmark's database: 1,000,000 bookings over five years in
 // every status across 50 services, and 200 disabled-time rules, made by the
 // demo's set-based generator in a private MariaDB; and the indexes an operator
 // would add, which only this script applies, to its own private database.

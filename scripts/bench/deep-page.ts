@@ -1,4 +1,4 @@
-// The cost of a deep page (issue 10): p50 of page 1 and of the last page with
+// The cost of a deep page: p50 of page 1 and of the last page with
 // per_page=1, one request at a time, so the depth is all that differs. A
 // deferred join (db/bookings.ts, compileBookingsPage) keeps them close.
 const SAMPLES = 30

@@ -1,10 +1,10 @@
-// The ICS rate (issue 14): a whole calendar feed of every booking, downloaded
+// The ICS rate: a whole calendar feed of every booking, downloaded
 // and dropped as it arrives, in rows/s. The feed's range is at most
 // MAX_RANGE_DAYS (default 731), so the bench's years come in consecutive
 // windows of that size; the rate is all rows over all seconds.
 // Run on its own against a running service: tsx scripts/bench/ics.ts http://127.0.0.1:8080 [first-day last-day]
 import { get as httpGet } from 'node:http'
-import { addDays, daysInclusive } from '../../server/domain/dates.ts'
+import { addDays, daysInclusive } from '../../server/domain/day-arithmetic.ts'
 import { BENCH_DATA } from './dataset.ts'
 
 export interface IcsBenchContext {

@@ -1,4 +1,4 @@
-// The floor of a full export (issue 12): mysql2 alone streaming the rows of a
+// The floor of a full export: mysql2 alone streaming the rows of a
 // query, counting them and keeping none, with no HTTP, JSON or dates. Used by
 // the bench's raw-SQL child process and by profile-export.ts.
 import type { Pool } from 'mysql2'

@@ -1,4 +1,4 @@
-// The benchmark's typical queries (issue 5), each as a URL of the service and
+// The benchmark's typical queries, each as a URL of the service and
 // as the SQL the service sends for it, compiled by db/, so all three contenders
 // answer the same question.
 import type { CompiledQuery } from 'kysely'

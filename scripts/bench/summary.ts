@@ -1,4 +1,4 @@
-// The benchmark of GET summary/ (issue 13): a year grouped by month and service,
+// The benchmark of GET summary/: a year grouped by month and service,
 // one request at a time, against fetching the same year's bookings from slots/.
 // A small client of its own: serial requests timed with hrtime, each body read
 // whole, p50 over N. The bench's runner starts the service and passes its URL.

@@ -1,4 +1,4 @@
-// npm run faults:slow-readers (issue 10): 40 clients read the full export at
+// npm run faults:slow-readers: 40 clients read the full export at
 // 20 KB/s while small one-service requests keep coming, against the service
 // with DB_POOL_SIZE=10 on a private MariaDB. Prints the issue's targets: small
 // requests' p99 < 1 s; each export either streams or is refused with 503

@@ -2,7 +2,7 @@
 // without start and end, 30 days before today to one year after, site time.
 // Pure: today comes in as a date.
 import { invalidParams } from '../errors.ts'
-import { addDays, addMonthsClamped } from './dates.ts'
+import { addDays, addMonthsClamped } from './day-arithmetic.ts'
 import { checkRange, type DateRange } from './rules.ts'
 
 export const FEED_DAYS_BEFORE = 30

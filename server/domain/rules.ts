@@ -1,7 +1,8 @@
 // Disabled-time rules expanded into the concrete periods of a date range
 // (API.md, "GET disabled-time/"; PLUGIN_TABLES.md, "Disabled times"). Pure.
 import type { RuleRow } from '../../db/disabled-times.ts'
-import { DAY_MS, DAY_SECONDS, addMonthsClamped, dayToMs, daysInclusive, timeToSeconds, type WallClock } from './dates.ts'
+import { DAY_MS, DAY_SECONDS, addMonthsClamped, dayToMs, daysInclusive, timeToSeconds } from './day-arithmetic.ts'
+import { type WallClock } from './wall-clock.ts'
 
 export interface DisabledPeriod {
   rule_id: number
@@ -44,7 +45,8 @@ export function readRule(row: RuleRow): ValidRule | { problem: string } {
   const fromDay = row.date_from === null ? undefined : dayToMs(row.date_from)
   const toDay = row.date_to === null ? (type === 'date' ? fromDay : undefined) : dayToMs(row.date_to)
   if (Number.isNaN(fromDay) || Number.isNaN(toDay)) return { problem: 'date_from or date_to is not a date' }
-  if (fromDay !== undefined && toDay !== undefined && toDay < fromDay) return { problem: 'date_to is before date_from' }
+  // A missing date_from or date_to is an open end, which no date is before.
+  if ((toDay ?? Infinity) < (fromDay ?? -Infinity)) return { problem: 'date_to is before date_from' }
   if ((row.time_from === null) !== (row.time_to === null)) return { problem: 'one of time_from and time_to is set and the other is NULL' }
   let window = { from: 0, to: DAY_SECONDS }
   if (row.time_from !== null && row.time_to !== null) {
@@ -138,7 +140,7 @@ export function expandRules(
   slugOf: (serviceId: number) => string | null,
 ): DisabledPeriod[] {
   const rangeStartMs = dayToMs(range.start)
-  // The day after the range by arithmetic: addDays has no date after 9999-12-31 (a range ending there once gave no periods).
+  // The day after the range by arithmetic: addDays has no date after 9999-12-31 (a range ending there would otherwise give no periods).
   const rangeEndMs = dayToMs(range.end) + DAY_MS
   const raw: RawPeriod[] = []
   for (const rule of rules) {
@@ -153,12 +155,9 @@ export function expandRules(
       }
       continue
     }
+    // Every window of these days reaches into the range (see ruleDays): cut to it, each is a period.
     for (const day of ruleDays(rule, rangeStartMs, rangeEndMs)) {
-      const startMs = day + windowFrom
-      const endMs = day + windowTo
-      if (startMs < rangeEndMs && endMs > rangeStartMs) {
-        raw.push({ rule, startMs: Math.max(startMs, rangeStartMs), endMs: Math.min(endMs, rangeEndMs) })
-      }
+      raw.push({ rule, startMs: Math.max(day + windowFrom, rangeStartMs), endMs: Math.min(day + windowTo, rangeEndMs) })
     }
   }
   // By instant, not wall clock: a start in a spring-forward gap moves forward by the gap.

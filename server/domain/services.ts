@@ -2,7 +2,7 @@
 import type { Db } from '../../db/connect.ts'
 import { findServiceById, findServiceBySlug, type ServiceRow } from '../../db/services.ts'
 import { RestError } from '../errors.ts'
-import { storedSlugForms } from './records.ts'
+import { storedSlugForms } from './slugs.ts'
 
 /** The look-ups resolveService makes: db/services.ts, or rows in memory in unit tests. */
 export interface ServiceLookups {

@@ -4,8 +4,11 @@ import type { Db, DbPools } from '../../db/connect.ts'
 import { readSnapshot } from '../../db/snapshot.ts'
 import { countBookings, findBookingsPage, findFirstBookings, streamBookings, type BookingFilter, type BookingRow } from '../../db/bookings.ts'
 import { RestError } from '../errors.ts'
-import { daysInclusive, wallClockFor, type SiteZone } from './dates.ts'
-import { createSlugDecoder, toBookingRecord, type BookingRecord } from './records.ts'
+import { daysInclusive } from './day-arithmetic.ts'
+import { wallClockFor } from './wall-clock.ts'
+import { type SiteZone } from './zone-offsets.ts'
+import { toBookingRecord, type BookingRecord } from './booking-record.ts'
+import { createSlugDecoder } from './slugs.ts'
 import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
 
 /** What the answer reads of slots/'s parameters, as routes/slots.ts parses them. */

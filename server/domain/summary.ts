@@ -9,13 +9,15 @@ import { readStartOfWeek } from '../../db/options.ts'
 import { findAllServices } from '../../db/services.ts'
 import { findSummaryRows, type SummaryRow } from '../../db/summary.ts'
 import { invalidParams } from '../errors.ts'
-import { addDays, dayToMs, daysInclusive, msToDay, remember, timeToSeconds, todayInZone, wallClockFor, weekdayOf, zoneLabel, type SiteZone, type WallClock } from './dates.ts'
-import { decodeSlug } from './records.ts'
+import { DAY_MS, addDays, dayToMs, daysInclusive, msToDay, timeToSeconds, weekdayOf } from './day-arithmetic.ts'
+import { remember } from './remember.ts'
+import { wallClockFor, type WallClock } from './wall-clock.ts'
+import { todayInZone, zoneLabel, type SiteZone } from './zone-offsets.ts'
+import { decodeSlug } from './slugs.ts'
 import { checkRange, expandRules, readRule, type DateRange, type ValidRule } from './rules.ts'
-import { resolveService } from './services.ts'
+import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
 import { bookingFilter } from './slots.ts'
 import type { RuleProblemLog } from './disabled-time.ts'
-import type { SummaryParams } from '../routes/summary.ts'
 
 export const PERIODS = ['day', 'week', 'month', 'year'] as const
 export type SummaryPeriod = (typeof PERIODS)[number]
@@ -28,8 +30,17 @@ export interface GroupBy {
   status: boolean
 }
 
-const DAY_MS = 86_400_000
 const DAY_MINUTES = 1440
+
+/** What the answer reads of summary/'s parameters, as routes/summary.ts parses them. */
+export interface SummaryQuery {
+  status?: string[] | undefined
+  service?: string | undefined
+  start?: string | undefined
+  end?: string | undefined
+  filter_by: 'booking_date' | 'created_date'
+  group_by: GroupBy
+}
 
 /**
  * `group_by`'s names (already split at commas), in any order and letter case:
@@ -366,21 +377,16 @@ export function summarize(input: SummaryInput): { groups: SummaryGroup[]; totals
     const period = periodOfDay[day]
     const service = groupBy.service ? serviceIndexes.get(row.service_id) : 0
     const status = groupBy.status ? statusIndexes.get(normalStatus(row.status)) : 0
-    const index = period === undefined || service === undefined || status === undefined
-      ? -1
-      : (period * serviceDim.length + service) * statuses.length + status
+    // A row outside every period, service or status makes the index NaN, which names no group.
+    const index = ((period ?? NaN) * serviceDim.length + (service ?? NaN)) * statuses.length + (status ?? NaN)
     const group = groups[index]
     if (!group) throw new Error(`a summary row fell outside every group: ${row.day} ${row.service_id} ${row.status ?? ''}`)
     group.bookings += row.bookings
     group.all_day_bookings += row.all_day_bookings
     bookedSeconds[index] = bookedSeconds[index]! + row.booked_seconds
-    // A whole-day booking counts the open minutes of its day for its service;
-    // a row's own day is already an index into the open minutes' span.
+    // A whole-day booking counts the open minutes of its day for its service.
     if (row.whole_day_date !== null) {
-      const minutes = row.whole_day_date === row.day && row.day >= open.span.start && row.day <= open.span.end
-        ? open.sum(row.service_id, day + offset, day + offset)
-        : open.on(row.service_id, row.whole_day_date)
-      bookedSeconds[index] = bookedSeconds[index]! + row.all_day_bookings * minutes * 60
+      bookedSeconds[index] = bookedSeconds[index]! + row.all_day_bookings * open.on(row.service_id, row.whole_day_date) * 60
     }
   }
 
@@ -409,11 +415,22 @@ function normalStatus(status: string | null): string {
   return (status ?? '').trim().toLowerCase()
 }
 
+/** The queries answerSummary makes: db/, or rows in memory in unit tests. */
+export interface SummaryQueries extends ServiceLookups {
+  readStartOfWeek: typeof readStartOfWeek
+  findSummaryRows: typeof findSummaryRows
+  findRules: typeof findRules
+  findAllServices: typeof findAllServices
+}
+
+export const summaryQueries: SummaryQueries = { ...serviceLookups, readStartOfWeek, findSummaryRows, findRules, findAllServices }
+
 /** Answers `GET summary/`: counts in the database, periods, services and open minutes here. */
 export async function answerSummary(
   db: Db,
-  params: SummaryParams,
+  params: SummaryQuery,
   options: { zone: SiteZone; now: number; maxRangeDays: number; problems: RuleProblemLog },
+  queries: SummaryQueries = summaryQueries,
 ): Promise<SummaryAnswer> {
   const range = resolveSummaryRange(params.start, params.end, todayInZone(options.zone, options.now))
   const rangeProblem = checkRange(range, { start: params.start !== undefined, end: params.end !== undefined }, options.maxRangeDays)
@@ -421,16 +438,16 @@ export async function answerSummary(
   const groupBy = params.group_by
 
   const [service, startOfWeekText] = await Promise.all([
-    params.service === undefined ? undefined : resolveService(db, params.service),
-    groupBy.period === 'week' ? readStartOfWeek(db) : undefined,
+    params.service === undefined ? undefined : resolveService(db, params.service, queries),
+    groupBy.period === 'week' ? queries.readStartOfWeek(db) : undefined,
   ])
   const startOfWeek = startOfWeekFrom(startOfWeekText)
   // The same filter as slots/ for the same parameters, so the counts agree with it.
   const filter = bookingFilter({ status: params.status, start: range.start, end: range.end, filter_by: params.filter_by }, service?.ID)
   const [rows, ruleRows, posts] = await Promise.all([
-    findSummaryRows(db, { filter, dateOf: params.filter_by, byStatus: groupBy.status }),
-    findRules(db, service?.ID),
-    findAllServices(db),
+    queries.findSummaryRows(db, { filter, dateOf: params.filter_by, byStatus: groupBy.status }),
+    queries.findRules(db, service?.ID),
+    queries.findAllServices(db),
   ])
 
   const slugs = new Map(posts.map((post) => [post.ID, decodeSlug(post.post_name)]))

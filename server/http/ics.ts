@@ -3,10 +3,10 @@
 // feed of any size streams through the same batches as the JSON and CSV bodies;
 // tests parse the output with ical.js and node-ical to prove it.
 import type { Request } from 'express'
-import type { BookingRecord } from '../domain/records.ts'
+import type { BookingRecord } from '../domain/booking-record.ts'
 import type { SlotsAnswer } from '../domain/slots.ts'
 import type { DisabledPeriod } from '../domain/rules.ts'
-import { addDays } from '../domain/dates.ts'
+import { addDays } from '../domain/day-arithmetic.ts'
 import { Utf8Chunks } from './stream-body.ts'
 import { publicBaseUrl } from './public-url.ts'
 

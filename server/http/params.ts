@@ -3,7 +3,7 @@
 // schema whose failures become 400 rest_invalid_param with a sentence per parameter.
 import { z } from 'zod'
 import { invalidParams } from '../errors.ts'
-import { parseDateParam } from '../domain/dates.ts'
+import { parseDateParam } from '../domain/date-param.ts'
 import { parseBooleanWord, parseWholeNumber } from '../parse-text.ts'
 
 /** Every value of every parameter, `status[]` and `status[0]` folded into `status`. */
@@ -74,9 +74,8 @@ function fail(ctx: Ctx, message: string): never {
 
 /** The one value of a parameter that takes one; given twice is an error (API.md, "Parameters"). */
 function single(name: string, list: string[] | undefined, ctx: Ctx): string | undefined {
-  if (list === undefined || list.length === 0) return undefined
-  if (list.length > 1) fail(ctx, `${name} must be given only once.`)
-  return list[0]
+  if (list !== undefined && list.length > 1) fail(ctx, `${name} must be given only once.`)
+  return list?.[0]
 }
 
 /** A comma-separated list, also as `name[]=a&name[]=b` or a repeated name; blanks dropped. */

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import type { RequestHandler } from 'express'
 import type { Logger } from 'pino'
-import { routeOf } from '../metrics.ts'
+import { routeOf } from './response-locals.ts'
 
 export function requestLog(log: Logger): RequestHandler {
   return (req, res, next) => {

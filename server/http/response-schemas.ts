@@ -2,7 +2,7 @@
 // (server/openapi.ts). The compile-time checks at the end tie each schema to the
 // TypeScript type the code builds, so the document cannot drift from the code.
 import { z } from 'zod'
-import type { BookingRecord } from '../domain/records.ts'
+import type { BookingRecord } from '../domain/booking-record.ts'
 import type { DisabledPeriod } from '../domain/rules.ts'
 import type { DisabledTimeAnswer } from '../domain/disabled-time.ts'
 import type { SummaryAnswer, SummaryGroup } from '../domain/summary.ts'

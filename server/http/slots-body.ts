@@ -1,5 +1,6 @@
 // The body of `GET slots/` as JSON (grouped or flat) and as CSV (API.md, "CSV").
-import { BOOKING_FIELDS, pickFields, type BookingRecord } from '../domain/records.ts'
+import { BOOKING_FIELDS, type BookingRecord } from '../domain/booking-record.ts'
+import { pickFields } from '../domain/pick-fields.ts'
 import type { SlotsAnswer } from '../domain/slots.ts'
 import { Utf8Chunks } from './stream-body.ts'
 
@@ -60,7 +61,7 @@ export function jsonText(value: string | null): string {
   return `"${value}"`
 }
 
-/** An ISO 8601 time of domain/dates.ts (digits, `-`, `T`, `:`, `+`), which JSON needs only to quote. */
+/** An ISO 8601 time of domain/wall-clock.ts (digits, `-`, `T`, `:`, `+`), which JSON needs only to quote. */
 function isoJson(value: string | null): string {
   return value === null ? 'null' : `"${value}"`
 }

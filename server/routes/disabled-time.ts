@@ -5,8 +5,8 @@ import { dateParam, enumParam, nameListParam, parseParams, serviceParam } from '
 import { negotiateFormat } from '../http/negotiate.ts'
 import { sendDisabledTimeFeed } from './feeds.ts'
 import { answerDisabledTime } from '../domain/disabled-time.ts'
-import { pickFields } from '../domain/records.ts'
-import { addRowsSent } from '../metrics.ts'
+import { pickFields } from '../domain/pick-fields.ts'
+import { addRowsSent } from '../http/response-locals.ts'
 import type { Deps } from '../deps.ts'
 
 export const disabledTimeParams = z.object({

@@ -2,19 +2,17 @@
 // feeds: format=ics"), called by those routes once the format is negotiated.
 import type { Request, Response } from 'express'
 import type { Deps } from '../deps.ts'
-import { answerSlots } from '../domain/slots.ts'
-import { answerDisabledTime } from '../domain/disabled-time.ts'
+import { answerSlots, type SlotsQuery } from '../domain/slots.ts'
+import { answerDisabledTime, type DisabledTimeQuery } from '../domain/disabled-time.ts'
 import { resolveFeedRange } from '../domain/feed-range.ts'
 import { resolveService } from '../domain/services.ts'
-import { decodeSlug } from '../domain/records.ts'
-import { todayInZone, type SiteZone } from '../domain/dates.ts'
+import { decodeSlug } from '../domain/slugs.ts'
+import { todayInZone, type SiteZone } from '../domain/zone-offsets.ts'
 import { invalidParams } from '../errors.ts'
 import { disabledTimeIcs, publicHost, slotsIcsChunks, utcDateTime, type EventContext } from '../http/ics.ts'
 import { startIterating, streamBody } from '../http/stream-body.ts'
-import { addRowsSent, countRowsSent } from '../metrics.ts'
+import { addRowsSent, countRowsSent } from '../http/response-locals.ts'
 import { signalClientGone } from '../http/cut-answer.ts'
-import type { SlotsParams } from './slots.ts'
-import type { DisabledTimeParams } from './disabled-time.ts'
 
 const CONTENT_TYPE = 'text/calendar; charset=utf-8'
 
@@ -34,7 +32,7 @@ function calendarZone(zone: SiteZone): string | undefined {
 }
 
 /** `slots/?format=ics`: never paged, a default range, streamed. */
-export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, params: SlotsParams): Promise<void> {
+export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, params: SlotsQuery): Promise<void> {
   const paged = params.per_page !== undefined ? 'per_page' : params.page !== undefined ? 'page' : undefined
   if (paged) {
     throw invalidParams({ [paged]: `A calendar feed is never paged: leave out page and per_page with format=ics (or Accept: text/calendar).` })
@@ -43,7 +41,7 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
   const range = resolveFeedRange(params.start, params.end, todayInZone(zone, deps.now()), deps.config.maxRangeDays)
   // The feed's name carries the slug; the ID found here is what the answer filters by.
   const service = params.service === undefined ? undefined : await resolveService(deps.db, params.service)
-  const feedParams: SlotsParams = { ...params, ...range, service: service === undefined ? undefined : String(service.ID) }
+  const feedParams: SlotsQuery = { ...params, ...range, service: service === undefined ? undefined : String(service.ID) }
   const calendar = { name: service ? `Bookings: ${decodeSlug(service.post_name)}` : 'Bookings', timezone: calendarZone(zone) }
   const context = eventContext(req, deps)
   const options = { zone, exposeCustomer: deps.exposeCustomer(req), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs, signal: signalClientGone(res) }
@@ -60,7 +58,7 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
 }
 
 /** `disabled-time/?format=ics`: the same periods as its JSON. */
-export async function sendDisabledTimeFeed(deps: Deps, req: Request, res: Response, params: DisabledTimeParams): Promise<void> {
+export async function sendDisabledTimeFeed(deps: Deps, req: Request, res: Response, params: DisabledTimeQuery): Promise<void> {
   const zone = await deps.siteTimezone()
   const answer = await answerDisabledTime(deps.db, params, {
     zone, now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,

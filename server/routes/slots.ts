@@ -11,7 +11,7 @@ import { startIterating, streamBody } from '../http/stream-body.ts'
 import { pagingLinks } from '../http/paging.ts'
 import { negotiateFormat } from '../http/negotiate.ts'
 import { sendSlotsFeed } from './feeds.ts'
-import { countRowsSent } from '../metrics.ts'
+import { countRowsSent } from '../http/response-locals.ts'
 import { cutWhenClientStopsReading, signalClientGone } from '../http/cut-answer.ts'
 import type { Deps } from '../deps.ts'
 

@@ -5,8 +5,8 @@ import { dateParam, enumListParam, enumParam, nameListParam, parseParams, servic
 import { negotiateFormat } from '../http/negotiate.ts'
 import { summaryCsv } from '../http/summary-body.ts'
 import { answerSummary, GROUP_NAMES, parseGroupBy } from '../domain/summary.ts'
-import { pickFields } from '../domain/records.ts'
-import { addRowsSent } from '../metrics.ts'
+import { pickFields } from '../domain/pick-fields.ts'
+import { addRowsSent } from '../http/response-locals.ts'
 import { BOOKING_STATUSES } from './slots.ts'
 import type { Deps } from '../deps.ts'
 

@@ -110,7 +110,7 @@ describe('AUTH_MODE=wordpress, against a real WordPress', function () {
       await request(cached.app).get(SLOTS).set('Authorization', auth).expect(200)
       await request(cached.app).get(SLOTS).set('Authorization', auth).expect(200)
       expect(cached.access.stats).to.deep.equal({ wordpressCalls: 1, cacheHits: 2 })
-      // The same counts reach GET /metrics (issue 6).
+      // The same counts reach GET /metrics.
       const metrics = (await request(cached.app).get('/metrics').expect(200)).text
       expect(metrics).to.match(/^booking_calendar_auth_cache_hits 2$/m)
       expect(metrics).to.match(/^booking_calendar_auth_wordpress_calls 1$/m)

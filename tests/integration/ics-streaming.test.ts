@@ -1,5 +1,5 @@
 // A feed of 100,000 bookings streams (API.md, "Calendar feeds: format=ics":
-// "Large feeds stream"; issue 14): the same cursor and back-pressure as the
+// "Large feeds stream"): the same cursor and back-pressure as the
 // JSON and CSV bodies, so a calendar app that reads slowly holds a database
 // cursor, not the feed in memory.
 import { expect } from 'chai'

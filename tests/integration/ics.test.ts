@@ -1,4 +1,4 @@
-// Calendar feeds (API.md, "Calendar feeds: format=ics"; issue 14): every
+// Calendar feeds (API.md, "Calendar feeds: format=ics"): every
 // booking and every disabled period round-trips through two real parsers,
 // Mozilla's ical.js (Thunderbird's) and node-ical, against the JSON answers of
 // the same routes; the feed's lines are folded and ended as RFC 5545 asks; and

@@ -1,4 +1,4 @@
-// Operating the service (issue 6, "Operations"): the request log line, LOG_LEVEL,
+// Operating the service: the request log line, LOG_LEVEL,
 // and GET /metrics in Prometheus's format, open or behind METRICS_TOKEN.
 import { expect } from 'chai'
 import request from '../support/request.ts'

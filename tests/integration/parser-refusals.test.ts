@@ -1,4 +1,4 @@
-// Requests Node's HTTP parser refuses before Express sees them (issue 10):
+// Requests Node's HTTP parser refuses before Express sees them:
 // answered in WordPress's error shape with an X-Request-Id, not Node's bare 400.
 import { expect } from 'chai'
 import { connect } from 'node:net'

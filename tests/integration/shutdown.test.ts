@@ -1,7 +1,7 @@
-// SIGTERM (issue 6, "Operations"): the real process (server/main.ts) stops
+// SIGTERM: the real process (server/main.ts) stops
 // accepting, lets a large streamed answer in flight finish whole within
 // SHUTDOWN_GRACE_MS, closes the pool and exits 0; past the grace period it cuts
-// what is left and still exits 0. The same with WORKERS=2 (issue 12): the
+// what is left and still exits 0. The same with WORKERS=2: the
 // primary stops every worker that way, restarts one that dies, and gives up
 // on a crash loop.
 import { expect } from 'chai'

@@ -1,4 +1,4 @@
-// The compose stack's parts, run here without Docker (issue 6): the database's
+// The compose stack's parts, run here without Docker: the database's
 // init script creates the read-only account, the seed has WordPress install
 // itself and loads the demo data, the service reads it through the read-only
 // account, and nginx, with the

@@ -1,4 +1,4 @@
-// The two oracles of GET summary/ (issue 13), as properties checked by
+// The two oracles of GET summary/, as properties checked by
 // fast-check against the other routes of the same service over a real MariaDB:
 //   bookings of a group = what slots/ gives for the same filter, cut to that group;
 //   open_minutes of a group = 1,440 × days − the minutes covered by disabled-time/'s
@@ -11,7 +11,7 @@ import request from '../support/request.ts'
 import { createTestDatabase, type Row, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
-import { addDays, dayToMs, daysInclusive, timeToSeconds } from '../../server/domain/dates.ts'
+import { addDays, dayToMs, daysInclusive, timeToSeconds } from '../../server/domain/day-arithmetic.ts'
 
 const PREFIX = '/wp-json/booking-calendar/v1'
 const STATUSES = ['pending', 'booked', 'reject', 'completed', 'expired'] as const

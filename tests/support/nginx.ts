@@ -1,6 +1,6 @@
 // nginx from Debian's packages (installed when missing), run on loopback with
 // the compose stack's own template (docker/nginx/templates), for the routing
-// tests of issue 6. Its files live in a temporary directory; stop() removes them.
+// tests. Its files live in a temporary directory; stop() removes them.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -1,4 +1,4 @@
-// supertest, with every answer checked against openapi.json (issue 6): the
+// supertest, with every answer checked against openapi.json: the
 // status must be one the document lists for the operation, the content type one
 // it lists for that status, and a JSON body must match the schema it gives. The
 // integration tests import `request` from here, so the document cannot drift

@@ -1,4 +1,4 @@
-// The WordPress of the access tests (issue 4), on scripts/wordpress.ts: a site
+// The WordPress of the access tests, on scripts/wordpress.ts: a site
 // installed by wp_install(), an administrator and a subscriber with application
 // passwords, services written by wp_insert_post, and a must-use plugin that
 // lets a test make WordPress slow or failing.

@@ -12,11 +12,15 @@ import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
 import { countBookings, findBookingsPage, findFirstBookings, streamBookings } from '../../db/bookings.ts'
 import { findAllServices, findServiceById, findServiceBySlug } from '../../db/services.ts'
 import { findRules } from '../../db/disabled-times.ts'
+import { readStartOfWeek } from '../../db/options.ts'
+import { findSummaryRows, type SummaryRow } from '../../db/summary.ts'
 import { RestError } from '../../server/errors.ts'
 import { parseParams } from '../../server/http/params.ts'
 import { answerDisabledTime, disabledTimeQueries, RuleProblemLog, type DisabledTimeQueries } from '../../server/domain/disabled-time.ts'
 import { resolveService, serviceLookups as dbServiceLookups, type ServiceLookups } from '../../server/domain/services.ts'
 import { answerSlots, slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS, type SlotsAnswer, type SlotsQueries } from '../../server/domain/slots.ts'
+import { answerSummary, summaryQueries as dbSummaryQueries, type SummaryQueries, type SummaryQuery } from '../../server/domain/summary.ts'
+import { summaryParams } from '../../server/routes/summary.ts'
 import { disabledTimeParams } from '../../server/routes/disabled-time.ts'
 import { slotsParams } from '../../server/routes/slots.ts'
 
@@ -52,13 +56,16 @@ function booking(id: number, serviceId = 12): BookingRow {
 }
 
 /** The bookings table as `rows` (already filtered and in order), with each call written down. */
+const clientGone = new AbortController().signal
+
 function slotsQueries(rows: BookingRow[], calls: string[]): SlotsQueries {
   const snapshot = {} as Snapshot
   const describe = (filter: BookingFilter) => JSON.stringify(filter)
   return {
     ...serviceLookups(calls),
-    readSnapshot: async (_pool, work) => {
-      calls.push('snapshot')
+    readSnapshot: async (pool, work, options) => {
+      // The pools are named by strings here: an answer without per_page may stream for minutes, on the stream pool.
+      calls.push(`snapshot ${pool as unknown as string}${options?.signal === clientGone ? ' until the client goes' : ''}`)
       return await work(snapshot)
     },
     countBookings: async (_db, given, filter) => {
@@ -96,8 +103,8 @@ interface Sent {
 async function slots(query: Record<string, string>, rows: BookingRow[], options: { grouped?: boolean } = {}) {
   const calls: string[] = []
   let sent: Sent | undefined
-  await answerSlots(db, {} as never, parseParams(slotsParams, query), {
-    zone: berlin, exposeCustomer: false, grouped: options.grouped ?? false, queryTimeoutMs: 1234,
+  await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
+    zone: berlin, exposeCustomer: false, grouped: options.grouped ?? false, queryTimeoutMs: 1234, signal: clientGone,
   }, async (answer) => {
     const batches: number[][] = []
     for await (const batch of answer.batches) batches.push(batch.map((record) => record.id))
@@ -123,6 +130,7 @@ describe('the queries the answers make by default', () => {
     expect(dbServiceLookups).to.deep.equal({ findServiceById, findServiceBySlug })
     expect(dbSlotsQueries).to.deep.equal({ findServiceById, findServiceBySlug, readSnapshot, countBookings, streamBookings, findBookingsPage, findFirstBookings })
     expect(disabledTimeQueries).to.deep.equal({ findServiceById, findServiceBySlug, findRules, findAllServices })
+    expect(dbSummaryQueries).to.deep.equal({ findServiceById, findServiceBySlug, readStartOfWeek, findSummaryRows, findRules, findAllServices })
   })
 })
 
@@ -167,12 +175,32 @@ describe('answerSlots: which queries answer slots/', () => {
     expect(refused).to.include({ status: 404, code: 'rest_service_not_found' })
   })
 
+  it('asks again when digits name a service by its slug, not its ID', async () => {
+    // No service has ID 42; service 15's slug is "42".
+    // Its bookings come back without a bc_service post, so the ID is looked up.
+    const { calls, sent } = await slots({ service: '42' }, [{ ...booking(1, 15), service_post_name: null }])
+    expect(calls).to.deep.equal([
+      `first {"serviceId":42} booking ${SMALL_ANSWER_ROWS + 1}`, 'byId 42', 'bySlug 42', `first {"serviceId":15} booking ${SMALL_ANSWER_ROWS + 1}`,
+    ])
+    expect(sent!.batches).to.deep.equal([[1]])
+  })
+
+  it('asks for bookings beside the check only when the service is all digits', async () => {
+    for (const value of ['x12', '12x']) {
+      const calls: string[] = []
+      const error = await refusal(() => answerSlots(db, {} as never, parseParams(slotsParams, { service: value }), {
+        zone: berlin, exposeCustomer: false, grouped: false, queryTimeoutMs: 1234,
+      }, async () => {}, slotsQueries([], calls)))
+      expect([error.code, calls], value).to.deep.equal(['rest_service_not_found', [`bySlug ${value}`]])
+    }
+  })
+
   it('streams from a snapshot when the narrow filter matches more than SMALL_ANSWER_ROWS', async () => {
     const rows = ids(1, SMALL_ANSWER_ROWS + 1).map((id) => booking(id))
     const { calls, sent } = await slots({ service: '12' }, rows, { grouped: true })
     expect(calls).to.deep.equal([
       `first {"serviceId":12} service ${SMALL_ANSWER_ROWS + 1}`,
-      'snapshot',
+      'snapshot stream until the client goes',
       'count {"serviceId":12}',
       'stream {"serviceId":12} service 1234',
     ])
@@ -184,14 +212,14 @@ describe('answerSlots: which queries answer slots/', () => {
 
   it('streams a wide filter from a snapshot straight away, in batches', async () => {
     const { calls, sent } = await slots({}, [booking(1), booking(2), booking(3)])
-    expect(calls).to.deep.equal(['snapshot', 'count {}', 'stream {} booking 1234'])
+    expect(calls).to.deep.equal(['snapshot stream until the client goes', 'count {}', 'stream {} booking 1234'])
     expect(sent).to.deep.equal({ total: 3, paging: undefined, grouped: false, batches: [[1, 2], [3]] })
   })
 
   it('reads one page in booking order, with the count, in one snapshot', async () => {
     const rows = ids(1, 5).map((id) => booking(id))
     const { calls, sent } = await slots({ service: '12', per_page: '2', page: '2' }, rows)
-    expect(calls).to.deep.equal(['byId 12', 'snapshot', 'count {"serviceId":12}', 'page {"serviceId":12} 2 2'])
+    expect(calls).to.deep.equal(['byId 12', 'snapshot short until the client goes', 'count {"serviceId":12}', 'page {"serviceId":12} 2 2'])
     expect(sent).to.deep.equal({ total: 5, paging: { page: 2, totalPages: 3 }, grouped: false, batches: [[3, 4]] })
   })
 
@@ -215,7 +243,7 @@ describe('answerSlots: which queries answer slots/', () => {
 
   it('answers no bookings with total 0 and no page query', async () => {
     const { calls, sent } = await slots({ per_page: '10', page: '1' }, [])
-    expect(calls).to.deep.equal(['snapshot', 'count {}'])
+    expect(calls).to.deep.equal(['snapshot short until the client goes', 'count {}'])
     expect(sent).to.deep.equal({ total: 0, paging: { page: 1, totalPages: 0 }, grouped: false, batches: [[]] })
   })
 
@@ -375,5 +403,154 @@ describe('RuleProblemLog', () => {
     problems.report(20_000, 'x')
     problems.report(1, 'x')
     expect(logged.length).to.equal(10_003)
+  })
+})
+
+function summaryRow(overrides: Partial<SummaryRow>): SummaryRow {
+  return { day: '2026-11-05', service_id: 12, status: null, whole_day_date: null, bookings: 1, all_day_bookings: 0, booked_seconds: 3600, ...overrides }
+}
+
+describe('answerSummary: which queries answer summary/, and how their rows combine', () => {
+  interface Setup { rows?: SummaryRow[]; rules?: RuleRow[]; startOfWeek?: string | undefined; problems?: RuleProblemLog; maxRangeDays?: number }
+
+  async function summary(query: Record<string, string> | { parsed: SummaryQuery }, setup: Setup = {}) {
+    const calls: string[] = []
+    const queries: SummaryQueries = {
+      ...serviceLookups(calls),
+      readStartOfWeek: async () => {
+        calls.push('start_of_week')
+        return setup.startOfWeek
+      },
+      findSummaryRows: async (_db, summaryQuery) => {
+        calls.push(`rows ${JSON.stringify(summaryQuery)}`)
+        return setup.rows ?? []
+      },
+      findRules: async (_db, serviceId) => {
+        calls.push(`rules ${serviceId}`)
+        // Days off in 1999, under an ID drawn at random: no period in these answers, but the
+        // process-wide cache of open minutes (keyed by the rule rows) cannot answer from an earlier run.
+        const inert = ruleRow({ id: 1000 + Math.floor(Math.random() * 1e9), service_id: 0, rule_type: 'date', weekday: null, date_from: '1999-01-01', time_from: null, time_to: null })
+        return [...(setup.rules ?? []), inert].filter((rule) => serviceId === undefined || rule.service_id === serviceId || rule.service_id === 0)
+      },
+      findAllServices: async () => {
+        calls.push('services')
+        return services
+      },
+    }
+    const params = 'parsed' in query && typeof query.parsed === 'object' ? query.parsed : parseParams(summaryParams, query)
+    const answer = await answerSummary(db, params, {
+      zone: berlin, now: Date.UTC(2026, 10, 22, 23, 30), maxRangeDays: setup.maxRangeDays ?? 731,
+      problems: setup.problems ?? new RuleProblemLog(warnings().log),
+    }, queries)
+    return { calls, answer }
+  }
+
+  const november = { serviceId: undefined, bookingDate: { from: '2026-11-01', to: '2026-11-30' } }
+
+  it('counts this month of the site\'s zone by default, over every published service and any other with a booking', async () => {
+    const rows = [summaryRow({ service_id: 12, bookings: 2, booked_seconds: 7200 }), summaryRow({ day: '2026-11-06', service_id: 99 })]
+    const { calls, answer } = await summary({ group_by: 'service,month' }, { rows })
+    expect(calls).to.deep.equal([
+      `rows ${JSON.stringify({ filter: november, dateOf: 'booking_date', byStatus: false })}`, 'rules undefined', 'services',
+    ])
+    // 14 is a draft without bookings; 99's post is gone, so it has no slug. 30 days of 1,440 open minutes each.
+    const month = { period_start: '2026-11-01', period_end: '2026-11-30' }
+    expect(answer).to.deep.equal({
+      groups: [
+        { ...month, service_id: 12, service_slug: 'haircut', bookings: 2, all_day_bookings: 0, booked_minutes: 120, open_minutes: 43200, occupancy: 0.0028 },
+        { ...month, service_id: 15, service_slug: '42', bookings: 0, all_day_bookings: 0, booked_minutes: 0, open_minutes: 43200, occupancy: 0 },
+        { ...month, service_id: 99, service_slug: null, bookings: 1, all_day_bookings: 0, booked_minutes: 60, open_minutes: 43200, occupancy: 0.0014 },
+      ],
+      totals: { bookings: 3, all_day_bookings: 0, booked_minutes: 180, open_minutes: 129600, occupancy: 0.0014 },
+      start: '2026-11-01', end: '2026-11-30', timezone: 'Europe/Berlin', group_by: ['month', 'service'], filter_by: 'booking_date',
+    })
+  })
+
+  it('lists the services of the answer by ascending ID, and each row in the group of its period and service', async () => {
+    // 12 and 15 are published; 13 (no post) and 11 come from the rows.
+    const rows = [summaryRow({ day: '2026-11-10', service_id: 15, bookings: 3 }), summaryRow({ day: '2026-11-03', service_id: 13 }), summaryRow({ day: '2026-11-12', service_id: 11 })]
+    const { answer } = await summary({ start: '2026-11-02', end: '2026-11-15', group_by: 'week,service' }, { rows })
+    expect(answer.groups.map((group) => [group.period_start, group.service_id, group.bookings])).to.deep.equal([
+      ['2026-11-02', 11, 0], ['2026-11-02', 12, 0], ['2026-11-02', 13, 1], ['2026-11-02', 15, 0],
+      ['2026-11-09', 11, 1], ['2026-11-09', 12, 0], ['2026-11-09', 13, 0], ['2026-11-09', 15, 3],
+    ])
+  })
+
+  it('counts one service, named by slug or ID, with its own rules and the site-wide ones', async () => {
+    const rules = [
+      ruleRow({ id: 1, service_id: 12 }),
+      ruleRow({ id: 2, service_id: 0, time_from: '08:00:00', time_to: '09:00:00' }),
+      ruleRow({ id: 3, service_id: 15, time_from: '00:00:00', time_to: '24:00:00' }),
+    ]
+    const day = { start: '2026-11-23', end: '2026-11-23', group_by: 'service', status: 'booked' }
+    const bySlug = await summary({ ...day, service: 'haircut' }, { rules, rows: [summaryRow({ day: '2026-11-23' })] })
+    expect(bySlug.calls).to.deep.equal([
+      'bySlug haircut',
+      `rows ${JSON.stringify({ filter: { serviceId: 12, statuses: ['booked'], bookingDate: { from: '2026-11-23', to: '2026-11-23' } }, dateOf: 'booking_date', byStatus: false })}`,
+      'rules 12', 'services',
+    ])
+    // Monday 23 November: 09:00-10:00 of its own and 08:00-09:00 site-wide are closed.
+    expect(bySlug.answer.groups).to.deep.equal([{
+      service_id: 12, service_slug: 'haircut',
+      bookings: 1, all_day_bookings: 0, booked_minutes: 60, open_minutes: 1320, occupancy: 0.0455,
+    }])
+    const byId = await summary({ ...day, service: '12' }, { rules })
+    expect(byId.calls[0]).to.equal('byId 12')
+    expect(byId.answer.totals.open_minutes).to.equal(1320)
+    const all = await summary({ start: '2026-11-23', end: '2026-11-23', group_by: 'service' }, { rules })
+    expect(all.answer.groups.map((group) => [group.service_id, group.open_minutes])).to.deep.equal([[12, 1320], [15, 0]])
+  })
+
+  it('reads start_of_week only for weeks, and starts each week on that day', async () => {
+    const sunday = await summary({ start: '2026-11-01', end: '2026-11-14', group_by: 'week' }, { startOfWeek: '0' })
+    expect(sunday.calls[0]).to.equal('start_of_week')
+    expect(sunday.answer.groups.map((group) => [group.period_start, group.period_end])).to.deep.equal([
+      ['2026-11-01', '2026-11-07'], ['2026-11-08', '2026-11-14'],
+    ])
+    const monday = await summary({ start: '2026-11-01', end: '2026-11-14', group_by: 'week' }, { startOfWeek: undefined })
+    expect(monday.answer.groups.map((group) => [group.period_start, group.period_end])).to.deep.equal([
+      ['2026-11-01', '2026-11-01'], ['2026-11-02', '2026-11-08'], ['2026-11-09', '2026-11-14'],
+    ])
+    const days = await summary({ start: '2026-11-01', end: '2026-11-02', group_by: 'day' })
+    expect(days.calls).to.not.include('start_of_week')
+  })
+
+  it('gives no open minutes by the day bookings were made, nor by status', async () => {
+    const created = await summary({ filter_by: 'created_date' }, { rows: [summaryRow({})] })
+    expect(created.calls[0]).to.equal(`rows ${JSON.stringify({
+      filter: { serviceId: undefined, createdAt: { from: '2026-11-01 00:00:00', to: '2026-11-30 23:59:59' } }, dateOf: 'created_date', byStatus: false,
+    })}`)
+    expect([created.answer.filter_by, created.answer.groups[0]!.open_minutes, created.answer.totals]).to.deep.equal([
+      'created_date', null, { bookings: 1, all_day_bookings: 0, booked_minutes: 60, open_minutes: null, occupancy: null },
+    ])
+    const rows = [summaryRow({ status: 'Booked ' }), summaryRow({ status: 'pending', bookings: 2, booked_seconds: 1800 })]
+    const byStatus = await summary({ group_by: 'status' }, { rows })
+    expect(byStatus.calls[0]).to.equal(`rows ${JSON.stringify({ filter: november, dateOf: 'booking_date', byStatus: true })}`)
+    expect(byStatus.answer.group_by).to.deep.equal(['status'])
+    expect(byStatus.answer.groups.map((group) => [group.status, group.bookings, group.booked_minutes, group.open_minutes])).to.deep.equal([
+      ['booked', 1, 60, null], ['pending', 2, 30, null],
+    ])
+  })
+
+  it('skips a rule that makes no sense and logs it once', async () => {
+    const { logged, log } = warnings()
+    const rules = [ruleRow({ id: 7, service_id: 0, weekday: 9 }), ruleRow({ id: 1, service_id: 0 })]
+    const { answer } = await summary({ start: '2026-11-23', end: '2026-11-23' }, { rules, problems: new RuleProblemLog(log) })
+    // 12 and 15 are published: each has 1,440 minutes but the site-wide hour.
+    expect(answer.totals.open_minutes).to.equal(2 * 1380)
+    expect(logged).to.deep.equal([[{ ruleId: 7, problem: 'a weekly rule needs a weekday from 0 to 6' }, 'skipped a disabled-time rule that makes no sense']])
+  })
+
+  it('refuses a range it cannot serve before any query, naming the parameter', async () => {
+    const groupBy = { period: 'month', service: false, status: false } as const
+    // The parameters' own check refuses this first; the answer checks again for any other caller.
+    const backwards = await refusal(() => summary({ parsed: { start: '2026-12-02', end: '2026-12-01', filter_by: 'booking_date', group_by: groupBy } }))
+    expect([backwards.status, backwards.code, backwards.extra.params]).to.deep.equal([
+      400, 'rest_invalid_param', { start: 'start must not be after end (2026-12-02 is after 2026-12-01).' },
+    ])
+    const year = 'The range from 2026-01-01 to 2026-12-31 spans 365 days; at most 31 are allowed. Choose a later start or an earlier end.'
+    expect((await refusal(() => summary({ start: '2026-01-01', end: '2026-12-31' }, { maxRangeDays: 31 }))).extra.params).to.deep.equal({ end: year })
+    const month = 'The range from 2026-01-01 to 2026-01-31 spans 31 days; at most 30 are allowed. Choose a later start or an earlier end.'
+    expect((await refusal(() => summary({ start: '2026-01-01' }, { maxRangeDays: 30 }))).extra.params).to.deep.equal({ start: month })
   })
 })

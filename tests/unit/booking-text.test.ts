@@ -3,7 +3,7 @@
 // every kind of text a booking can hold.
 import { expect } from 'chai'
 import { bookingCsvRow, bookingJson, csvCell, csvText, jsonText } from '../../server/http/slots-body.ts'
-import type { BookingRecord } from '../../server/domain/records.ts'
+import type { BookingRecord } from '../../server/domain/booking-record.ts'
 
 const plain: BookingRecord = {
   id: 101, service_id: 12, service_slug: 'haircut', status: 'booked', booking_date: '2026-11-25',

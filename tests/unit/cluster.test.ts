@@ -1,4 +1,4 @@
-// The primary's restart budget (issue 12): a worker that dies is restarted, but a
+// The primary's restart budget: a worker that dies is restarted, but a
 // crash loop ends instead of forking forever.
 import { expect } from 'chai'
 import { restartAllowed, RESTART_LIMIT, RESTART_WINDOW_MS } from '../../server/cluster.ts'

@@ -1,4 +1,4 @@
-// The image and the compose stack, checked without a Docker engine (issue 6):
+// The image and the compose stack, checked without a Docker engine:
 // both files pass their linters, and what they say agrees with the code.
 import { expect } from 'chai'
 import { spawnSync } from 'node:child_process'

@@ -1,5 +1,6 @@
 import { expect } from 'chai'
-import { WallClock, wallClockFor, zoneFromOptions, type SiteZone } from '../../server/domain/dates.ts'
+import { WallClock, wallClockFor } from '../../server/domain/wall-clock.ts'
+import { zoneFromOptions, type SiteZone } from '../../server/domain/zone-offsets.ts'
 
 describe('the site\'s zone: edges of WordPress\'s options and the per-zone clock', () => {
   it('a timezone_string that only begins with UTC (UTC+2, no zone) falls back to gmt_offset', () => {

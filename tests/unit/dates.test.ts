@@ -1,9 +1,9 @@
 import { expect } from 'chai'
-import {
-  WallClock, addMonthsClamped, dayToMs, daysInclusive, formatOffset, isIanaZone, msToDay, offsetAt, parseDateParam,
-  parseZoneSetting, remember, timeToSeconds, todayInZone, wallClockFor, wallClockToInstant, weekdayOf, zoneFromOptions,
-  zoneLabel, type SiteZone,
-} from '../../server/domain/dates.ts'
+import { parseDateParam } from '../../server/domain/date-param.ts'
+import { addMonthsClamped, dayToMs, daysInclusive, msToDay, timeToSeconds, weekdayOf } from '../../server/domain/day-arithmetic.ts'
+import { remember } from '../../server/domain/remember.ts'
+import { WallClock, wallClockFor } from '../../server/domain/wall-clock.ts'
+import { formatOffset, isIanaZone, offsetAt, parseZoneSetting, todayInZone, wallClockToInstant, zoneFromOptions, zoneLabel, type SiteZone } from '../../server/domain/zone-offsets.ts'
 
 const berlin: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
 const newYork: SiteZone = { kind: 'iana', name: 'America/New_York' }
@@ -168,6 +168,10 @@ describe('the site\'s time zone from options and SITE_TIMEZONE', () => {
     expect(isIanaZone('Europe/Berlin')).to.equal(true)
     expect(isIanaZone('Mars/Olympus')).to.equal(false)
     expect(isIanaZone('+01:00')).to.equal(false)
+    expect(isIanaZone('-03:30')).to.equal(false)
+    // A sign inside a name is no offset.
+    expect(isIanaZone('America/Port-au-Prince')).to.equal(true)
+    expect(isIanaZone('Etc/GMT+5')).to.equal(true)
   })
 
   it('formats offsets with sign, hours and minutes', () => {
@@ -264,7 +268,7 @@ describe('remember: a bounded cache', () => {
 })
 
 describe('WallClock\'s per-booking way (day, timeSeconds, isoOfDay) gives what its general way gives', () => {
-  const dates = ['2026-11-25', '2026-03-29', '2026-10-25', '2026-02-29', '2028-02-29', '0000-00-00', '2026-13-01', '2026-1-05', 'x026-11-25', '1000-01-01']
+  const dates = ['2026-11-25', '2026-03-29', '2026-10-25', '2026-02-29', '2028-02-29', '0000-00-00', '2026-13-01', '2026-1-05', 'x026-11-25', '1000-01-01', '2026-11-25x', '2026-11-2']
   const times = ['09:00:00', '00:00:00', '23:59:59', '24:00:00', '02:30:00', '10:75:00', '10:00:75', '-01:00:00', '100:00:00', '9:00:00', '09:00:00.5', '10:00.55', 'ab:cd:ef']
   for (const zone of [berlin, newYork, { kind: 'fixed', offsetMinutes: 345 } as SiteZone, { kind: 'utc' } as SiteZone]) {
     it(`${zoneLabel(zone)}: every date with every time, and as a DATETIME`, () => {

@@ -1,4 +1,4 @@
-// npm run demo logs for a person (issue 6): one readable line per request, not JSON.
+// npm run demo logs for a person: one readable line per request, not JSON.
 import { expect } from 'chai'
 import { Writable } from 'node:stream'
 import { createDemoLogger } from '../../scripts/demo-log.ts'

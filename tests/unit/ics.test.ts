@@ -8,7 +8,7 @@ import {
 } from '../../server/http/ics.ts'
 import { resolveFeedRange } from '../../server/domain/feed-range.ts'
 import type { RestError } from '../../server/errors.ts'
-import type { BookingRecord } from '../../server/domain/records.ts'
+import type { BookingRecord } from '../../server/domain/booking-record.ts'
 import type { DisabledPeriod } from '../../server/domain/rules.ts'
 
 const context: EventContext = { host: 'shop.example.com', stamp: '20261122T120000Z' }

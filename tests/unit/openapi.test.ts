@@ -1,11 +1,11 @@
-// openapi.json (issue 6): a valid OpenAPI 3.1 document, generated from the
+// openapi.json: a valid OpenAPI 3.1 document, generated from the
 // schemas the routes validate with, and the committed file is what the code builds.
 import { expect } from 'chai'
 import { readFileSync } from 'node:fs'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { buildOpenApiDocument } from '../../server/openapi.ts'
 import { ROUTES } from '../../server/routes/index.ts'
-import { BOOKING_FIELDS } from '../../server/domain/records.ts'
+import { BOOKING_FIELDS } from '../../server/domain/booking-record.ts'
 import { contractProblem, requestProblem } from '../support/request.ts'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { RECORDS } from '../fixtures/site.ts'

@@ -1,6 +1,7 @@
 import { expect } from 'chai'
 import type { RuleRow } from '../../db/disabled-times.ts'
-import { WallClock, type SiteZone } from '../../server/domain/dates.ts'
+import { WallClock } from '../../server/domain/wall-clock.ts'
+import { type SiteZone } from '../../server/domain/zone-offsets.ts'
 import { checkRange, expandRules, readRule, resolveRange, type ValidRule } from '../../server/domain/rules.ts'
 
 const berlin: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
@@ -223,6 +224,8 @@ describe('readRule: rows that make no sense are skipped', () => {
       id: 1, serviceId: 12, type: 'weekly', weekday: 0, fromDay: Date.UTC(2026, 4, 1), toDay: undefined,
       window: { from: 0, to: 86400 }, allDay: true, note: '',
     })
+    // An end at 00:00 is midnight after the start: the window runs to the end of its day.
+    expect((readRule(rule({ time_from: '22:00:00', time_to: '00:00:00' })) as ValidRule).window).to.deep.equal({ from: 79200, to: 86400 })
   })
 
   it('reads rule_type in any letter case and with spaces', () => {

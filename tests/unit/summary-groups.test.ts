@@ -1,7 +1,9 @@
 import { expect } from 'chai'
 import type { RuleRow } from '../../db/disabled-times.ts'
 import type { SummaryRow } from '../../db/summary.ts'
-import { WallClock, daysInclusive, type SiteZone } from '../../server/domain/dates.ts'
+import { WallClock } from '../../server/domain/wall-clock.ts'
+import { daysInclusive } from '../../server/domain/day-arithmetic.ts'
+import { type SiteZone } from '../../server/domain/zone-offsets.ts'
 import { readRule, type ValidRule } from '../../server/domain/rules.ts'
 import { groupByNames, openMinutesFor, OpenMinutes, periodStartOf, periodsOf, summarize, type GroupBy } from '../../server/domain/summary.ts'
 

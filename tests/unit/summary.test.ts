@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import type { RuleRow } from '../../db/disabled-times.ts'
 import { splitByBookingDate, type SummaryQuery, type SummaryRow } from '../../db/summary.ts'
-import { WallClock } from '../../server/domain/dates.ts'
+import { WallClock } from '../../server/domain/wall-clock.ts'
 import { readRule, type ValidRule } from '../../server/domain/rules.ts'
 import {
   mergeIntervals, occupancyOf, OpenMinutes, parseGroupBy, periodStartOf, periodsOf, resolveSummaryRange, startOfWeekFrom, summarize,
