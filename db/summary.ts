@@ -66,32 +66,9 @@ export function compileSummaryQuery(db: Db, query: SummaryQuery): CompiledQuery 
   return selectSummary(db, query).compile()
 }
 
-/** Ranges of booking dates at least this many days long are counted in two halves at once. */
-const SPLIT_MIN_DAYS = 62
-const DAY_MS = 86_400_000
-
-/**
- * The booking-date range cut in two at a day, or the query whole. Each half
- * is its own query on its own connection, so MariaDB reads a long range on two
- * cores (a year of a million bookings: 26 ms instead of 46); as a row is one
- * day, the halves' rows never share a group.
- */
-export function splitByBookingDate(query: SummaryQuery): SummaryQuery[] {
-  const { from, to } = query.filter.bookingDate ?? {}
-  if (query.dateOf !== 'booking_date' || !from || !to) return [query]
-  const fromMs = Date.parse(`${from}T00:00:00Z`)
-  const toMs = Date.parse(`${to}T00:00:00Z`)
-  if (!(toMs - fromMs >= SPLIT_MIN_DAYS * DAY_MS)) return [query]
-  const middleMs = fromMs + Math.floor((toMs - fromMs) / DAY_MS / 2) * DAY_MS
-  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10)
-  return [
-    { ...query, filter: { ...query.filter, bookingDate: { from, to: day(middleMs) } } },
-    { ...query, filter: { ...query.filter, bookingDate: { from: day(middleMs + DAY_MS), to } } },
-  ]
-}
-
+/** The rows of one statement; a long range is cut in two by the caller (domain/summary.ts, splitByBookingDate). */
 export async function findSummaryRows(db: Db, query: SummaryQuery): Promise<SummaryRow[]> {
-  const rows = (await Promise.all(splitByBookingDate(query).map((part) => selectSummary(db, part).execute()))).flat()
+  const rows = await selectSummary(db, query).execute()
   // COUNT and SUM arrive as strings (DECIMAL) from mysql2.
   return rows.map((row) => ({
     day: row.day,

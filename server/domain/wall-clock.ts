@@ -194,7 +194,9 @@ function secondsAt(text: string, at: number): number {
   return (h1 * 10 + h2) * 3600 + (m1 * 10 + m2) * 60 + s1 * 10 + s2
 }
 
-const timeTexts: string[] = []
+// Filled up front, so V8 keeps it an array: filled sparsely from empty it became a
+// dictionary, 15 ns a look-up instead of 6, twice a booking.
+const timeTexts: Array<string | undefined> = new Array<string | undefined>(DAY_SECONDS).fill(undefined)
 /** `HH:MM:SS` of milliseconds after midnight (0 to a day), each built once. */
 function timeOfDayText(msAfterMidnight: number): string {
   const seconds = Math.floor(msAfterMidnight / 1000)

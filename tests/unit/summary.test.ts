@@ -1,10 +1,10 @@
 import { expect } from 'chai'
 import type { RuleRow } from '../../db/disabled-times.ts'
-import { splitByBookingDate, type SummaryQuery, type SummaryRow } from '../../db/summary.ts'
+import type { SummaryQuery, SummaryRow } from '../../db/summary.ts'
 import { WallClock } from '../../server/domain/wall-clock.ts'
 import { readRule, type ValidRule } from '../../server/domain/rules.ts'
 import {
-  mergeIntervals, occupancyOf, OpenMinutes, parseGroupBy, periodStartOf, periodsOf, resolveSummaryRange, startOfWeekFrom, summarize,
+  mergeIntervals, occupancyOf, OpenMinutes, parseGroupBy, periodStartOf, periodsOf, resolveSummaryRange, splitByBookingDate, startOfWeekFrom, summarize,
 } from '../../server/domain/summary.ts'
 import { summaryColumns, summaryCsv } from '../../server/http/summary-body.ts'
 
