@@ -5,12 +5,13 @@
 // by a busy machine than wall time), the wall rate, and its peak RSS.
 //
 //   BENCH_BOOKINGS=100000 npx tsx scripts/bench/heap-flags.ts '' '--max-semi-space-size=4 --heap-growing-percent=50'
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { get as httpGet } from 'node:http'
 import { join } from 'node:path'
-import { startMariaDb, stopOnExit, findFreePort } from '../mariadb.ts'
-import { addRecommendedIndexes, createBenchDatabase, BENCH_DATA, BENCH_DATABASE, READER } from './dataset.ts'
+import { findFreePort } from '../mariadb.ts'
+import { startBenchDatabase, waitUntilReady } from './setup.ts'
+import { BENCH_DATA, BENCH_DATABASE, READER } from './dataset.ts'
 import { BENCH_QUERIES } from './queries.ts'
 
 const repo = new URL('../../', import.meta.url).pathname
@@ -21,12 +22,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 4)
 const exportPath = `/wp-json/booking-calendar/v1/${BENCH_QUERIES.find((q) => q.key === 'c')!.path}`
 
-if (spawnSync(join(repo, 'node_modules/.bin/tsc'), ['-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' }).status !== 0) throw new Error('build failed')
-const mariadb = await startMariaDb({ bufferPoolMb: 1024 })
-const children = new Set<ChildProcess>()
-stopOnExit(mariadb, () => { for (const child of children) child.kill('SIGKILL') })
-await createBenchDatabase(mariadb)
-await addRecommendedIndexes(mariadb)
+const { mariadb, children } = await startBenchDatabase()
 
 const cpuSeconds = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
@@ -59,10 +55,7 @@ for (const flags of variants) {
   })
   children.add(child)
   const url = `http://127.0.0.1:${port}`
-  for (let i = 0; !(await fetch(`${url}/readyz`).then((r) => r.ok, () => false)); i++) {
-    if (i > 100) throw new Error('the service did not start')
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  await waitUntilReady(url)
   services.push({ flags, url, pid: child.pid!, single: [] as number[], together: [] as number[], singleCpu: [] as number[], togetherCpu: [] as number[] })
 }
 for (let round = 0; round < ROUNDS; round++) {

@@ -6,13 +6,14 @@
 //   CPU_PROF=1 ...                       node --cpu-prof in every process; names the functions of each long stall
 //   BENCH_NODE_ARGS='--max-semi-space-size=4' ...   extra node flags for the service (A/B of heap flags)
 //   BENCH_PHASES=c4,ics ...              some phases only (idle, a, b, d, c, c4, summary, ics)
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { get as httpGet, Agent } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startMariaDb, stopOnExit, findFreePort } from '../mariadb.ts'
-import { addRecommendedIndexes, createBenchDatabase, BENCH_DATA, BENCH_DATABASE, READER } from './dataset.ts'
+import { findFreePort } from '../mariadb.ts'
+import { startBenchDatabase, waitUntilReady } from './setup.ts'
+import { BENCH_DATA, BENCH_DATABASE, READER } from './dataset.ts'
 import { BENCH_QUERIES } from './queries.ts'
 import { SUMMARY_PATH } from './summary.ts'
 import { PhaseClock, phaseTable, readTraces, stallCulprits } from './phase-report.ts'
@@ -27,12 +28,7 @@ const WORKERS = Number(process.env.WORKERS ?? 2)
 const ONLY = (process.env.BENCH_PHASES ?? 'idle,a,b,d,c,c4,summary,ics').split(',')
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 
-if (spawnSync(join(repo, 'node_modules/.bin/tsc'), ['-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' }).status !== 0) throw new Error('build failed')
-const mariadb = await startMariaDb({ bufferPoolMb: 1024 })
-const children = new Set<ChildProcess>()
-stopOnExit(mariadb, () => { for (const child of children) child.kill('SIGKILL') })
-const loadMs = await createBenchDatabase(mariadb)
-await addRecommendedIndexes(mariadb)
+const { mariadb, children, loadMs } = await startBenchDatabase()
 say(`${BENCH_DATA.bookings.toLocaleString('en')} bookings loaded in ${(loadMs / 1000).toFixed(1)} s; Node ${process.version}; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`)
 
 const traceDir = mkdtempSync(join(tmpdir(), 'bc-phases-'))
@@ -53,10 +49,7 @@ const child = spawn(process.execPath, [
 children.add(child)
 const url = `http://127.0.0.1:${port}`
 const pids = () => (WORKERS > 1 ? [child.pid!, ...spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean).map(Number)] : [child.pid!])
-for (let i = 0; !(pids().length === (WORKERS > 1 ? WORKERS + 1 : 1) && await fetch(`${url}/readyz`).then((r) => r.ok, () => false)); i++) {
-  if (i > 200) throw new Error('the service did not start')
-  await sleep(100)
-}
+await waitUntilReady(url, () => pids().length === (WORKERS > 1 ? WORKERS + 1 : 1))
 await sleep(1_000)
 for (const pid of pids()) process.kill(pid, 'SIGUSR2')
 const cpuSeconds = (pid: number) => {

@@ -8,13 +8,14 @@
 //
 // The private MariaDB gets the benchmark's data and recommended indexes; each
 // service runs in its own process (dist/, listening on 127.0.0.1 only).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { get as httpGet, Agent } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startMariaDb, stopOnExit, findFreePort } from '../mariadb.ts'
-import { addRecommendedIndexes, createBenchDatabase, BENCH_DATA, BENCH_DATABASE, READER } from './dataset.ts'
+import { findFreePort } from '../mariadb.ts'
+import { startBenchDatabase, waitUntilReady } from './setup.ts'
+import { BENCH_DATA, BENCH_DATABASE, READER } from './dataset.ts'
 import { BENCH_QUERIES } from './queries.ts'
 import { streamRowsWithMysql2 } from './mysql2-floor.ts'
 import type { Database } from '../../db/database.ts'
@@ -27,13 +28,7 @@ const say = (line = '') => process.stdout.write(`${line}\n`)
 const PREFIX = '/wp-json/booking-calendar/v1/'
 const path = (key: string) => PREFIX + BENCH_QUERIES.find((q) => q.key === key)!.path
 
-if (spawnSync(join(repo, 'node_modules/.bin/tsc'), ['-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' }).status !== 0) throw new Error('build failed')
-
-const mariadb = await startMariaDb({ bufferPoolMb: 1024 })
-const children = new Set<ChildProcess>()
-stopOnExit(mariadb, () => { for (const child of children) child.kill('SIGKILL') })
-const loadMs = await createBenchDatabase(mariadb)
-await addRecommendedIndexes(mariadb)
+const { mariadb, children, loadMs } = await startBenchDatabase()
 const readerDb = { host: mariadb.host, port: mariadb.port, user: READER.user, password: READER.password, database: BENCH_DATABASE }
 say(`${BENCH_DATA.bookings.toLocaleString('en')} bookings loaded in ${(loadMs / 1000).toFixed(1)} s; Node ${process.version}`)
 
@@ -59,10 +54,7 @@ async function startService(env: Record<string, string>, profileDir: string | un
   })
   children.add(child)
   const url = `http://127.0.0.1:${port}`
-  for (let i = 0; !(await fetch(`${url}/readyz`).then((r) => r.ok, () => false)); i++) {
-    if (i > 100) throw new Error('the service did not start')
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
+  await waitUntilReady(url)
   child.kill('SIGUSR2')
   return {
     url,
