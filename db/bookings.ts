@@ -24,6 +24,7 @@ export interface BookingRow {
   booking_date: string
   time_from: string | null
   time_to: string | null
+  /** The customer's three fields are '' when they were not read (BookingColumns). */
   customer_name: string
   customer_email: string
   customer_phone: string
