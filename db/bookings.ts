@@ -5,6 +5,7 @@ import type { Database } from './database.ts'
 import type { Db } from './connect.ts'
 import { compiledShapesOf } from './compiled-shapes.ts'
 import { bookingDateIndex, forgetBookingDateIndex } from './booking-indexes.ts'
+import { ROW_TAKEN, type RowPacketSink } from './row-packets.ts'
 
 export interface BookingFilter {
   serviceId?: number
@@ -168,21 +169,62 @@ export function compileBookingsQuery(db: Db, filter: BookingFilter, order: Booki
 export async function* streamBookings(
   db: Db, snapshot: Snapshot, filter: BookingFilter, order: BookingOrder, rowTimeoutMs: number, columns: BookingColumns = EVERY_COLUMN,
 ): AsyncGenerator<BookingRow[]> {
-  // The slugs of every service (a site has 10 to 500), read in the same
-  // snapshot as the rows and put in by ID: joining posts to each row cost
-  // MariaDB a quarter of a year's query (scripts/bench/README.md).
-  // They are the first rows of the answer, under the same first-row bound.
-  const slugs = new Map<number, string>()
+  const names = await readServiceNames(db, snapshot, rowTimeoutMs)
+  const read = () => snapshot.batches(compileBookings(db, filter, order, columns, undefined, false), { rowTimeoutMs })
+  for await (const batch of withoutLostIndex(db, read)) {
+    for (const row of batch) row.service_post_name = names.get(row.service_id) ?? null
+    yield batch
+  }
+}
+
+/** The columns of a streamed bookings query, in the order MariaDB sends them (BookingRow). */
+export const BOOKING_ROW_COLUMNS = [
+  'id', 'service_id', 'status', 'booking_date', 'time_from', 'time_to',
+  'customer_name', 'customer_email', 'customer_phone', 'note', 'created_at', 'service_post_name',
+] as const
+
+/** Takes the rows of streamBookingPackets: as bytes where it can (db/row-packets.ts), else as BookingRows. */
+export interface BookingRowSink extends RowPacketSink<BookingRow> {
+  /** The post_name of every service by ID, before the first row: a row's service_post_name cell is always NULL. */
+  serviceNames(names: ReadonlyMap<number, string>): void
+  /** A row of a result the sink did not accept, its service_post_name filled in. */
+  parsedRow(row: BookingRow): void
+}
+
+/**
+ * streamBookings, with every row handed to `sink` as it arrives; yields how
+ * many rows each batch had. The rows of the batch are written by then.
+ */
+export async function* streamBookingPackets(
+  db: Db, snapshot: Snapshot, filter: BookingFilter, order: BookingOrder, rowTimeoutMs: number, columns: BookingColumns, sink: BookingRowSink,
+): AsyncGenerator<number> {
+  const names = await readServiceNames(db, snapshot, rowTimeoutMs)
+  sink.serviceNames(names)
+  const read = () => snapshot.batches(compileBookings(db, filter, order, columns, undefined, false), { rowTimeoutMs, sink })
+  for await (const batch of withoutLostIndex(db, read)) {
+    for (const row of batch as Array<BookingRow | typeof ROW_TAKEN>) {
+      if (row === ROW_TAKEN) continue
+      row.service_post_name = names.get(row.service_id) ?? null
+      sink.parsedRow(row)
+    }
+    yield batch.length
+  }
+}
+
+/**
+ * The post_name of every service (a site has 10 to 500), read in the same
+ * snapshot as the rows and put in by ID: joining posts to each row cost
+ * MariaDB a quarter of a year's query (scripts/bench/README.md). They are the
+ * first rows of the answer, under the same first-row bound.
+ */
+async function readServiceNames(db: Db, snapshot: Snapshot, rowTimeoutMs: number): Promise<Map<number, string>> {
+  const names = new Map<number, string>()
   const services = compiledShapesOf(db).compile('service slugs', [], () => db
     .selectFrom('posts').select(['posts.ID', 'posts.post_name']).where('posts.post_type', '=', 'bc_service').compile())
   for await (const batch of snapshot.batches(services, { rowTimeoutMs })) {
-    for (const service of batch) slugs.set(service.ID, service.post_name)
+    for (const service of batch) names.set(service.ID, service.post_name)
   }
-  const read = () => snapshot.batches(compileBookings(db, filter, order, columns, undefined, false), { rowTimeoutMs })
-  for await (const batch of withoutLostIndex(db, read)) {
-    for (const row of batch) row.service_post_name = slugs.get(row.service_id) ?? null
-    yield batch
-  }
+  return names
 }
 
 /**

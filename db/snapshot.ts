@@ -6,6 +6,7 @@
 // one await per row (measured by scripts/bench-rules.ts' sibling, see README).
 import type { CompiledQuery } from 'kysely'
 import { DbTimeoutError, type BoundedPool, type Lease } from './bounded-pool.ts'
+import { takeRowPackets, type RowPacketSink } from './row-packets.ts'
 
 export interface Snapshot {
   /** All rows of a small query. */
@@ -18,7 +19,14 @@ export interface Snapshot {
    * ready for more) is bounded by `rowTimeoutMs`, after which the query is
    * killed on the server and the connection destroyed.
    */
-  batches<R>(query: CompiledQuery<R>, options: { rowTimeoutMs: number; batchSize?: number }): AsyncGenerator<R[]>
+  batches<R>(query: CompiledQuery<R>, options: BatchOptions<R>): AsyncGenerator<R[]>
+}
+
+export interface BatchOptions<R> {
+  rowTimeoutMs: number
+  batchSize?: number
+  /** Takes the rows as bytes (db/row-packets.ts) when it accepts the result: the batches then hold ROW_TAKEN for each. */
+  sink?: RowPacketSink<R>
 }
 
 /** `signal`: the client is gone; what still runs for it fails at once with its reason, and is killed. */
@@ -45,15 +53,15 @@ export async function readSnapshot<T>(pool: BoundedPool, work: (snapshot: Snapsh
   }
 }
 
-async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: { rowTimeoutMs: number; batchSize?: number }, signal?: AbortSignal): AsyncGenerator<R[]> {
+async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: BatchOptions<R>, signal?: AbortSignal): AsyncGenerator<R[]> {
   const batchSize = options.batchSize ?? 100
   const connection = lease.connection
-  const stream = connection
-    .query({ sql: lease.marked(`SET STATEMENT max_statement_time = 0 FOR ${query.sql}`), values: query.parameters as unknown[] })
-    // Rows mysql2 reads ahead of us: 200 (two batches) kept the same rate as
-    // 1000 and took six concurrent exports from 186 to 141 MB of RSS
-    // (scripts/bench/README.md); more read-ahead only holds more memory per export.
-    .stream({ highWaterMark: 200 })
+  const running = connection.query({ sql: lease.marked(`SET STATEMENT max_statement_time = 0 FOR ${query.sql}`), values: query.parameters as unknown[] })
+  if (options.sink) takeRowPackets(running, options.sink)
+  // Rows mysql2 reads ahead of us: 200 (two batches) kept the same rate as
+  // 1000 and took six concurrent exports from 186 to 141 MB of RSS
+  // (scripts/bench/README.md); more read-ahead only holds more memory per export.
+  const stream = running.stream({ highWaterMark: 200 })
   lease.statementRunning(true)
   let ended = false
   let failure: unknown

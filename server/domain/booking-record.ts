@@ -67,7 +67,7 @@ export function toBookingRecord(row: BookingRow, { clock, exposeCustomer, slugOf
 
 const statuses = new Map<string, string>()
 /** A stored status as API.md spells it: trimmed, lower-case (a handful of values, each made once). */
-function statusOf(stored: string): string {
+export function statusOf(stored: string): string {
   return remember(statuses, 1000, stored, normalStatus)
 }
 

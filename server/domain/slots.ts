@@ -2,12 +2,14 @@
 // order, on which page. No req or res here.
 import type { Db, DbPools } from '../../db/connect.ts'
 import { readSnapshot } from '../../db/snapshot.ts'
-import { countBookings, findBookingsPage, findFirstBookings, streamBookings, type BookingFilter, type BookingRow } from '../../db/bookings.ts'
+import {
+  countBookings, findBookingsPage, findFirstBookings, streamBookingPackets, streamBookings, type BookingFilter, type BookingRow, type BookingRowSink,
+} from '../../db/bookings.ts'
 import { RestError } from '../errors.ts'
 import { daysInclusive } from './day-arithmetic.ts'
 import { wallClockFor } from './wall-clock.ts'
 import { type SiteZone } from './zone-offsets.ts'
-import { toBookingRecord, type BookingRecord } from './booking-record.ts'
+import { toBookingRecord, type BookingMapping, type BookingRecord } from './booking-record.ts'
 import { createSlugDecoder } from './slugs.ts'
 import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
 
@@ -29,6 +31,15 @@ export interface SlotsAnswer {
   paging: { page: number; totalPages: number } | undefined
   /** The records in batches, in booking order, or grouped by service ID when `grouped`. */
   batches: AsyncIterable<BookingRecord[]>
+  /**
+   * For an answer streamed from the database, the same bookings in the same
+   * order handed to `sink` as the database sends them, not made into records
+   * (db/row-packets.ts); yields each batch's number of rows once they are
+   * written. Read either this or `batches`, not both.
+   */
+  rowsInto: ((sink: BookingRowSink) => AsyncIterable<number>) | undefined
+  /** How rows become records, for a sink that makes some itself. */
+  mapping: BookingMapping
   grouped: boolean
 }
 
@@ -68,11 +79,14 @@ export interface SlotsQueries extends ServiceLookups {
   readSnapshot: typeof readSnapshot
   countBookings: typeof countBookings
   streamBookings: typeof streamBookings
+  streamBookingPackets: typeof streamBookingPackets
   findBookingsPage: typeof findBookingsPage
   findFirstBookings: typeof findFirstBookings
 }
 
-export const slotsQueries: SlotsQueries = { ...serviceLookups, readSnapshot, countBookings, streamBookings, findBookingsPage, findFirstBookings }
+export const slotsQueries: SlotsQueries = {
+  ...serviceLookups, readSnapshot, countBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings,
+}
 
 /**
  * Answers `GET slots/`. The count and the rows are read in one read-only
@@ -101,7 +115,7 @@ export async function answerSlots(
   const serviceId = early?.[0] !== undefined && early[0].service_post_name !== null ? givenId
     : params.service === undefined ? undefined : (await resolveService(db, params.service, queries)).ID
   const filter = bookingFilter(params, serviceId)
-  const mapping = { clock: wallClockFor(options.zone), exposeCustomer: options.exposeCustomer, slugOf: createSlugDecoder() }
+  const mapping: BookingMapping = { clock: wallClockFor(options.zone), exposeCustomer: options.exposeCustomer, slugOf: createSlugDecoder() }
   const toRecord = (row: BookingRow) => toBookingRecord(row, mapping)
 
   // A narrow filter without paging is first answered by one statement, which
@@ -112,7 +126,7 @@ export async function answerSlots(
   if (params.per_page === undefined && isNarrow(filter)) {
     const head = early && serviceId === givenId ? early : await queries.findFirstBookings(db, filter, order, SMALL_ANSWER_ROWS + 1, columns)
     if (head.length <= SMALL_ANSWER_ROWS) {
-      await send({ total: head.length, paging: undefined, grouped, batches: fromArray([head.map(toRecord)]) })
+      await send({ total: head.length, paging: undefined, grouped, mapping, rowsInto: undefined, batches: fromArray([head.map(toRecord)]) })
       return
     }
   }
@@ -122,8 +136,10 @@ export async function answerSlots(
   await queries.readSnapshot(params.per_page === undefined ? pools.stream : pools.short, async (snapshot) => {
     const total = await queries.countBookings(db, snapshot, filter)
     if (params.per_page === undefined) {
+      // Both are read only when iterated: the body takes one of them.
       const rows = queries.streamBookings(db, snapshot, filter, order, options.queryTimeoutMs, columns)
-      await send({ total, paging: undefined, grouped, batches: mapBatches(rows, toRecord) })
+      const rowsInto = (sink: BookingRowSink) => queries.streamBookingPackets(db, snapshot, filter, order, options.queryTimeoutMs, columns, sink)
+      await send({ total, paging: undefined, grouped, mapping, rowsInto, batches: mapBatches(rows, toRecord) })
       return
     }
     const perPage = params.per_page
@@ -136,7 +152,7 @@ export async function answerSlots(
     const records = rows.map(toRecord)
     // A page is cut from the bookings in booking order, then grouped (at most per_page records held).
     if (grouped) records.sort((a, b) => a.service_id - b.service_id)
-    await send({ total, paging: { page, totalPages }, grouped, batches: fromArray([records]) })
+    await send({ total, paging: { page, totalPages }, grouped, mapping, rowsInto: undefined, batches: fromArray([records]) })
   }, { signal: options.signal })
 }
 

@@ -83,7 +83,7 @@ export class WallClock {
   day(date: string): ClockDay | null {
     // dayToMs reads nothing but YYYY-MM-DD, so any other text is no date either;
     // a text of that length but not that form is the number -1, no date.
-    return date.length === 10 ? this.#dayOfNumber(dateNumberAt(date, 0)) : null
+    return date.length === 10 ? this.dayOfNumber(dateNumberAt(date, 0)) : null
   }
 
   /** Seconds of a TIME value (timeToSeconds); NaN when it is none. */
@@ -120,7 +120,7 @@ export class WallClock {
       const number = dateNumberAt(value, 0)
       const seconds = secondsAt(value, 11)
       if (number >= 0 && seconds >= 0) {
-        const day = this.#dayOfNumber(number)
+        const day = this.dayOfNumber(number)
         return day === null ? undefined : this.isoOfDay(day, seconds)
       }
     }
@@ -129,7 +129,8 @@ export class WallClock {
     return this.iso(value.slice(0, space), value.slice(space + 1))
   }
 
-  #dayOfNumber(number: number): ClockDay | null {
+  /** The day of the date YYYYMMDD given as that number; null when it is no date (`20260230`, the zero date, -1). */
+  dayOfNumber(number: number): ClockDay | null {
     let day = this.#daysByNumber.get(number)
     if (day === undefined) {
       const ms = dayToMs(`${pad4(Math.floor(number / 10_000))}-${pad2(Math.floor(number / 100) % 100)}-${pad2(number % 100)}`)

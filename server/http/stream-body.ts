@@ -70,6 +70,24 @@ export class Utf8Chunks {
     this.#used += this.#buffer.write(text, this.#used, 'utf8')
   }
 
+  /**
+   * The chunk being filled, with room for `bytes` more (at most CHUNK_BYTES)
+   * from `used` on: for bytes written in place, after which `used` moves past them.
+   */
+  room(bytes: number): Buffer {
+    if (bytes > CHUNK_BYTES - this.#used) this.#finishChunk()
+    return (this.#buffer ??= Buffer.allocUnsafe(CHUNK_BYTES))
+  }
+
+  /** Bytes of the chunk being filled that are written (see room). */
+  get used(): number {
+    return this.#used
+  }
+
+  set used(bytes: number) {
+    this.#used = bytes
+  }
+
   /** The chunks filled so far; the one being filled stays. */
   *full(): Generator<Buffer> {
     while (this.#full.length > 0) yield this.#full.shift()!

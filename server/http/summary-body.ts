@@ -1,6 +1,6 @@
 // The CSV body of `GET summary/` (API.md, "GET summary/", CSV): one row per
 // group, its keys then the measures, no totals row; cells as slots/ writes them.
-import { csvCell } from './slots-body.ts'
+import { csvCell } from './booking-text.ts'
 import type { SummaryAnswer } from '../domain/summary.ts'
 
 const KEY_COLUMNS = {

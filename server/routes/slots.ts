@@ -5,13 +5,14 @@ import {
   booleanParam, dateParam, enumListParam, enumParam, integerParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, whenValid,
 } from '../http/params.ts'
 import { answerSlots } from '../domain/slots.ts'
-import { CSV_FIELD_NAMES, csvColumns, slotsCsvChunks, slotsJsonChunks } from '../http/slots-body.ts'
+import { slotsCsvChunks, slotsJsonChunks } from '../http/slots-body.ts'
+import { CSV_FIELD_NAMES, csvColumns } from '../http/booking-text.ts'
 import { invalidParams } from '../errors.ts'
 import { startIterating, streamBody } from '../http/stream-body.ts'
 import { pagingLinks } from '../http/paging.ts'
 import { negotiateFormat } from '../http/negotiate.ts'
 import { sendSlotsFeed } from './feeds.ts'
-import { countRowsSent } from '../http/response-locals.ts'
+import { addRowsSent } from '../http/response-locals.ts'
 import { cutWhenClientStopsReading, signalClientGone } from '../http/cut-answer.ts'
 import type { Deps } from '../deps.ts'
 
@@ -53,7 +54,11 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   const grouped = !params.flat && !csv
   const options = { zone, exposeCustomer: deps.exposeCustomer(req), grouped, queryTimeoutMs: deps.config.queryTimeoutMs, signal: signalClientGone(res) }
   await answerSlots(deps.db, deps.pool, params, options, async (answer) => {
-    const batches = req.method === 'HEAD' ? answer.batches : await startIterating(answer.batches)
+    const head = req.method === 'HEAD'
+    const onRows = (rows: number) => addRowsSent(res, rows)
+    const chunks = csv ? slotsCsvChunks(answer, params._fields, onRows) : slotsJsonChunks(answer, params._fields, onRows)
+    // Made before the status line: a query that fails at once still gets its own status code.
+    const body = head ? undefined : await startIterating(chunks)
     res.setHeader('X-WP-Total', String(answer.total))
     if (answer.paging) {
       res.setHeader('X-WP-TotalPages', String(answer.paging.totalPages))
@@ -67,12 +72,11 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
     } else {
       res.setHeader('Content-Type', 'application/json; charset=utf-8')
     }
-    if (req.method === 'HEAD') {
+    if (body === undefined) {
       res.end()
       return
     }
-    const body = { ...answer, batches: countRowsSent(res, batches) }
     cutWhenClientStopsReading(res, deps.config.sendTimeoutMs)
-    await streamBody(res, csv ? slotsCsvChunks(body, params._fields) : slotsJsonChunks(body, params._fields))
+    await streamBody(res, body)
   })
 }

@@ -9,7 +9,7 @@ import type { Db } from '../../db/connect.ts'
 import type { RuleRow } from '../../db/disabled-times.ts'
 import type { ServiceRow } from '../../db/services.ts'
 import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
-import { countBookings, findBookingsPage, findFirstBookings, streamBookings } from '../../db/bookings.ts'
+import { countBookings, findBookingsPage, findFirstBookings, streamBookingPackets, streamBookings } from '../../db/bookings.ts'
 import { findAllServices, findServiceById, findServiceBySlug } from '../../db/services.ts'
 import { findRules } from '../../db/disabled-times.ts'
 import { readStartOfWeek } from '../../db/options.ts'
@@ -80,6 +80,17 @@ function slotsQueries(rows: BookingRow[], calls: string[]): SlotsQueries {
         for (let i = 0; i < rows.length; i += 2) yield rows.slice(i, i + 2)
       })()
     },
+    streamBookingPackets: (_db, given, filter, order: BookingOrder, timeoutMs, _columns, sink) => {
+      expect(given).to.equal(snapshot)
+      calls.push(`stream packets ${describe(filter)} ${order} ${timeoutMs}`)
+      return (async function* () {
+        for (let i = 0; i < rows.length; i += 2) {
+          const batch = rows.slice(i, i + 2)
+          for (const row of batch) sink.parsedRow(row)
+          yield batch.length
+        }
+      })()
+    },
     findBookingsPage: async (_db, given, filter, limit, offset) => {
       expect(given).to.equal(snapshot)
       calls.push(`page ${describe(filter)} ${limit} ${offset}`)
@@ -128,7 +139,7 @@ const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, 
 describe('the queries the answers make by default', () => {
   it('are those of db/', () => {
     expect(dbServiceLookups).to.deep.equal({ findServiceById, findServiceBySlug })
-    expect(dbSlotsQueries).to.deep.equal({ findServiceById, findServiceBySlug, readSnapshot, countBookings, streamBookings, findBookingsPage, findFirstBookings })
+    expect(dbSlotsQueries).to.deep.equal({ findServiceById, findServiceBySlug, readSnapshot, countBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings })
     expect(disabledTimeQueries).to.deep.equal({ findServiceById, findServiceBySlug, findRules, findAllServices })
     expect(dbSummaryQueries).to.deep.equal({ findServiceById, findServiceBySlug, readStartOfWeek, findSummaryRows, findRules, findAllServices })
   })

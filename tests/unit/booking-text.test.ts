@@ -2,7 +2,7 @@
 // must give exactly what JSON.stringify and the cell-by-cell CSV give, for
 // every kind of text a booking can hold.
 import { expect } from 'chai'
-import { bookingCsvRow, bookingJson, csvCell, csvText, jsonText } from '../../server/http/slots-body.ts'
+import { bookingCsvRow, bookingJson, csvCell, csvText, jsonText } from '../../server/http/booking-text.ts'
 import type { BookingRecord } from '../../server/domain/booking-record.ts'
 
 const plain: BookingRecord = {

@@ -1,6 +1,6 @@
 // One CSV cell (API.md, "CSV"): each rule on its own, so each would fail without it.
 import { expect } from 'chai'
-import { csvCell, csvLine } from '../../server/http/slots-body.ts'
+import { csvCell, csvLine } from '../../server/http/booking-text.ts'
 
 describe('csvCell', () => {
   it('null is an empty cell; booleans and numbers as written', () => {

@@ -1,0 +1,116 @@
+// A streamed slots/ answer is written from the bytes MariaDB sends
+// (db/row-packets.ts, server/http/booking-list.ts). Through the real mysql2 and
+// MariaDB, the rows must reach the list as bytes, and the answers must be the
+// ones the record's way gives: `_fields` naming every field takes that way.
+import { expect } from 'chai'
+import { createConnection, type Connection } from 'mysql2'
+import request from '../support/request.ts'
+import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
+import { createTestApp, type TestApp } from '../support/app.ts'
+import { loadSite, TRICKY_NOTE } from '../fixtures/site.ts'
+import { demoDataSql } from '../../db/demo-data.ts'
+import { BOOKING_ROW_COLUMNS } from '../../db/bookings.ts'
+import { ROW_TAKEN, takeRowPackets, type ResultColumn } from '../../db/row-packets.ts'
+import { BOOKING_FIELDS } from '../../server/domain/booking-record.ts'
+import { CSV_FIELD_NAMES } from '../../server/http/booking-text.ts'
+
+const API = '/wp-json/booking-calendar/v1/'
+const EVERY_FIELD = BOOKING_FIELDS.join(',')
+const EVERY_COLUMN = CSV_FIELD_NAMES.filter((name) => name !== 'customer').join(',')
+
+describe('streamed answers written from the database\'s bytes', function () {
+  this.timeout(60_000)
+  let db: TestDatabase
+  let hidden: TestApp
+  let shown: TestApp
+
+  before(async () => {
+    db = await createTestDatabase('rows_as_bytes')
+    await loadSite(db)
+    for (const statement of demoDataSql({ prefix: db.prefix, bookings: 3_000 })) await db.admin.query(statement)
+    // Quirks the fast way must leave to the record's way, or write the same: a
+    // zero created_at, a time of 10:75:00, control characters, a formula-like phone.
+    await db.admin.query(`SET SESSION sql_mode = ''`)
+    await db.insert('booking_calendar_bookings', [
+      { service_id: 12, status: ' Booked ', booking_date: '2026-03-29', time_from: '02:30:00', time_to: '03:30:00', customer_name: '=SUM(A1)', customer_email: 'a,b@example.com', customer_phone: '-1', note: 'tab\there\u0001', created_at: '0000-00-00 00:00:00' },
+      { service_id: 12, status: 'pending', booking_date: '2026-05-02', time_from: '10:75:00', time_to: '24:00:00', customer_name: 'Zoë "Z"', customer_email: 'z@example.com', customer_phone: '', note: TRICKY_NOTE, created_at: '2026-04-01 09:00:00' },
+    ])
+    hidden = createTestApp(db)
+    shown = createTestApp(db, { env: { EXPOSE_CUSTOMER_DATA: 'true' } })
+  })
+
+  after(async () => {
+    await hidden?.close()
+    await shown?.close()
+    await db?.drop()
+  })
+
+  for (const [label, query, recordWay] of [
+    ['flat JSON', 'slots?flat', `slots?flat&_fields=${EVERY_FIELD}`],
+    ['grouped JSON', 'slots', `slots?_fields=${EVERY_FIELD}`],
+    ['CSV', 'slots?format=csv', `slots?format=csv&_fields=${EVERY_COLUMN}`],
+    ['a year of two statuses', 'slots?status=pending,booked&start=2025-01-01&end=2026-12-31&flat', `slots?status=pending,booked&start=2025-01-01&end=2026-12-31&flat&_fields=${EVERY_FIELD}`],
+  ] as const) {
+    it(`${label}: the same bytes as the record's way, customer data hidden and shown`, async () => {
+      for (const app of [hidden, shown]) {
+        const fast = await request(app.app).get(API + query).buffer(true).expect(200)
+        const records = await request(app.app).get(API + recordWay).buffer(true).expect(200)
+        expect(Number(fast.headers['x-wp-total'])).to.be.greaterThan(500)
+        expect(fast.text).to.equal(records.text)
+        const zoe = query.includes('csv') ? 'Zoë ""Z""' : 'Zoë \\"Z\\"'
+        if (app === shown) expect(fast.text).to.contain(zoe)
+        else expect(fast.text).not.to.contain('Zoë')
+      }
+    })
+  }
+
+  it('mysql2 hands the rows of a bookings query to the sink as bytes, and its stream holds ROW_TAKEN for each', async () => {
+    const server = testServer()
+    const connection: Connection = createConnection({
+      host: server.host, port: server.port, user: server.readerUser, password: server.readerPassword, database: db.name, dateStrings: true, charset: 'UTF8MB4_UNICODE_520_CI',
+    })
+    try {
+      const columns: ResultColumn[][] = []
+      const rows: string[] = []
+      const query = connection.query(`SELECT ${BOOKING_ROW_COLUMNS.slice(0, -1).join(', ')}, NULL AS service_post_name FROM ${db.prefix}booking_calendar_bookings ORDER BY id LIMIT 3`)
+      takeRowPackets(query, {
+        accepts: (given) => {
+          columns.push([...given])
+          return true
+        },
+        row: (bytes, start, end) => { rows.push(bytes.subarray(start, end).toString('latin1')) },
+      })
+      const items: unknown[] = []
+      await new Promise((resolve, reject) => query.stream().on('data', (item: unknown) => items.push(item)).on('end', resolve).on('error', reject))
+      expect(columns).to.have.length(1)
+      expect(columns[0]!.map((column) => column.name)).to.deep.equal([...BOOKING_ROW_COLUMNS])
+      expect(columns[0]![2]!.encoding).to.equal('utf8')
+      expect(items).to.deep.equal([ROW_TAKEN, ROW_TAKEN, ROW_TAKEN])
+      expect(rows).to.have.length(3)
+      // The first cell of the first row: its ID, length-coded.
+      const [firstId] = (await db.admin.query(`SELECT MIN(id) AS id FROM ${db.prefix}booking_calendar_bookings`))[0] as Array<{ id: number }>
+      expect(rows[0]!.slice(1, 1 + rows[0]!.charCodeAt(0))).to.equal(String(firstId!.id))
+    } finally {
+      connection.end()
+    }
+  })
+
+  it('a sink that refuses the columns gets no row, and mysql2 gives its objects as usual', async () => {
+    const server = testServer()
+    const connection: Connection = createConnection({
+      host: server.host, port: server.port, user: server.readerUser, password: server.readerPassword, database: db.name, dateStrings: true,
+    })
+    try {
+      const query = connection.query(`SELECT id FROM ${db.prefix}booking_calendar_bookings ORDER BY id LIMIT 2`)
+      let rows = 0
+      takeRowPackets(query, { accepts: () => false, row: () => { rows++ } })
+      const items: unknown[] = []
+      await new Promise((resolve, reject) => query.stream().on('data', (item: unknown) => items.push(item)).on('end', resolve).on('error', reject))
+      expect(rows).to.equal(0)
+      expect(items).to.have.length(2)
+      expect(items[0]).to.have.property('id').that.is.a('number')
+    } finally {
+      connection.end()
+    }
+  })
+})
