@@ -531,9 +531,30 @@ function putBytes(out: Buffer, w: number, from: Buffer, at: number, length: numb
 
 /** `YYYY-MM-DDTHH:MM:SS+hh:mm` from a date's bytes and a time's (timeAt -1: 00:00:00), with the day's offset. */
 function putIso(out: Buffer, w: number, b: Buffer, dateAt: number, timeAt: number, offset: Buffer): number {
-  w = putBytes(out, w, b, dateAt, 10)
-  out[w++] = 0x54 // T
-  w = timeAt < 0 ? putBytes(out, w, MIDNIGHT, 0, 8) : putBytes(out, w, b, timeAt, 8)
-  return putBytes(out, w, offset, 0, offset.length)
+  // Written out byte by byte: three of these per booking, where a loop per piece cost twice as much.
+  out[w] = b[dateAt]!
+  out[w + 1] = b[dateAt + 1]!
+  out[w + 2] = b[dateAt + 2]!
+  out[w + 3] = b[dateAt + 3]!
+  out[w + 4] = b[dateAt + 4]!
+  out[w + 5] = b[dateAt + 5]!
+  out[w + 6] = b[dateAt + 6]!
+  out[w + 7] = b[dateAt + 7]!
+  out[w + 8] = b[dateAt + 8]!
+  out[w + 9] = b[dateAt + 9]!
+  out[w + 10] = 0x54 // T
+  const time = timeAt < 0 ? MIDNIGHT : b
+  const t = timeAt < 0 ? 0 : timeAt
+  out[w + 11] = time[t]!
+  out[w + 12] = time[t + 1]!
+  out[w + 13] = time[t + 2]!
+  out[w + 14] = time[t + 3]!
+  out[w + 15] = time[t + 4]!
+  out[w + 16] = time[t + 5]!
+  out[w + 17] = time[t + 6]!
+  out[w + 18] = time[t + 7]!
+  w += 19
+  for (let i = 0; i < offset.length; i++) out[w + i] = offset[i]!
+  return w + offset.length
 }
 const MIDNIGHT = Buffer.from('00:00:00')
