@@ -40,9 +40,11 @@ export async function findServiceBySlug(db: Db, storedForms: string[]): Promise<
 
 /** Every bc_service post (a site has 10 to 500), for naming the services of disabled-time rules. */
 export async function findAllServices(db: Db): Promise<ServiceRow[]> {
-  return await db
+  // Asked by every disabled-time/ and summary/ answer: compiled once (db/compiled-shapes.ts).
+  const query = compiledShapesOf(db).compile('all services', [], () => db
     .selectFrom('posts')
     .select(['posts.ID', 'posts.post_name', 'posts.post_status'])
     .where('posts.post_type', '=', 'bc_service')
-    .execute()
+    .compile())
+  return (await db.executeQuery(query)).rows
 }

@@ -7,6 +7,7 @@ import { TablePrefixPlugin } from '../../db/connect.ts'
 import type { Database } from '../../db/database.ts'
 import { compileBookingsQuery, forceIndex, type BookingFilter } from '../../db/bookings.ts'
 import { pickBookingDateIndex } from '../../db/booking-indexes.ts'
+import { compileRulesQuery } from '../../db/disabled-times.ts'
 
 // Compiling never connects: the pool points nowhere and is never asked for a connection.
 const newDb = () => new Kysely<Database>({
@@ -83,5 +84,19 @@ describe('pickBookingDateIndex', () => {
 
   it('takes none whose columns start otherwise', () => {
     expect(pick({ a: ['booking_date'], b: ['time_from', 'booking_date'], c: ['service_id', 'booking_date', 'time_from'], d: ['booking_date', 'status', 'time_from'] })).to.equal(undefined)
+  })
+})
+
+describe('compiled shapes of the rules query', () => {
+  it('the rules of a second service are Kysely\'s own query for that service; all rules are another shape', () => {
+    const cached = newDb()
+    compileRulesQuery(cached, 12)
+    compileRulesQuery(cached, undefined)
+    const again = compileRulesQuery(cached, 41)
+    const fresh = compileRulesQuery(newDb(), 41)
+    expect(again.sql).to.equal(fresh.sql)
+    expect(again.parameters).to.deep.equal([41, 0])
+    expect(compileRulesQuery(cached, undefined).sql).to.equal(compileRulesQuery(newDb(), undefined).sql)
+    expect(compileRulesQuery(cached, undefined).sql).to.not.contain(' in (')
   })
 })
