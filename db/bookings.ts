@@ -2,7 +2,7 @@
 import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Snapshot } from './snapshot.ts'
 import type { Database } from './database.ts'
-import type { Db } from './connect.ts'
+import { STATEMENT_TIMER_MARGIN_MS, type Db } from './connect.ts'
 import { compiledShapesOf } from './compiled-shapes.ts'
 import { bookingDateIndex, forgetBookingDateIndex } from './booking-indexes.ts'
 import { ROW_TAKEN, type RowPacketSink } from './row-packets.ts'
@@ -194,13 +194,16 @@ export interface BookingRowSink extends RowPacketSink<BookingRow> {
 /**
  * streamBookings, with every row handed to `sink` as it arrives; yields how
  * many rows each batch had. The rows of the batch are written by then.
+ * `limit`: the first so many only, read at once into the sink's memory, so the
+ * statement is a short one: under QUERY_TIMEOUT_MS on the server, which cancels it itself.
  */
 export async function* streamBookingPackets(
-  db: Db, snapshot: Snapshot, filter: BookingFilter, order: BookingOrder, rowTimeoutMs: number, columns: BookingColumns, sink: BookingRowSink,
+  db: Db, snapshot: Snapshot, filter: BookingFilter, order: BookingOrder, rowTimeoutMs: number, columns: BookingColumns, sink: BookingRowSink, limit?: number,
 ): AsyncGenerator<number> {
   const names = await readServiceNames(db, snapshot, rowTimeoutMs)
   sink.serviceNames(names)
-  const read = () => snapshot.batches(compileBookings(db, filter, order, columns, undefined, false), { rowTimeoutMs, sink })
+  const short = limit === undefined ? {} : { serverTimeLimit: true, rowTimeoutMs: rowTimeoutMs + STATEMENT_TIMER_MARGIN_MS }
+  const read = () => snapshot.batches(compileBookings(db, filter, order, columns, limit, false), { rowTimeoutMs, sink, ...short })
   for await (const batch of withoutLostIndex(db, read)) {
     for (const row of batch as Array<BookingRow | typeof ROW_TAKEN>) {
       if (row === ROW_TAKEN) continue

@@ -14,7 +14,7 @@ export interface Snapshot {
   /**
    * The rows of a large query from the server's cursor, in batches of at most
    * `batchSize`, with back-pressure. The statement runs without
-   * max_statement_time (it would cut a slow reader off mid-stream); instead,
+   * max_statement_time (it would cut a slow reader off mid-stream; see serverTimeLimit); instead,
    * every wait for rows from the server (the first, and any stall while we are
    * ready for more) is bounded by `rowTimeoutMs`, after which the query is
    * killed on the server and the connection destroyed.
@@ -24,6 +24,12 @@ export interface Snapshot {
 
 export interface BatchOptions<R> {
   rowTimeoutMs: number
+  /**
+   * The statement keeps the session's max_statement_time (QUERY_TIMEOUT_MS),
+   * so the server cancels it itself: for one read to its end at once, never at
+   * a client's pace (a LIMIT-ed read into memory). Then rowTimeoutMs should leave the server time to do so.
+   */
+  serverTimeLimit?: boolean
   batchSize?: number
   /** Takes the rows as bytes (db/row-packets.ts) when it accepts the result: the batches then hold ROW_TAKEN for each. */
   sink?: RowPacketSink<R>
@@ -56,7 +62,8 @@ export async function readSnapshot<T>(pool: BoundedPool, work: (snapshot: Snapsh
 async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: BatchOptions<R>, signal?: AbortSignal): AsyncGenerator<R[]> {
   const batchSize = options.batchSize ?? 100
   const connection = lease.connection
-  const running = connection.query({ sql: lease.marked(`SET STATEMENT max_statement_time = 0 FOR ${query.sql}`), values: query.parameters as unknown[] })
+  const sql = options.serverTimeLimit ? query.sql : `SET STATEMENT max_statement_time = 0 FOR ${query.sql}`
+  const running = connection.query({ sql: lease.marked(sql), values: query.parameters as unknown[] })
   if (options.sink) takeRowPackets(running, options.sink)
   // Rows mysql2 reads ahead of us: 200 (two batches) kept the same rate as
   // 1000 and took six concurrent exports from 186 to 141 MB of RSS

@@ -25,8 +25,13 @@ export interface SlotsQuery {
 }
 
 export interface SlotsAnswer {
-  /** Bookings that match, over all pages. */
-  total: number
+  /**
+   * Bookings that match, over all pages. A streamed answer knows it once its
+   * body has read its first batch (batches or rowsInto set it before they yield
+   * one); before that, or for a body never read (HEAD), count() gives it.
+   */
+  total: number | undefined
+  count(): Promise<number>
   /** With per_page: the page shown and how many there are. */
   paging: { page: number; totalPages: number } | undefined
   /** The records in batches, in booking order, or grouped by service ID when `grouped`. */
@@ -37,11 +42,31 @@ export interface SlotsAnswer {
    * (db/row-packets.ts); yields each batch's number of rows once they are
    * written. Read either this or `batches`, not both.
    */
-  rowsInto: ((sink: BookingRowSink) => AsyncIterable<number>) | undefined
+  rowsInto: ((sink: AnswerSink) => AsyncIterable<number>) | undefined
   /** How rows become records, for a sink that makes some itself. */
   mapping: BookingMapping
   grouped: boolean
 }
+
+/**
+ * What rowsInto writes the bookings into: it may be told to drop what it
+ * holds, when an answer read whole before its count turns out too large.
+ */
+export interface AnswerSink extends BookingRowSink {
+  /** Bytes written and not yet sent. */
+  readonly heldBytes: number
+  /** On: drops what is written, and writes no row until off; off: writes again, from the start of the answer. */
+  dropRows(on: boolean): void
+}
+
+/**
+ * An unpaged answer of up to this many bookings, and BYTES_COUNTED_AS_READ,
+ * is read in one statement and counted as it is read, instead of counted
+ * first: a year of a busy site's two statuses, about 3 MB of JSON. The count
+ * cost MariaDB a sixth as much as the rows (scripts/bench/README.md).
+ */
+export const ROWS_COUNTED_AS_READ = 10_000
+export const BYTES_COUNTED_AS_READ = 4 * 1024 * 1024
 
 /** At most this many bookings are answered from one statement held in memory (see isNarrow). */
 export const SMALL_ANSWER_ROWS = 1000
@@ -126,7 +151,7 @@ export async function answerSlots(
   if (params.per_page === undefined && isNarrow(filter)) {
     const head = early && serviceId === givenId ? early : await queries.findFirstBookings(db, filter, order, SMALL_ANSWER_ROWS + 1, columns)
     if (head.length <= SMALL_ANSWER_ROWS) {
-      await send({ total: head.length, paging: undefined, grouped, mapping, rowsInto: undefined, batches: fromArray([head.map(toRecord)]) })
+      await send(answerInMemory(head.length, undefined, head.map(toRecord)))
       return
     }
   }
@@ -134,14 +159,41 @@ export async function answerSlots(
   // Pages are short queries; an answer without per_page may stream for minutes
   // to a slow reader, so it holds a connection of the stream pool instead.
   await queries.readSnapshot(params.per_page === undefined ? pools.stream : pools.short, async (snapshot) => {
-    const total = await queries.countBookings(db, snapshot, filter)
     if (params.per_page === undefined) {
-      // Both are read only when iterated: the body takes one of them.
-      const rows = queries.streamBookings(db, snapshot, filter, order, options.queryTimeoutMs, columns)
-      const rowsInto = (sink: BookingRowSink) => queries.streamBookingPackets(db, snapshot, filter, order, options.queryTimeoutMs, columns, sink)
-      await send({ total, paging: undefined, grouped, mapping, rowsInto, batches: mapBatches(rows, toRecord) })
+      const { queryTimeoutMs } = options
+      // Each is read only when iterated: the body takes one of them.
+      const answer: SlotsAnswer = { total: undefined, paging: undefined, grouped, mapping, count, batches: records(), rowsInto }
+      async function count(): Promise<number> {
+        return (answer.total ??= await queries.countBookings(db, snapshot, filter))
+      }
+      async function* records(): AsyncGenerator<BookingRecord[]> {
+        await count()
+        yield* mapBatches(queries.streamBookings(db, snapshot, filter, order, queryTimeoutMs, columns), toRecord)
+      }
+      async function* rowsInto(sink: AnswerSink): AsyncGenerator<number> {
+        // First up to ROWS_COUNTED_AS_READ rows in one statement, which the
+        // answer's total is when fewer come; only a larger answer is counted,
+        // then read whole, in the same snapshot.
+        let read = 0
+        for await (const rows of queries.streamBookingPackets(db, snapshot, filter, order, queryTimeoutMs, columns, sink, ROWS_COUNTED_AS_READ + 1)) {
+          read += rows
+          // Past the bytes, the statement is still read to its end (cut short, its connection would be lost), its rows dropped.
+          if (read <= ROWS_COUNTED_AS_READ && sink.heldBytes > BYTES_COUNTED_AS_READ) read = ROWS_COUNTED_AS_READ + 1
+          if (read > ROWS_COUNTED_AS_READ) sink.dropRows(true)
+        }
+        if (read <= ROWS_COUNTED_AS_READ) {
+          answer.total = read
+          yield read
+          return
+        }
+        sink.dropRows(false)
+        await count()
+        yield* queries.streamBookingPackets(db, snapshot, filter, order, queryTimeoutMs, columns, sink)
+      }
+      await send(answer)
       return
     }
+    const total = await queries.countBookings(db, snapshot, filter)
     const perPage = params.per_page
     const page = params.page ?? 1
     const totalPages = Math.ceil(total / perPage)
@@ -152,8 +204,12 @@ export async function answerSlots(
     const records = rows.map(toRecord)
     // A page is cut from the bookings in booking order, then grouped (at most per_page records held).
     if (grouped) records.sort((a, b) => a.service_id - b.service_id)
-    await send({ total, paging: { page, totalPages }, grouped, mapping, rowsInto: undefined, batches: fromArray([records]) })
+    await send(answerInMemory(total, { page, totalPages }, records))
   }, { signal: options.signal })
+
+  function answerInMemory(total: number, paging: SlotsAnswer['paging'], records: BookingRecord[]): SlotsAnswer {
+    return { total, count: async () => total, paging, grouped, mapping, rowsInto: undefined, batches: fromArray([records]) }
+  }
 }
 
 async function* mapBatches<R, T>(batches: AsyncIterable<R[]>, map: (row: R) => T): AsyncGenerator<T[]> {

@@ -11,9 +11,10 @@
 // the record's way, so the answer is byte for byte what bookingJson and
 // bookingCsvRow make of toBookingRecord (tests/unit/booking-list.test.ts).
 import { isUtf8 } from 'node:buffer'
-import { BOOKING_ROW_COLUMNS, type BookingRow, type BookingRowSink } from '../../db/bookings.ts'
+import { BOOKING_ROW_COLUMNS, type BookingRow } from '../../db/bookings.ts'
 import { readCells, type ParsedRow, type ResultColumn } from '../../db/row-packets.ts'
 import { statusOf, toBookingRecord, type BookingMapping, type BookingRecord } from '../domain/booking-record.ts'
+import type { AnswerSink } from '../domain/slots.ts'
 import { DAY_SECONDS } from '../domain/day-arithmetic.ts'
 import type { ClockDay } from '../domain/wall-clock.ts'
 import { bookingCsvRow, bookingJson, csvText, jsonText } from './booking-text.ts'
@@ -23,6 +24,8 @@ export type ListFormat = 'json' | 'csv'
 
 export interface BookingListOptions {
   format: ListFormat
+  /** What the body holds before the first booking (`{"booked_slots":[`, the CSV header line), written at once. */
+  head: string
   /** JSON only: `"<service ID>":[...]` groups, the records arriving ordered by service ID. */
   grouped: boolean
   mapping: BookingMapping
@@ -49,13 +52,15 @@ const ROW_OVERHEAD_BYTES = 512
 /** Distinct stored statuses kept as cells; a site has a handful. Past this, rows take the record's way. */
 const MAX_STATUS_CELLS = 64
 
-export class BookingList implements BookingRowSink {
+export class BookingList implements AnswerSink {
   readonly #body: Utf8Chunks
   readonly #format: ListFormat
   readonly #grouped: boolean
   readonly #mapping: BookingMapping
   readonly #recordText: (record: BookingRecord) => string
   readonly #takesBytes: boolean
+  readonly #head: string
+  #dropping = false
   #first = true
   #group: number | undefined
   #names: ReadonlyMap<number, string> = new Map()
@@ -75,6 +80,21 @@ export class BookingList implements BookingRowSink {
     this.#mapping = options.mapping
     this.#recordText = options.recordText ?? (options.format === 'json' ? bookingJson : bookingCsvRow)
     this.#takesBytes = options.recordText === undefined
+    this.#head = options.head
+    body.write(options.head)
+  }
+
+  get heldBytes(): number {
+    return this.#body.held
+  }
+
+  dropRows(on: boolean): void {
+    this.#body.clear()
+    this.#dropping = on
+    if (on) return
+    this.#first = true
+    this.#group = undefined
+    this.#body.write(this.#head)
   }
 
   /** Whether rows may come as bytes: a list of whole records, no `_fields`. */
@@ -84,6 +104,7 @@ export class BookingList implements BookingRowSink {
 
   /** One record. */
   record(record: BookingRecord): void {
+    if (this.#dropping) return
     const text = this.#recordText(record)
     this.#body.write(this.#format === 'json' ? this.#separator(record.service_id) + text : text)
   }
@@ -107,11 +128,12 @@ export class BookingList implements BookingRowSink {
   }
 
   parsedRow(row: BookingRow): void {
+    if (this.#dropping) return
     this.record(toBookingRecord(row, this.#mapping))
   }
 
   row(bytes: Buffer, start: number, end: number, row: ParsedRow<BookingRow>): void {
-    if (this.#writeRow(bytes, start, end)) return
+    if (this.#dropping || this.#writeRow(bytes, start, end)) return
     const parsed = row.parsed()
     parsed.service_post_name = this.#names.get(parsed.service_id) ?? null
     this.parsedRow(parsed)

@@ -13,9 +13,8 @@ import { Utf8Chunks } from './stream-body.ts'
  */
 export async function* slotsJsonChunks(answer: SlotsAnswer, fields: readonly string[] | undefined, onRows: (rows: number) => void): AsyncGenerator<Buffer> {
   const body = new Utf8Chunks()
-  body.write(answer.grouped ? '{"booked_slots":{' : '{"booked_slots":[')
   const list = new BookingList(body, {
-    format: 'json', grouped: answer.grouped, mapping: answer.mapping,
+    format: 'json', head: answer.grouped ? '{"booked_slots":{' : '{"booked_slots":[', grouped: answer.grouped, mapping: answer.mapping,
     recordText: fields && ((record: BookingRecord) => JSON.stringify(pickFields(record, fields))),
   })
   yield* writeBookings(answer, list, body, onRows)
@@ -26,9 +25,8 @@ export async function* slotsJsonChunks(answer: SlotsAnswer, fields: readonly str
 export async function* slotsCsvChunks(answer: SlotsAnswer, fields: readonly string[] | undefined, onRows: (rows: number) => void): AsyncGenerator<Buffer> {
   const columns = csvColumns(fields)
   const body = new Utf8Chunks()
-  body.write(csvLine(columns.map((column) => column.name)))
   const list = new BookingList(body, {
-    format: 'csv', grouped: false, mapping: answer.mapping,
+    format: 'csv', head: csvLine(columns.map((column) => column.name)), grouped: false, mapping: answer.mapping,
     recordText: columns === CSV_COLUMNS ? undefined : (record: BookingRecord) => csvRow(columns, record),
   })
   yield* writeBookings(answer, list, body, onRows)

@@ -88,6 +88,19 @@ export class Utf8Chunks {
     this.#used = bytes
   }
 
+  /** Bytes written and not yet taken by full() or end(). */
+  get held(): number {
+    let bytes = this.#used
+    for (const chunk of this.#full) bytes += chunk.length
+    return bytes
+  }
+
+  /** Forgets every byte not yet taken. */
+  clear(): void {
+    this.#full.length = 0
+    this.#used = 0
+  }
+
   /** The chunks filled so far; the one being filled stays. */
   *full(): Generator<Buffer> {
     while (this.#full.length > 0) yield this.#full.shift()!

@@ -47,7 +47,7 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
   const options = { zone, exposeCustomer: deps.exposeCustomer(req), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs, signal: signalClientGone(res) }
   await answerSlots(deps.db, deps.pool, feedParams, options, async (answer) => {
     const batches = req.method === 'HEAD' ? answer.batches : await startIterating(answer.batches)
-    res.setHeader('X-WP-Total', String(answer.total))
+    res.setHeader('X-WP-Total', String(answer.total ?? await answer.count()))
     feedHeaders(res, 'bookings.ics')
     if (req.method === 'HEAD') {
       res.end()

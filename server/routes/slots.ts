@@ -59,7 +59,7 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
     const chunks = csv ? slotsCsvChunks(answer, params._fields, onRows) : slotsJsonChunks(answer, params._fields, onRows)
     // Made before the status line: a query that fails at once still gets its own status code.
     const body = head ? undefined : await startIterating(chunks)
-    res.setHeader('X-WP-Total', String(answer.total))
+    res.setHeader('X-WP-Total', String(answer.total ?? await answer.count()))
     if (answer.paging) {
       res.setHeader('X-WP-TotalPages', String(answer.paging.totalPages))
       const link = pagingLinks(req, answer.paging.page, answer.paging.totalPages)

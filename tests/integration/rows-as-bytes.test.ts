@@ -2,6 +2,8 @@
 // (db/row-packets.ts, server/http/booking-list.ts). Through the real mysql2 and
 // MariaDB, the rows must reach the list as bytes, and the answers must be the
 // ones the record's way gives: `_fields` naming every field takes that way.
+// Up to ROWS_COUNTED_AS_READ bookings are counted as they are read, a larger
+// answer is counted first: the site holds more than that, so both ways run.
 import { expect } from 'chai'
 import { createConnection, type Connection } from 'mysql2'
 import request from '../support/request.ts'
@@ -13,6 +15,7 @@ import { BOOKING_ROW_COLUMNS } from '../../db/bookings.ts'
 import { ROW_TAKEN, takeRowPackets, type ResultColumn } from '../../db/row-packets.ts'
 import { BOOKING_FIELDS } from '../../server/domain/booking-record.ts'
 import { CSV_FIELD_NAMES } from '../../server/http/booking-text.ts'
+import { ROWS_COUNTED_AS_READ } from '../../server/domain/slots.ts'
 
 const API = '/wp-json/booking-calendar/v1/'
 const EVERY_FIELD = BOOKING_FIELDS.join(',')
@@ -27,7 +30,7 @@ describe('streamed answers written from the database\'s bytes', function () {
   before(async () => {
     db = await createTestDatabase('rows_as_bytes')
     await loadSite(db)
-    for (const statement of demoDataSql({ prefix: db.prefix, bookings: 3_000 })) await db.admin.query(statement)
+    for (const statement of demoDataSql({ prefix: db.prefix, bookings: ROWS_COUNTED_AS_READ + 2_000 })) await db.admin.query(statement)
     // Quirks the fast way must leave to the record's way, or write the same: a
     // zero created_at, a time of 10:75:00, control characters, a formula-like phone.
     await db.admin.query(`SET SESSION sql_mode = ''`)
@@ -56,6 +59,7 @@ describe('streamed answers written from the database\'s bytes', function () {
         const fast = await request(app.app).get(API + query).buffer(true).expect(200)
         const records = await request(app.app).get(API + recordWay).buffer(true).expect(200)
         expect(Number(fast.headers['x-wp-total'])).to.be.greaterThan(500)
+        expect(fast.headers['x-wp-total']).to.equal(records.headers['x-wp-total'])
         expect(fast.text).to.equal(records.text)
         const zoe = query.includes('csv') ? 'Zoë ""Z""' : 'Zoë \\"Z\\"'
         if (app === shown) expect(fast.text).to.contain(zoe)
@@ -63,6 +67,27 @@ describe('streamed answers written from the database\'s bytes', function () {
       }
     })
   }
+
+  it('an answer of up to ROWS_COUNTED_AS_READ bookings runs no COUNT; a larger one is counted once, and both totals are the rows sent', async () => {
+    const selects = async () => {
+      const [rows] = await db.admin.query("SHOW GLOBAL STATUS LIKE 'Com_select'")
+      return Number((rows as Array<{ Value: string }>)[0]!.Value)
+    }
+    const statementsOf = async (query: string) => {
+      const before = await selects()
+      const res = await request(hidden.app).get(API + query).buffer(true).expect(200)
+      const body = JSON.parse(res.text) as { booked_slots: unknown[]; total: number }
+      expect(Number(res.headers['x-wp-total'])).to.equal(body.booked_slots.length)
+      expect(body.total).to.equal(body.booked_slots.length)
+      return { selects: await selects() - before, total: body.total }
+    }
+    const small = await statementsOf('slots?status=pending,booked&start=2025-01-01&end=2026-12-31&flat')
+    expect(small.total).to.be.within(500, ROWS_COUNTED_AS_READ)
+    expect(small.selects, 'the slugs and the rows').to.equal(2)
+    const large = await statementsOf('slots?flat')
+    expect(large.total).to.be.greaterThan(ROWS_COUNTED_AS_READ)
+    expect(large.selects, 'the slugs and the first rows, the count, the slugs and the rows').to.equal(5)
+  })
 
   it('mysql2 hands the rows of a bookings query to the sink as bytes, and its stream holds ROW_TAKEN for each', async () => {
     const server = testServer()

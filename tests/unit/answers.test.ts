@@ -18,7 +18,9 @@ import { RestError } from '../../server/errors.ts'
 import { parseParams } from '../../server/http/params.ts'
 import { answerDisabledTime, disabledTimeQueries, RuleProblemLog, type DisabledTimeQueries } from '../../server/domain/disabled-time.ts'
 import { resolveService, serviceLookups as dbServiceLookups, type ServiceLookups } from '../../server/domain/services.ts'
-import { answerSlots, slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS, type SlotsAnswer, type SlotsQueries } from '../../server/domain/slots.ts'
+import {
+  answerSlots, BYTES_COUNTED_AS_READ, ROWS_COUNTED_AS_READ, slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS, type AnswerSink, type SlotsAnswer, type SlotsQueries,
+} from '../../server/domain/slots.ts'
 import { answerSummary, summaryQueries as dbSummaryQueries, type SummaryQueries, type SummaryQuery } from '../../server/domain/summary.ts'
 import { summaryParams } from '../../server/routes/summary.ts'
 import { disabledTimeParams } from '../../server/routes/disabled-time.ts'
@@ -80,12 +82,13 @@ function slotsQueries(rows: BookingRow[], calls: string[]): SlotsQueries {
         for (let i = 0; i < rows.length; i += 2) yield rows.slice(i, i + 2)
       })()
     },
-    streamBookingPackets: (_db, given, filter, order: BookingOrder, timeoutMs, _columns, sink) => {
+    streamBookingPackets: (_db, given, filter, order: BookingOrder, timeoutMs, _columns, sink, limit) => {
       expect(given).to.equal(snapshot)
-      calls.push(`stream packets ${describe(filter)} ${order} ${timeoutMs}`)
+      calls.push(`stream packets ${describe(filter)} ${order} ${timeoutMs}${limit === undefined ? '' : ` limit ${limit}`}`)
+      const taken = rows.slice(0, limit)
       return (async function* () {
-        for (let i = 0; i < rows.length; i += 2) {
-          const batch = rows.slice(i, i + 2)
+        for (let i = 0; i < taken.length; i += 2) {
+          const batch = taken.slice(i, i + 2)
           for (const row of batch) sink.parsedRow(row)
           yield batch.length
         }
@@ -104,7 +107,7 @@ function slotsQueries(rows: BookingRow[], calls: string[]): SlotsQueries {
 }
 
 interface Sent {
-  total: number
+  total: number | undefined
   paging: SlotsAnswer['paging']
   grouped: boolean
   /** Each batch as the IDs of its records. */
@@ -225,6 +228,81 @@ describe('answerSlots: which queries answer slots/', () => {
     const { calls, sent } = await slots({}, [booking(1), booking(2), booking(3)])
     expect(calls).to.deep.equal(['snapshot stream until the client goes', 'count {}', 'stream {} booking 1234'])
     expect(sent).to.deep.equal({ total: 3, paging: undefined, grouped: false, batches: [[1, 2], [3]] })
+  })
+
+  describe('a streamed answer written by a sink (rowsInto)', () => {
+    /** A sink that keeps the IDs it is given, and says it holds `bytesPerRow` for each. */
+    function idSink(bytesPerRow = 100) {
+      let held: number[] = []
+      let dropping = false
+      const drops: boolean[] = []
+      const sink: AnswerSink = {
+        get heldBytes() { return held.length * bytesPerRow },
+        dropRows: (on) => { held = []; dropping = on; drops.push(on) },
+        accepts: () => true,
+        serviceNames: () => {},
+        row: () => { throw new Error('rows come parsed here') },
+        parsedRow: (row) => { if (!dropping) held.push(row.id) },
+      }
+      return { sink, ids: () => held, drops }
+    }
+
+    async function written(rows: BookingRow[], bytesPerRow?: number) {
+      const calls: string[] = []
+      const { sink, ids, drops } = idSink(bytesPerRow)
+      let total: number | undefined
+      const counts: number[] = []
+      await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, {}), {
+        zone: berlin, exposeCustomer: false, grouped: false, queryTimeoutMs: 1234, signal: clientGone,
+      }, async (answer) => {
+        for await (const count of answer.rowsInto!(sink)) {
+          counts.push(count)
+          total ??= answer.total
+        }
+      }, slotsQueries(rows, calls))
+      return { calls, total, ids: ids(), counts, drops }
+    }
+
+    it('of up to ROWS_COUNTED_AS_READ bookings is read in one statement and counted as it is read, without a COUNT', async () => {
+      const rows = ids(1, 5).map((id) => booking(id))
+      const { calls, total, ids: sent, counts } = await written(rows)
+      expect(calls).to.deep.equal(['snapshot stream until the client goes', `stream packets {} booking 1234 limit ${ROWS_COUNTED_AS_READ + 1}`])
+      expect(total).to.equal(5)
+      expect(counts).to.deep.equal([5])
+      expect(sent).to.deep.equal([1, 2, 3, 4, 5])
+    })
+
+    it('of more: the rows read are dropped, then the answer is counted and read whole, in the same snapshot', async () => {
+      const rows = ids(1, ROWS_COUNTED_AS_READ + 2).map((id) => booking(id))
+      const { calls, total, ids: sent, drops } = await written(rows)
+      expect(calls).to.deep.equal([
+        'snapshot stream until the client goes', `stream packets {} booking 1234 limit ${ROWS_COUNTED_AS_READ + 1}`, 'count {}', 'stream packets {} booking 1234',
+      ])
+      expect(total).to.equal(ROWS_COUNTED_AS_READ + 2)
+      expect(drops).to.deep.equal([true, false])
+      expect(sent).to.deep.equal(rows.map((row) => row.id))
+    })
+
+    it('of fewer rows that hold more than BYTES_COUNTED_AS_READ: counted and read whole too', async () => {
+      const rows = ids(1, 7).map((id) => booking(id))
+      const { calls, total, ids: sent } = await written(rows, BYTES_COUNTED_AS_READ / 4)
+      expect(calls.slice(2)).to.deep.equal(['count {}', 'stream packets {} booking 1234'])
+      expect(total).to.equal(7)
+      expect(sent).to.deep.equal(rows.map((row) => row.id))
+    })
+
+    it('a body that is never read (HEAD) gets its total from count()', async () => {
+      const calls: string[] = []
+      let total: number | undefined
+      await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, {}), {
+        zone: berlin, exposeCustomer: false, grouped: false, queryTimeoutMs: 1234, signal: clientGone,
+      }, async (answer) => {
+        expect(answer.total).to.equal(undefined)
+        total = await answer.count()
+      }, slotsQueries([booking(1), booking(2)], calls))
+      expect(total).to.equal(2)
+      expect(calls).to.deep.equal(['snapshot stream until the client goes', 'count {}'])
+    })
   })
 
   it('reads one page in booking order, with the count, in one snapshot', async () => {

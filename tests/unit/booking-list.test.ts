@@ -55,10 +55,10 @@ interface Written {
 function writeBoth(rows: Cells[], options: { format: ListFormat; grouped: boolean; zone: SiteZone; exposeCustomer: boolean }) {
   const mapping = () => ({ clock: wallClockFor(options.zone), exposeCustomer: options.exposeCustomer, slugOf: createSlugDecoder() })
   const bytesBody = new Utf8Chunks()
-  const bytes = new BookingList(bytesBody, { format: options.format, grouped: options.grouped, mapping: mapping() })
+  const bytes = new BookingList(bytesBody, { format: options.format, head: '', grouped: options.grouped, mapping: mapping() })
   bytes.serviceNames(POST_NAMES)
   const recordsBody = new Utf8Chunks()
-  const records = new BookingList(recordsBody, { format: options.format, grouped: options.grouped, mapping: mapping() })
+  const records = new BookingList(recordsBody, { format: options.format, head: '', grouped: options.grouped, mapping: mapping() })
   records.serviceNames(POST_NAMES)
   let parsedRows = 0
   for (const cells of rows) {
@@ -198,7 +198,7 @@ describe('BookingList: rows from their bytes, as the record\'s way writes them',
   })
 
   it('takes the columns of a bookings stream only, its text in UTF-8', () => {
-    const list = new BookingList(new Utf8Chunks(), { format: 'json', grouped: false, mapping: { clock: wallClockFor(BERLIN), exposeCustomer: false, slugOf: createSlugDecoder() } })
+    const list = new BookingList(new Utf8Chunks(), { format: 'json', head: '', grouped: false, mapping: { clock: wallClockFor(BERLIN), exposeCustomer: false, slugOf: createSlugDecoder() } })
     const columns: ResultColumn[] = BOOKING_ROW_COLUMNS.map((name, i) => ({ name, columnType: i < 2 ? 8 : 253, encoding: 'utf8' }))
     expect(list.accepts(columns)).to.equal(true)
     expect(list.accepts(columns.slice(1))).to.equal(false)
@@ -206,10 +206,33 @@ describe('BookingList: rows from their bytes, as the record\'s way writes them',
     expect(list.accepts(columns.map((column, i) => i === 0 ? { ...column, columnType: 246 } : column))).to.equal(false)
     expect(list.accepts(columns.map((column, i) => i === 3 ? { ...column, name: 'day' } : column))).to.equal(false)
     const fields = new BookingList(new Utf8Chunks(), {
-      format: 'json', grouped: false, mapping: { clock: wallClockFor(BERLIN), exposeCustomer: false, slugOf: createSlugDecoder() }, recordText: () => '{}',
+      format: 'json', head: '', grouped: false, mapping: { clock: wallClockFor(BERLIN), exposeCustomer: false, slugOf: createSlugDecoder() }, recordText: () => '{}',
     })
     expect(fields.takesBytes).to.equal(false)
     expect(list.takesBytes).to.equal(true)
+  })
+})
+
+describe('BookingList.dropRows: an answer read again from its start', () => {
+  it('drops what it holds and every row while on; off, it starts again from its head, the first record without a comma', () => {
+    const body = new Utf8Chunks()
+    const list = new BookingList(body, { format: 'json', head: '[', grouped: true, mapping: { clock: wallClockFor(BERLIN), exposeCustomer: false, slugOf: createSlugDecoder() } })
+    list.serviceNames(POST_NAMES)
+    const packet = rowPacket(usual())
+    const parsedNever = { parsed: (): BookingRow => { throw new Error('an ordinary row') } }
+    list.row(packet, 0, packet.length, parsedNever)
+    expect(list.heldBytes).to.be.greaterThan(100)
+    list.dropRows(true)
+    expect(list.heldBytes).to.equal(0)
+    list.row(packet, 0, packet.length, parsedNever)
+    list.parsedRow(mysql2Row(usual(), 'haircut'))
+    expect(list.heldBytes).to.equal(0)
+    list.dropRows(false)
+    list.row(packet, 0, packet.length, parsedNever)
+    body.write(list.jsonEnd())
+    const text = Buffer.concat([...body.end()]).toString()
+    expect(text).to.match(/^\["12":\[\{"id":101,/)
+    expect(JSON.parse(text.replace(/^\[/, '{'))).to.have.property('12').with.length(1)
   })
 })
 
