@@ -247,12 +247,15 @@ describe('answerSlots: which queries answer slots/', () => {
       return { sink, ids: () => held, drops }
     }
 
-    async function written(rows: BookingRow[], bytesPerRow?: number) {
+    const YEAR = { start: '2026-01-01', end: '2026-12-31' }
+    const year = '{"bookingDate":{"from":"2026-01-01","to":"2026-12-31"}}'
+
+    async function written(rows: BookingRow[], options: { bytesPerRow?: number; query?: Record<string, string> } = {}) {
       const calls: string[] = []
-      const { sink, ids, drops } = idSink(bytesPerRow)
+      const { sink, ids, drops } = idSink(options.bytesPerRow)
       let total: number | undefined
       const counts: number[] = []
-      await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, {}), {
+      await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, options.query ?? YEAR), {
         zone: berlin, exposeCustomer: false, grouped: false, queryTimeoutMs: 1234, signal: clientGone,
       }, async (answer) => {
         for await (const count of answer.rowsInto!(sink)) {
@@ -263,10 +266,10 @@ describe('answerSlots: which queries answer slots/', () => {
       return { calls, total, ids: ids(), counts, drops }
     }
 
-    it('of up to ROWS_COUNTED_AS_READ bookings is read in one statement and counted as it is read, without a COUNT', async () => {
+    it('of up to ROWS_COUNTED_AS_READ bookings in a period is read in one statement and counted as it is read, without a COUNT', async () => {
       const rows = ids(1, 5).map((id) => booking(id))
       const { calls, total, ids: sent, counts } = await written(rows)
-      expect(calls).to.deep.equal(['snapshot stream until the client goes', `stream packets {} booking 1234 limit ${ROWS_COUNTED_AS_READ + 1}`])
+      expect(calls).to.deep.equal(['snapshot stream until the client goes', `stream packets ${year} booking 1234 limit ${ROWS_COUNTED_AS_READ + 1}`])
       expect(total).to.equal(5)
       expect(counts).to.deep.equal([5])
       expect(sent).to.deep.equal([1, 2, 3, 4, 5])
@@ -276,7 +279,7 @@ describe('answerSlots: which queries answer slots/', () => {
       const rows = ids(1, ROWS_COUNTED_AS_READ + 2).map((id) => booking(id))
       const { calls, total, ids: sent, drops } = await written(rows)
       expect(calls).to.deep.equal([
-        'snapshot stream until the client goes', `stream packets {} booking 1234 limit ${ROWS_COUNTED_AS_READ + 1}`, 'count {}', 'stream packets {} booking 1234',
+        'snapshot stream until the client goes', `stream packets ${year} booking 1234 limit ${ROWS_COUNTED_AS_READ + 1}`, `count ${year}`, `stream packets ${year} booking 1234`,
       ])
       expect(total).to.equal(ROWS_COUNTED_AS_READ + 2)
       expect(drops).to.deep.equal([true, false])
@@ -285,10 +288,21 @@ describe('answerSlots: which queries answer slots/', () => {
 
     it('of fewer rows that hold more than BYTES_COUNTED_AS_READ: counted and read whole too', async () => {
       const rows = ids(1, 7).map((id) => booking(id))
-      const { calls, total, ids: sent } = await written(rows, BYTES_COUNTED_AS_READ / 4)
-      expect(calls.slice(2)).to.deep.equal(['count {}', 'stream packets {} booking 1234'])
+      const { calls, total, ids: sent } = await written(rows, { bytesPerRow: BYTES_COUNTED_AS_READ / 4 })
+      expect(calls.slice(2)).to.deep.equal([`count ${year}`, `stream packets ${year} booking 1234`])
       expect(total).to.equal(7)
       expect(sent).to.deep.equal(rows.map((row) => row.id))
+    })
+
+    it('without both ends of a range (an export of everything, or since a day), counted first, then read whole', async () => {
+      for (const query of [{}, { start: '2026-01-01' }, { end: '2026-12-31', filter_by: 'created_date' }] as Array<Record<string, string>>) {
+        const rows = ids(1, 3).map((id) => booking(id))
+        const { calls, total, ids: sent } = await written(rows, { query })
+        expect(calls.slice(1).map((call) => call.replace(/ .*/, '')), JSON.stringify(query)).to.deep.equal(['count', 'stream'])
+        expect(calls[2]).to.not.contain('limit')
+        expect(total).to.equal(3)
+        expect(sent).to.deep.equal([1, 2, 3])
+      }
     })
 
     it('a body that is never read (HEAD) gets its total from count()', async () => {
