@@ -13,10 +13,13 @@ import { parseBooleanWord, parseWholeNumber } from './parse-text.ts'
  * of its peak RSS was heap V8 let grow before collecting (up to four times the
  * live size) and a young generation of up to 48 MB. Old space grown by 1.5×
  * instead, and semi-spaces of 8 MB, took eight concurrent exports' peak from
- * 186 to 144 MB, for 15 to 20% more CPU per row while they run
- * (scripts/bench/heap-flags.ts; one export alone: no measurable change).
+ * 186 to 144 MB (scripts/bench/heap-flags.ts). Once rows were written from
+ * their bytes, exports made little garbage, and the bench's peak moved to ten
+ * clients of disabled-time/ at 1,500 requests a second: semi-spaces of 4 MB
+ * took that from 149-153 to 138-143 MB, with as many requests served
+ * (scripts/bench/README.md, "Rows as bytes").
  */
-export const DEFAULT_WORKER_V8_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=8']
+export const DEFAULT_WORKER_V8_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=4']
 
 export interface Config {
   port: number
