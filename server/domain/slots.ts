@@ -189,13 +189,16 @@ export async function answerSlots(
           return
         }
         let read = 0
+        let tooLarge = false
         for await (const rows of queries.streamBookingPackets(db, snapshot, filter, order, queryTimeoutMs, columns, sink, ROWS_COUNTED_AS_READ + 1)) {
           read += rows
-          // Past the bytes, the statement is still read to its end (cut short, its connection would be lost), its rows dropped.
-          if (read <= ROWS_COUNTED_AS_READ && sink.heldBytes > BYTES_COUNTED_AS_READ) read = ROWS_COUNTED_AS_READ + 1
-          if (read > ROWS_COUNTED_AS_READ) sink.dropRows(true)
+          // Past the rows or the bytes, the statement is still read to its end (cut short, its connection would be lost), its rows dropped.
+          if (!tooLarge && (read > ROWS_COUNTED_AS_READ || sink.heldBytes > BYTES_COUNTED_AS_READ)) {
+            tooLarge = true
+            sink.dropRows(true)
+          }
         }
-        if (read <= ROWS_COUNTED_AS_READ) {
+        if (!tooLarge) {
           answer.total = read
           yield read
           return

@@ -275,6 +275,17 @@ describe('answerSlots: which queries answer slots/', () => {
       expect(sent).to.deep.equal([1, 2, 3, 4, 5])
     })
 
+    it('of exactly ROWS_COUNTED_AS_READ bookings, or exactly BYTES_COUNTED_AS_READ: still counted as read', async () => {
+      const rows = ids(1, ROWS_COUNTED_AS_READ).map((id) => booking(id))
+      const full = await written(rows, { bytesPerRow: 1 })
+      expect(full.calls).to.have.length(2)
+      expect(full.total).to.equal(ROWS_COUNTED_AS_READ)
+      const four = await written(ids(1, 4).map((id) => booking(id)), { bytesPerRow: BYTES_COUNTED_AS_READ / 4 })
+      expect(four.calls).to.have.length(2)
+      expect(four.total).to.equal(4)
+      expect(four.ids).to.deep.equal([1, 2, 3, 4])
+    })
+
     it('of more: the rows read are dropped, then the answer is counted and read whole, in the same snapshot', async () => {
       const rows = ids(1, ROWS_COUNTED_AS_READ + 2).map((id) => booking(id))
       const { calls, total, ids: sent, drops } = await written(rows)
@@ -317,6 +328,16 @@ describe('answerSlots: which queries answer slots/', () => {
       expect(total).to.equal(2)
       expect(calls).to.deep.equal(['snapshot stream until the client goes', 'count {}'])
     })
+  })
+
+  it('an answer held in memory gives its total from count() too', async () => {
+    for (const query of [{ service: '12' }, { per_page: '2', page: '1' }]) {
+      let counted: [number | undefined, number] | undefined
+      await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
+        zone: berlin, exposeCustomer: false, grouped: false, queryTimeoutMs: 1234, signal: clientGone,
+      }, async (answer) => { counted = [answer.total, await answer.count()] }, slotsQueries([booking(1), booking(2), booking(3)], []))
+      expect(counted, JSON.stringify(query)).to.deep.equal([3, 3])
+    }
   })
 
   it('reads one page in booking order, with the count, in one snapshot', async () => {
