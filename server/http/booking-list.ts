@@ -104,7 +104,6 @@ export class BookingList implements AnswerSink {
 
   /** One record. */
   record(record: BookingRecord): void {
-    if (this.#dropping) return
     const text = this.#recordText(record)
     this.#body.write(this.#format === 'json' ? this.#separator(record.service_id) + text : text)
   }
@@ -136,7 +135,7 @@ export class BookingList implements AnswerSink {
     if (this.#dropping || this.#writeRow(bytes, start, end)) return
     const parsed = row.parsed()
     parsed.service_post_name = this.#names.get(parsed.service_id) ?? null
-    this.parsedRow(parsed)
+    this.record(toBookingRecord(parsed, this.#mapping))
   }
 
   /** Between two JSON records: a comma, or the next group's key. */
@@ -224,12 +223,7 @@ export class BookingList implements AnswerSink {
     let w = this.#body.used
     const date = at[BOOKING_DATE]!
     if (json) {
-      if (this.#grouped && serviceId !== this.#group) {
-        w = putText(out, w, this.#separator(serviceId))
-      } else if (!this.#first) {
-        out[w++] = COMMA
-      }
-      this.#first = false
+      w = putText(out, w, this.#separator(serviceId))
       w = putBytes(out, w, JSON_ID, 0, JSON_ID.length)
       w = putBytes(out, w, b, at[ID]!, length[ID]!)
       w = putBytes(out, w, service, 0, service.length)
