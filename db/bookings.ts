@@ -5,7 +5,8 @@ import type { Database } from './database.ts'
 import { STATEMENT_TIMER_MARGIN_MS, type Db } from './connect.ts'
 import { compiledShapesOf } from './compiled-shapes.ts'
 import { bookingDateIndex, forgetBookingDateIndex } from './booking-indexes.ts'
-import { ROW_TAKEN, type RowPacketSink } from './row-packets.ts'
+import { readCells, ROW_TAKEN, type RowPacketSink } from './row-packets.ts'
+import type { BoundedPool } from './bounded-pool.ts'
 
 export interface BookingFilter {
   serviceId?: number
@@ -294,3 +295,49 @@ export async function findFirstBookings(db: Db, filter: BookingFilter, order: Bo
     return (await db.executeQuery(compileBookings(db, filter, order, columns, limit))).rows
   }
 }
+
+/**
+ * findFirstBookings with the rows handed to `sink` as they arrive, as bytes
+ * where it takes them (db/row-packets.ts): how many there were, and whether
+ * the first came joined to its bc_service post. A row's service_post_name
+ * cell is its post's here, as in findFirstBookings: the sink is told no names.
+ */
+export async function findFirstBookingPackets(
+  db: Db, pool: BoundedPool, filter: BookingFilter, order: BookingOrder, limit: number, columns: BookingColumns, sink: BookingRowSink,
+): Promise<{ rows: number; firstHasService: boolean }> {
+  let firstHasService: boolean | undefined
+  const watched: RowPacketSink<BookingRow> = {
+    accepts: (result) => sink.accepts(result),
+    row(bytes, start, end, row) {
+      // A first row whose cells cannot be read here (over 16 MiB) counts as without a post: the ID is then looked up.
+      firstHasService ??= readCells(bytes, start, end, BOOKING_ROW_COLUMNS.length, FIRST_ROW_CELLS.start, FIRST_ROW_CELLS.length) &&
+        FIRST_ROW_CELLS.length[SERVICE_POST_NAME_CELL]! >= 0
+      sink.row(bytes, start, end, row)
+    },
+  }
+  const lease = await pool.acquire()
+  try {
+    const read = () => {
+      const compiled = compileBookings(db, filter, order, columns, limit)
+      return lease.query<BookingRow>(compiled.sql, compiled.parameters, undefined, watched) as Promise<Array<BookingRow | typeof ROW_TAKEN>>
+    }
+    let rows: Array<BookingRow | typeof ROW_TAKEN>
+    try {
+      rows = await read()
+    } catch (error) {
+      if (!forgetBookingDateIndex(db, error)) throw error
+      rows = await read()
+    }
+    for (const row of rows) {
+      if (row === ROW_TAKEN) continue
+      firstHasService ??= row.service_post_name !== null
+      sink.parsedRow(row)
+    }
+    return { rows: rows.length, firstHasService: firstHasService ?? false }
+  } finally {
+    lease.release()
+  }
+}
+
+const SERVICE_POST_NAME_CELL = BOOKING_ROW_COLUMNS.indexOf('service_post_name')
+const FIRST_ROW_CELLS = { start: new Int32Array(BOOKING_ROW_COLUMNS.length), length: new Int32Array(BOOKING_ROW_COLUMNS.length) }

@@ -6,6 +6,7 @@
 // put back: whatever state it is in leaves with it.
 import { randomBytes } from 'node:crypto'
 import { createConnection, type Pool, type PoolConnection } from 'mysql2'
+import { takeRowPackets, type RowPacketSink } from './row-packets.ts'
 
 /** No connection became free in time, or none could be made: answered 503 rest_database_unavailable. */
 export class DbUnavailableError extends Error {
@@ -74,8 +75,12 @@ function destroyConnection(connection: { destroy(): void }): void {
 
 export interface Lease {
   readonly connection: PoolConnection
-  /** One statement, bounded by the statement timer; a client gone (`signal`) ends it at once. */
-  query<R>(sql: string, values?: readonly unknown[], signal?: AbortSignal): Promise<R[]>
+  /**
+   * One statement, bounded by the statement timer; a client gone (`signal`)
+   * ends it at once. With a `sink`, its rows go to the sink as bytes when the
+   * sink accepts them (db/row-packets.ts), and the rows resolved hold ROW_TAKEN for each.
+   */
+  query<R>(sql: string, values?: readonly unknown[], signal?: AbortSignal, sink?: RowPacketSink<R>): Promise<R[]>
   /** A statement sent on `connection` directly, marked as this lease's, so abort() can kill it. */
   marked(sql: string): string
   /** Marks a statement as running whose end the caller watches itself (a streamed result). */
@@ -200,7 +205,7 @@ export class BoundedPool {
       connection,
       statementRunning: (value) => { running = value },
       marked,
-      query: <R>(sql: string, values: readonly unknown[] = [], signal?: AbortSignal) => new Promise<R[]>((resolve, reject) => {
+      query: <R>(sql: string, values: readonly unknown[] = [], signal?: AbortSignal, sink?: RowPacketSink<R>) => new Promise<R[]>((resolve, reject) => {
         if (signal?.aborted) return reject(signal.reason)
         running = true
         const settle = () => {
@@ -219,7 +224,7 @@ export class BoundedPool {
           reject(signal!.reason)
         }
         signal?.addEventListener('abort', gone, { once: true })
-        connection.query(marked(sql), values as unknown[], (error, rows) => {
+        const sent = connection.query(marked(sql), values as unknown[], (error, rows) => {
           settle()
           running = false
           if (error) {
@@ -229,6 +234,7 @@ export class BoundedPool {
             resolve(rows as R[])
           }
         })
+        if (sink) takeRowPackets(sent, sink)
       }),
       release: () => finish(false),
       abort: () => finish(true),

@@ -3,7 +3,8 @@
 import type { Db, DbPools } from '../../db/connect.ts'
 import { readSnapshot } from '../../db/snapshot.ts'
 import {
-  countBookings, findBookingsPage, findFirstBookings, streamBookingPackets, streamBookings, type BookingFilter, type BookingRow, type BookingRowSink,
+  countBookings, findBookingsPage, findFirstBookingPackets, findFirstBookings, streamBookingPackets, streamBookings,
+  type BookingFilter, type BookingRow, type BookingRowSink,
 } from '../../db/bookings.ts'
 import { RestError } from '../errors.ts'
 import { daysInclusive } from './day-arithmetic.ts'
@@ -37,14 +38,14 @@ export interface SlotsAnswer {
   /** The records in batches, in booking order, or grouped by service ID when `grouped`. */
   batches: AsyncIterable<BookingRecord[]>
   /**
-   * For an answer streamed from the database, the same bookings in the same
-   * order handed to `sink` as the database sends them, not made into records
-   * (db/row-packets.ts); yields each batch's number of rows once they are
-   * written. Read either this or `batches`, not both.
+   * For an answer read from the database into a sink, the same bookings in
+   * the same order handed to `sink` as the database sends them, not made into
+   * records (db/row-packets.ts); yields each batch's number of rows once they
+   * are written. Read either this or `batches`, not both. An answer of the
+   * sink given to answerSlots (`options.sink`) may have written its rows
+   * already: then it takes that sink only, and yields their number.
    */
   rowsInto: ((sink: AnswerSink) => AsyncIterable<number>) | undefined
-  /** How rows become records, for a sink that makes some itself. */
-  mapping: BookingMapping
   grouped: boolean
 }
 
@@ -116,10 +117,26 @@ export interface SlotsQueries extends ServiceLookups {
   streamBookingPackets: typeof streamBookingPackets
   findBookingsPage: typeof findBookingsPage
   findFirstBookings: typeof findFirstBookings
+  findFirstBookingPackets: typeof findFirstBookingPackets
 }
 
 export const slotsQueries: SlotsQueries = {
-  ...serviceLookups, readSnapshot, countBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings,
+  ...serviceLookups, readSnapshot, countBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets,
+}
+
+/** How a slots/ answer's rows become records: in the site's zone, with or without customer data. */
+export function bookingMapping(zone: SiteZone, exposeCustomer: boolean): BookingMapping {
+  return { clock: wallClockFor(zone), exposeCustomer, slugOf: createSlugDecoder() }
+}
+
+/** What the first statement of a narrow answer found (see answerSlots). */
+interface FirstBookings {
+  /** Bookings read, up to SMALL_ANSWER_ROWS + 1. */
+  count: number
+  /** Whether the first came joined to its bc_service post: the service ID given is a service's. */
+  firstHasService: boolean
+  /** The records, when they were not written into the sink. */
+  records: BookingRecord[] | undefined
 }
 
 /**
@@ -131,26 +148,40 @@ export async function answerSlots(
   db: Db,
   pools: DbPools,
   params: SlotsQuery,
-  options: { zone: SiteZone; exposeCustomer: boolean; grouped: boolean; queryTimeoutMs: number; signal?: AbortSignal },
+  options: {
+    mapping: BookingMapping; grouped: boolean; queryTimeoutMs: number; signal?: AbortSignal
+    /** Where the body writes the bookings, when it takes them as bytes: a narrow answer is read into it at once. */
+    sink?: AnswerSink | undefined
+  },
   send: (answer: SlotsAnswer) => Promise<void>,
   queries: SlotsQueries = slotsQueries,
 ): Promise<void> {
-  const { grouped } = options
+  const { grouped, mapping, sink } = options
   const order = grouped ? 'service' : 'booking'
   // Customer data that is not shown is not read either.
-  const columns = { customer: options.exposeCustomer }
+  const columns = { customer: mapping.exposeCustomer }
+  const toRecord = (row: BookingRow) => toBookingRecord(row, mapping)
+  // The first SMALL_ANSWER_ROWS + 1 bookings in one statement: into the sink, or as records.
+  const readFirst = async (firstFilter: BookingFilter): Promise<FirstBookings> => {
+    if (sink) {
+      // What an earlier statement wrote (for an ID that turned out to be a slug) goes.
+      sink.dropRows(false)
+      const read = await queries.findFirstBookingPackets(db, pools.short, firstFilter, order, SMALL_ANSWER_ROWS + 1, columns, sink)
+      return { count: read.rows, firstHasService: read.firstHasService, records: undefined }
+    }
+    const rows = await queries.findFirstBookings(db, firstFilter, order, SMALL_ANSWER_ROWS + 1, columns)
+    return { count: rows.length, firstHasService: rows[0] !== undefined && rows[0].service_post_name !== null, records: rows.map(toRecord) }
+  }
   // A service given by its ID (the usual report) is read in one statement:
   // its bookings, each joined to its bc_service post. A booking that comes
   // back with its post's slug proves the ID names a service, which is what
   // resolveService would look up; only without one is the ID looked up.
   const givenId = params.per_page === undefined && params.service !== undefined && /^\d+$/.test(params.service)
     ? Number(params.service) : undefined
-  const early = givenId === undefined ? undefined : await queries.findFirstBookings(db, bookingFilter(params, givenId), order, SMALL_ANSWER_ROWS + 1, columns)
-  const serviceId = early?.[0] !== undefined && early[0].service_post_name !== null ? givenId
+  const early = givenId === undefined ? undefined : await readFirst(bookingFilter(params, givenId))
+  const serviceId = early?.firstHasService ? givenId
     : params.service === undefined ? undefined : (await resolveService(db, params.service, queries)).ID
   const filter = bookingFilter(params, serviceId)
-  const mapping: BookingMapping = { clock: wallClockFor(options.zone), exposeCustomer: options.exposeCustomer, slugOf: createSlugDecoder() }
-  const toRecord = (row: BookingRow) => toBookingRecord(row, mapping)
 
   // A narrow filter without paging is first answered by one statement, which
   // reads one snapshot by itself: no count, no transaction, one round trip to
@@ -158,12 +189,14 @@ export async function answerSlots(
   // does the answer go the streamed way below (the first statement's work is
   // then lost, which is why only narrow filters try it).
   if (params.per_page === undefined && isNarrow(filter)) {
-    const head = early && serviceId === givenId ? early : await queries.findFirstBookings(db, filter, order, SMALL_ANSWER_ROWS + 1, columns)
-    if (head.length <= SMALL_ANSWER_ROWS) {
-      await send(answerInMemory(head.length, undefined, head.map(toRecord)))
+    const head = early && serviceId === givenId ? early : await readFirst(filter)
+    if (head.count <= SMALL_ANSWER_ROWS) {
+      await send(head.records ? answerInMemory(head.count, undefined, head.records) : answerWritten(head.count))
       return
     }
   }
+  // Whatever a first statement wrote into the sink goes: the answer starts again.
+  sink?.dropRows(false)
 
   // Pages are short queries; an answer without per_page may stream for minutes
   // to a slow reader, so it holds a connection of the stream pool instead.
@@ -171,7 +204,7 @@ export async function answerSlots(
     if (params.per_page === undefined) {
       const { queryTimeoutMs } = options
       // Each is read only when iterated: the body takes one of them.
-      const answer: SlotsAnswer = { total: undefined, paging: undefined, grouped, mapping, count, batches: records(), rowsInto }
+      const answer: SlotsAnswer = { total: undefined, paging: undefined, grouped, count, batches: records(), rowsInto }
       async function count(): Promise<number> {
         return (answer.total ??= await queries.countBookings(db, snapshot, filter))
       }
@@ -225,7 +258,19 @@ export async function answerSlots(
   }, { signal: options.signal })
 
   function answerInMemory(total: number, paging: SlotsAnswer['paging'], records: BookingRecord[]): SlotsAnswer {
-    return { total, count: async () => total, paging, grouped, mapping, rowsInto: undefined, batches: fromArray([records]) }
+    return { total, count: async () => total, paging, grouped, rowsInto: undefined, batches: fromArray([records]) }
+  }
+
+  /** An answer whose `total` bookings are written into the sink already. */
+  function answerWritten(total: number): SlotsAnswer {
+    async function* rowsInto(given: AnswerSink): AsyncGenerator<number> {
+      if (given !== sink) throw new Error('This answer is written into the sink given to answerSlots.')
+      yield total
+    }
+    async function* batches(): AsyncGenerator<BookingRecord[]> {
+      throw new Error('This answer is written into its sink as bytes: read rowsInto.')
+    }
+    return { total, count: async () => total, paging: undefined, grouped, rowsInto, batches: batches() }
   }
 }
 

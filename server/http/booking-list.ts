@@ -64,6 +64,7 @@ export class BookingList implements AnswerSink {
   #first = true
   #group: number | undefined
   #names: ReadonlyMap<number, string> = new Map()
+  #slugIsText = false
   /** Per service ID: what is written from its ID to its status (#serviceCell). */
   readonly #serviceCells = new Map<number, Buffer>()
   readonly #statusCells: StatusCell[] = []
@@ -94,6 +95,8 @@ export class BookingList implements AnswerSink {
     if (on) return
     this.#first = true
     this.#group = undefined
+    // The next statement may join other posts, or be given other names.
+    this.#serviceCells.clear()
     this.#body.write(this.#head)
   }
 
@@ -115,6 +118,8 @@ export class BookingList implements AnswerSink {
   }
 
   accepts(columns: readonly ResultColumn[]): boolean {
+    // A joined post_name is text; the names' NULL of a streamed answer is not.
+    this.#slugIsText = columns[SERVICE_POST_NAME]?.encoding === 'utf8'
     return columns.length === CELLS && columns.every((column, i) =>
       column.name === BOOKING_ROW_COLUMNS[i] &&
       (i > 1 || INTEGER_TYPES.has(column.columnType)) &&
@@ -134,7 +139,8 @@ export class BookingList implements AnswerSink {
   row(bytes: Buffer, start: number, end: number, row: ParsedRow<BookingRow>): void {
     if (this.#dropping || this.#writeRow(bytes, start, end)) return
     const parsed = row.parsed()
-    parsed.service_post_name = this.#names.get(parsed.service_id) ?? null
+    // A post joined to the row is its service's; else the names given, if any (serviceNames).
+    parsed.service_post_name ??= this.#names.get(parsed.service_id) ?? null
     this.record(toBookingRecord(parsed, this.#mapping))
   }
 
@@ -214,7 +220,8 @@ export class BookingList implements AnswerSink {
     const note = length[NOTE]! < 0 ? 0 : cellSize(b, at[NOTE]!, length[NOTE]!)
     if (note < 0) return false
 
-    const service = this.#serviceCell(serviceId)
+    const service = this.#serviceCell(serviceId, b, at[SERVICE_POST_NAME]!, length[SERVICE_POST_NAME]!)
+    if (service === undefined) return false
     const room = end - start + service.length + status.length + ROW_OVERHEAD_BYTES +
       name + email + phone + note + GROUP_KEY_BYTES
     if (room > CHUNK_BYTES) return false
@@ -330,11 +337,18 @@ export class BookingList implements AnswerSink {
     return text
   }
 
-  /** From the service's ID to its status: `,"service_id":12,"service_slug":"haircut","status":`, or `,12,haircut,` in CSV. */
-  #serviceCell(serviceId: number): Buffer {
+  /**
+   * From the service's ID to its status: `,"service_id":12,"service_slug":"haircut","status":`,
+   * or `,12,haircut,` in CSV. The slug is of the post joined to the row (its
+   * service_post_name cell, at `at`), else of the names given (serviceNames):
+   * a statement joins every row of a service to the same post. Undefined for a
+   * joined post_name that is no valid UTF-8, which the record's way decodes as mysql2 does.
+   */
+  #serviceCell(serviceId: number, b: Buffer, at: number, length: number): Buffer | undefined {
     let cell = this.#serviceCells.get(serviceId)
     if (cell === undefined) {
-      const postName = this.#names.get(serviceId)
+      if (length >= 0 && (!this.#slugIsText || !isUtf8(b.subarray(at, at + length)))) return undefined
+      const postName = length >= 0 ? b.toString('utf8', at, at + length) : this.#names.get(serviceId)
       const slug = postName === undefined ? null : this.#mapping.slugOf(postName)
       cell = Buffer.from(this.#format === 'json'
         ? `,"service_id":${serviceId},"service_slug":${jsonText(slug)},"status":`
@@ -357,6 +371,7 @@ const EMAIL = 7
 const PHONE = 8
 const NOTE = 9
 const CREATED_AT = 10
+const SERVICE_POST_NAME = 11
 
 /** Days kept with their offset's bytes; a million bookings span a few thousand. */
 const MAX_DAYS = 20_000

@@ -2,7 +2,7 @@
 // feeds: format=ics"), called by those routes once the format is negotiated.
 import type { Request, Response } from 'express'
 import type { Deps } from '../deps.ts'
-import { answerSlots, type SlotsQuery } from '../domain/slots.ts'
+import { answerSlots, bookingMapping, type SlotsQuery } from '../domain/slots.ts'
 import { answerDisabledTime, type DisabledTimeQuery } from '../domain/disabled-time.ts'
 import { resolveFeedRange } from '../domain/feed-range.ts'
 import { resolveService } from '../domain/services.ts'
@@ -44,7 +44,7 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
   const feedParams: SlotsQuery = { ...params, ...range, service: service === undefined ? undefined : String(service.ID) }
   const calendar = { name: service ? `Bookings: ${decodeSlug(service.post_name)}` : 'Bookings', timezone: calendarZone(zone) }
   const context = eventContext(req, deps)
-  const options = { zone, exposeCustomer: deps.exposeCustomer(req), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs, signal: signalClientGone(res) }
+  const options = { mapping: bookingMapping(zone, deps.exposeCustomer(req)), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs, signal: signalClientGone(res) }
   await answerSlots(deps.db, deps.pool, feedParams, options, async (answer) => {
     const batches = req.method === 'HEAD' ? answer.batches : await startIterating(answer.batches)
     res.setHeader('X-WP-Total', String(answer.total ?? await answer.count()))

@@ -4,8 +4,8 @@ import { z } from 'zod'
 import {
   booleanParam, dateParam, enumListParam, enumParam, integerParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, whenValid,
 } from '../http/params.ts'
-import { answerSlots } from '../domain/slots.ts'
-import { slotsCsvChunks, slotsJsonChunks } from '../http/slots-body.ts'
+import { answerSlots, bookingMapping } from '../domain/slots.ts'
+import { SlotsBody } from '../http/slots-body.ts'
 import { CSV_FIELD_NAMES, csvColumns } from '../http/booking-text.ts'
 import { invalidParams } from '../errors.ts'
 import { startIterating, streamBody } from '../http/stream-body.ts'
@@ -52,11 +52,12 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   const zone = await deps.siteTimezone()
   // CSV is always the flat list (API.md, "CSV").
   const grouped = !params.flat && !csv
-  const options = { zone, exposeCustomer: deps.exposeCustomer(req), grouped, queryTimeoutMs: deps.config.queryTimeoutMs, signal: signalClientGone(res) }
+  const mapping = bookingMapping(zone, deps.exposeCustomer(req))
+  const slotsBody = new SlotsBody(csv ? 'csv' : 'json', params._fields, grouped, mapping)
+  const options = { mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, signal: signalClientGone(res), sink: slotsBody.sink }
   await answerSlots(deps.db, deps.pool, params, options, async (answer) => {
     const head = req.method === 'HEAD'
-    const onRows = (rows: number) => addRowsSent(res, rows)
-    const chunks = csv ? slotsCsvChunks(answer, params._fields, onRows) : slotsJsonChunks(answer, params._fields, onRows)
+    const chunks = slotsBody.chunks(answer, (rows) => addRowsSent(res, rows))
     // Made before the status line: a query that fails at once still gets its own status code.
     const body = head ? undefined : await startIterating(chunks)
     res.setHeader('X-WP-Total', String(answer.total ?? await answer.count()))

@@ -9,13 +9,13 @@ import { createConnection, type Connection } from 'mysql2'
 import request from '../support/request.ts'
 import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
-import { loadSite, TRICKY_NOTE } from '../fixtures/site.ts'
+import { HAIRCUT, loadSite, STRIZHKA, TRICKY_NOTE } from '../fixtures/site.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { BOOKING_ROW_COLUMNS } from '../../db/bookings.ts'
 import { ROW_TAKEN, takeRowPackets, type ResultColumn } from '../../db/row-packets.ts'
 import { BOOKING_FIELDS } from '../../server/domain/booking-record.ts'
 import { CSV_FIELD_NAMES } from '../../server/http/booking-text.ts'
-import { ROWS_COUNTED_AS_READ } from '../../server/domain/slots.ts'
+import { ROWS_COUNTED_AS_READ, SMALL_ANSWER_ROWS } from '../../server/domain/slots.ts'
 
 const API = '/wp-json/booking-calendar/v1/'
 const EVERY_FIELD = BOOKING_FIELDS.join(',')
@@ -67,6 +67,46 @@ describe('streamed answers written from the database\'s bytes', function () {
       }
     })
   }
+
+  // A narrow answer (a service, or a period of up to two months) is one
+  // statement joined to the services' posts, read whole before it is sent.
+  const SPRING = 'start=2026-03-01&end=2026-05-31'
+  for (const [label, query] of [
+    ['a service by ID, grouped JSON', `slots?service=${HAIRCUT}&${SPRING}`],
+    ['a service by ID, flat JSON', `slots?service=${HAIRCUT}&${SPRING}&flat`],
+    ['a service by ID, CSV', `slots?service=${HAIRCUT}&${SPRING}&format=csv`],
+    ['a service with a percent-encoded slug', `slots?service=${STRIZHKA}&${SPRING}`],
+    ['a service by slug', `slots?service=haircut&${SPRING}&status=pending,booked&flat`],
+    ['two weeks of every service', 'slots?start=2026-03-22&end=2026-04-04'],
+  ] as const) {
+    it(`a narrow answer, ${label}: the same bytes as the record's way, customer data hidden and shown`, async () => {
+      const recordWay = `${query}&_fields=${query.includes('csv') ? EVERY_COLUMN : EVERY_FIELD}`
+      for (const app of [hidden, shown]) {
+        const fast = await request(app.app).get(API + query).buffer(true).expect(200)
+        const records = await request(app.app).get(API + recordWay).buffer(true).expect(200)
+        expect(Number(fast.headers['x-wp-total'])).to.be.within(5, SMALL_ANSWER_ROWS)
+        expect(fast.headers['x-wp-total']).to.equal(records.headers['x-wp-total'])
+        expect(fast.text).to.equal(records.text)
+        expect(fast.text).to.match(query.includes('csv') ? /,haircut,/ : query.includes(`service=${STRIZHKA}`) ? /"service_slug":"стрижка"/ : /"service_slug":"haircut"/)
+      }
+    })
+  }
+
+  it('a narrow answer of a service given by ID is one statement; by slug, two', async () => {
+    const selects = async () => {
+      const [rows] = await db.admin.query("SHOW GLOBAL STATUS LIKE 'Com_select'")
+      return Number((rows as Array<{ Value: string }>)[0]!.Value)
+    }
+    for (const [query, statements] of [[`slots?service=${HAIRCUT}&${SPRING}`, 1], [`slots?service=haircut&${SPRING}`, 2]] as const) {
+      const before = await selects()
+      const res = await request(hidden.app).get(API + query).buffer(true).expect(200)
+      expect(await selects() - before, query).to.equal(statements)
+      const body = JSON.parse(res.text) as { booked_slots: Record<string, unknown[]>; total: number }
+      // One service: one group, holding every booking of the total.
+      expect(Object.values(body.booked_slots).map((group) => group.length)).to.deep.equal([body.total])
+      expect(Number(res.headers['x-wp-total'])).to.equal(body.total)
+    }
+  })
 
   it('a period of up to ROWS_COUNTED_AS_READ bookings runs no COUNT; a larger one, or an export of everything, is counted once; each total is the rows sent', async () => {
     const selects = async () => {

@@ -9,7 +9,7 @@ import type { Db } from '../../db/connect.ts'
 import type { RuleRow } from '../../db/disabled-times.ts'
 import type { ServiceRow } from '../../db/services.ts'
 import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
-import { countBookings, findBookingsPage, findFirstBookings, streamBookingPackets, streamBookings } from '../../db/bookings.ts'
+import { countBookings, findBookingsPage, findFirstBookingPackets, findFirstBookings, streamBookingPackets, streamBookings } from '../../db/bookings.ts'
 import { findAllServices, findServiceById, findServiceBySlug } from '../../db/services.ts'
 import { findRules } from '../../db/disabled-times.ts'
 import { readStartOfWeek } from '../../db/options.ts'
@@ -19,7 +19,8 @@ import { parseParams } from '../../server/http/params.ts'
 import { answerDisabledTime, disabledTimeQueries, RuleProblemLog, type DisabledTimeQueries } from '../../server/domain/disabled-time.ts'
 import { resolveService, serviceLookups as dbServiceLookups, type ServiceLookups } from '../../server/domain/services.ts'
 import {
-  answerSlots, BYTES_COUNTED_AS_READ, ROWS_COUNTED_AS_READ, slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS, type AnswerSink, type SlotsAnswer, type SlotsQueries,
+  answerSlots, bookingMapping, BYTES_COUNTED_AS_READ, ROWS_COUNTED_AS_READ, slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS,
+  type AnswerSink, type SlotsAnswer, type SlotsQueries,
 } from '../../server/domain/slots.ts'
 import { answerSummary, summaryQueries as dbSummaryQueries, type SummaryQueries, type SummaryQuery } from '../../server/domain/summary.ts'
 import { summaryParams } from '../../server/routes/summary.ts'
@@ -103,7 +104,29 @@ function slotsQueries(rows: BookingRow[], calls: string[]): SlotsQueries {
       calls.push(`first ${describe(filter)} ${order} ${limit}`)
       return rows.slice(0, limit)
     },
+    findFirstBookingPackets: async (_db, pool, filter, order, limit, _columns, sink) => {
+      calls.push(`first packets ${pool as unknown as string} ${describe(filter)} ${order} ${limit}`)
+      const taken = rows.slice(0, limit)
+      for (const row of taken) sink.parsedRow(row)
+      return { rows: taken.length, firstHasService: taken[0] !== undefined && taken[0].service_post_name !== null }
+    },
   }
+}
+
+/** A sink that keeps the IDs it is given, and says it holds `bytesPerRow` for each. */
+function idSink(bytesPerRow = 100) {
+  let held: number[] = []
+  let dropping = false
+  const drops: boolean[] = []
+  const sink: AnswerSink = {
+    get heldBytes() { return held.length * bytesPerRow },
+    dropRows: (on) => { held = []; dropping = on; drops.push(on) },
+    accepts: () => true,
+    serviceNames: () => {},
+    row: () => { throw new Error('rows come parsed here') },
+    parsedRow: (row) => { if (!dropping) held.push(row.id) },
+  }
+  return { sink, ids: () => held, drops }
 }
 
 interface Sent {
@@ -118,7 +141,7 @@ async function slots(query: Record<string, string>, rows: BookingRow[], options:
   const calls: string[] = []
   let sent: Sent | undefined
   await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
-    zone: berlin, exposeCustomer: false, grouped: options.grouped ?? false, queryTimeoutMs: 1234, signal: clientGone,
+    mapping: bookingMapping(berlin, false), grouped: options.grouped ?? false, queryTimeoutMs: 1234, signal: clientGone,
   }, async (answer) => {
     const batches: number[][] = []
     for await (const batch of answer.batches) batches.push(batch.map((record) => record.id))
@@ -142,7 +165,7 @@ const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, 
 describe('the queries the answers make by default', () => {
   it('are those of db/', () => {
     expect(dbServiceLookups).to.deep.equal({ findServiceById, findServiceBySlug })
-    expect(dbSlotsQueries).to.deep.equal({ findServiceById, findServiceBySlug, readSnapshot, countBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings })
+    expect(dbSlotsQueries).to.deep.equal({ findServiceById, findServiceBySlug, readSnapshot, countBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets })
     expect(disabledTimeQueries).to.deep.equal({ findServiceById, findServiceBySlug, findRules, findAllServices })
     expect(dbSummaryQueries).to.deep.equal({ findServiceById, findServiceBySlug, readStartOfWeek, findSummaryRows, findRules, findAllServices })
   })
@@ -203,7 +226,7 @@ describe('answerSlots: which queries answer slots/', () => {
     for (const value of ['x12', '12x']) {
       const calls: string[] = []
       const error = await refusal(() => answerSlots(db, {} as never, parseParams(slotsParams, { service: value }), {
-        zone: berlin, exposeCustomer: false, grouped: false, queryTimeoutMs: 1234,
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234,
       }, async () => {}, slotsQueries([], calls)))
       expect([error.code, calls], value).to.deep.equal(['rest_service_not_found', [`bySlug ${value}`]])
     }
@@ -230,23 +253,65 @@ describe('answerSlots: which queries answer slots/', () => {
     expect(sent).to.deep.equal({ total: 3, paging: undefined, grouped: false, batches: [[1, 2], [3]] })
   })
 
-  describe('a streamed answer written by a sink (rowsInto)', () => {
-    /** A sink that keeps the IDs it is given, and says it holds `bytesPerRow` for each. */
-    function idSink(bytesPerRow = 100) {
-      let held: number[] = []
-      let dropping = false
-      const drops: boolean[] = []
-      const sink: AnswerSink = {
-        get heldBytes() { return held.length * bytesPerRow },
-        dropRows: (on) => { held = []; dropping = on; drops.push(on) },
-        accepts: () => true,
-        serviceNames: () => {},
-        row: () => { throw new Error('rows come parsed here') },
-        parsedRow: (row) => { if (!dropping) held.push(row.id) },
-      }
-      return { sink, ids: () => held, drops }
+  describe('a narrow answer read into the sink given (options.sink)', () => {
+    async function narrow(query: Record<string, string>, rows: BookingRow[]) {
+      const calls: string[] = []
+      const { sink, ids: held, drops } = idSink()
+      let sent: { total: number | undefined; counts: number[]; ids: number[] } | undefined
+      await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, signal: clientGone, sink,
+      }, async (answer) => {
+        const total = answer.total
+        const counts: number[] = []
+        for await (const count of answer.rowsInto!(sink)) counts.push(count)
+        sent = { total, counts, ids: held() }
+      }, slotsQueries(rows, calls))
+      return { calls, sent: sent!, drops }
     }
 
+    it('is one statement on a short connection, its rows written before the answer is sent', async () => {
+      const { calls, sent } = await narrow({ service: '12', start: '2026-11-01', end: '2026-11-30' }, [booking(1), booking(2)])
+      expect(calls).to.deep.equal([`first packets short {"serviceId":12,"bookingDate":{"from":"2026-11-01","to":"2026-11-30"}} booking ${SMALL_ANSWER_ROWS + 1}`])
+      expect(sent).to.deep.equal({ total: 2, counts: [2], ids: [1, 2] })
+    })
+
+    it('starts the sink again when the ID turns out to be a slug, and keeps only the second statement\'s rows', async () => {
+      // Service 15's slug is "42"; no service has ID 42.
+      const { calls, sent, drops } = await narrow({ service: '42' }, [{ ...booking(7, 15), service_post_name: null }])
+      expect(calls).to.deep.equal([
+        `first packets short {"serviceId":42} booking ${SMALL_ANSWER_ROWS + 1}`, 'byId 42', 'bySlug 42', `first packets short {"serviceId":15} booking ${SMALL_ANSWER_ROWS + 1}`,
+      ])
+      expect(drops).to.deep.equal([false, false])
+      expect(sent.ids).to.deep.equal([7])
+    })
+
+    it('of more than SMALL_ANSWER_ROWS: the rows written go, and the answer streams from a snapshot into the same sink', async () => {
+      const rows = ids(1, SMALL_ANSWER_ROWS + 1).map((id) => booking(id))
+      const { calls, sent, drops } = await narrow({ service: '12' }, rows)
+      expect(calls).to.deep.equal([
+        `first packets short {"serviceId":12} booking ${SMALL_ANSWER_ROWS + 1}`, 'snapshot stream until the client goes', 'count {"serviceId":12}', 'stream packets {"serviceId":12} booking 1234',
+      ])
+      expect(drops).to.deep.equal([false, false])
+      expect(sent.ids).to.deep.equal(rows.map((row) => row.id))
+      expect(sent.total).to.equal(undefined)
+    })
+
+    it('is written into that sink only: another sink, or records, are refused', async () => {
+      const { sink } = idSink()
+      let answer: SlotsAnswer | undefined
+      await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, { service: '12' }), {
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, sink,
+      }, async (given) => { answer = given }, slotsQueries([booking(1)], []))
+      const read = async (items: AsyncIterable<unknown>) => { for await (const item of items) void item }
+      let refused = 0
+      await read(answer!.rowsInto!(idSink().sink)).catch(() => refused++)
+      await read(answer!.batches).catch(() => refused++)
+      expect(refused).to.equal(2)
+      expect(await answer!.count()).to.equal(1)
+    })
+  })
+
+  describe('a streamed answer written by a sink (rowsInto)', () => {
     const YEAR = { start: '2026-01-01', end: '2026-12-31' }
     const year = '{"bookingDate":{"from":"2026-01-01","to":"2026-12-31"}}'
 
@@ -256,7 +321,7 @@ describe('answerSlots: which queries answer slots/', () => {
       let total: number | undefined
       const counts: number[] = []
       await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, options.query ?? YEAR), {
-        zone: berlin, exposeCustomer: false, grouped: false, queryTimeoutMs: 1234, signal: clientGone,
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, signal: clientGone,
       }, async (answer) => {
         for await (const count of answer.rowsInto!(sink)) {
           counts.push(count)
@@ -320,7 +385,7 @@ describe('answerSlots: which queries answer slots/', () => {
       const calls: string[] = []
       let total: number | undefined
       await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, {}), {
-        zone: berlin, exposeCustomer: false, grouped: false, queryTimeoutMs: 1234, signal: clientGone,
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, signal: clientGone,
       }, async (answer) => {
         expect(answer.total).to.equal(undefined)
         total = await answer.count()
@@ -334,7 +399,7 @@ describe('answerSlots: which queries answer slots/', () => {
     for (const query of [{ service: '12' }, { per_page: '2', page: '1' }]) {
       let counted: [number | undefined, number] | undefined
       await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
-        zone: berlin, exposeCustomer: false, grouped: false, queryTimeoutMs: 1234, signal: clientGone,
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, signal: clientGone,
       }, async (answer) => { counted = [answer.total, await answer.count()] }, slotsQueries([booking(1), booking(2), booking(3)], []))
       expect(counted, JSON.stringify(query)).to.deep.equal([3, 3])
     }

@@ -51,26 +51,37 @@ interface Written {
   parsedRows: number
 }
 
-/** The rows through BookingList.row (bytes), and through record (the record's way), in one list each. */
-function writeBoth(rows: Cells[], options: { format: ListFormat; grouped: boolean; zone: SiteZone; exposeCustomer: boolean }) {
+/**
+ * The rows through BookingList.row (bytes), and through record (the record's
+ * way), in one list each. `joined`: each row's service_post_name cell holds its
+ * post's name (`joinedNames`), as a narrow answer's one statement joins it,
+ * and the list is given no names; else the cell is NULL and the list is given POST_NAMES, as a streamed answer is.
+ */
+function writeBoth(rows: Cells[], options: { format: ListFormat; grouped: boolean; zone: SiteZone; exposeCustomer: boolean; joined?: boolean },
+  joinedNames: ReadonlyMap<number, Buffer> = new Map([...POST_NAMES].map(([id, name]) => [id, cell(name)]))) {
   const mapping = () => ({ clock: wallClockFor(options.zone), exposeCustomer: options.exposeCustomer, slugOf: createSlugDecoder() })
   const bytesBody = new Utf8Chunks()
   const bytes = new BookingList(bytesBody, { format: options.format, head: '', grouped: options.grouped, mapping: mapping() })
-  bytes.serviceNames(POST_NAMES)
+  const columns: ResultColumn[] = BOOKING_ROW_COLUMNS.map((name, i) => ({ name, columnType: i < 2 ? 8 : 253, encoding: i < 11 || options.joined ? 'utf8' : 'binary' }))
+  expect(bytes.accepts(columns)).to.equal(true)
+  if (!options.joined) bytes.serviceNames(POST_NAMES)
   const recordsBody = new Utf8Chunks()
   const records = new BookingList(recordsBody, { format: options.format, head: '', grouped: options.grouped, mapping: mapping() })
   records.serviceNames(POST_NAMES)
   let parsedRows = 0
-  for (const cells of rows) {
+  for (const given of rows) {
+    const serviceId = Number(given[1]!.toString())
+    const postName = options.joined ? joinedNames.get(serviceId) ?? null : null
+    const cells = [...given.slice(0, 11), postName]
     const packet = Buffer.concat([Buffer.from('junk before'), rowPacket(cells), Buffer.from('junk after')])
     const start = 'junk before'.length
     bytes.row(packet, start, packet.length - 'junk after'.length, {
       parsed: () => {
         parsedRows++
-        return mysql2Row(cells, null)
+        return mysql2Row(cells, postName && postName.toString('utf8'))
       },
     })
-    records.parsedRow(mysql2Row(cells, POST_NAMES.get(Number(cells[1]!.toString())) ?? null))
+    records.parsedRow(mysql2Row(cells, options.joined ? postName && postName.toString('utf8') : POST_NAMES.get(serviceId) ?? null))
   }
   const text = (body: Utf8Chunks, list: BookingList) => {
     if (options.format === 'json') body.write(list.jsonEnd())
@@ -190,11 +201,24 @@ describe('BookingList: rows from their bytes, as the record\'s way writes them',
       note: fc.option(text),
       created_at: fc.tuple(date, time).map(([day, at]) => cell(`${day} ${at.toString()}`)),
     }).map((cells) => usual(cells))
-    fc.assert(fc.property(fc.array(row, { maxLength: 8 }), fc.constantFrom(...VARIANTS), (rows, variant) => {
+    fc.assert(fc.property(fc.array(row, { maxLength: 8 }), fc.constantFrom(...VARIANTS), fc.boolean(), (rows, variant, joined) => {
       const ordered = variant.grouped ? [...rows].sort((a, b) => Number(a[1]!.toString()) - Number(b[1]!.toString())) : rows
-      const { bytes, records } = writeBoth(ordered, variant)
+      const { bytes, records } = writeBoth(ordered, { ...variant, joined })
       expect(bytes.text).to.equal(records)
     }), { numRuns: 3000 })
+  })
+
+  it('writes the slug of the post joined to each row from its cell, given no names (a narrow answer\'s one statement)', () => {
+    // 99: no post; 17: a post_name that is no valid UTF-8, which mysql2 decodes with U+FFFD.
+    const joinedNames = new Map([...POST_NAMES].map(([id, name]) => [id, cell(name)])).set(17, Buffer.from([0x61, 0xff]))
+    const rows = [12, 14, 15, 16, 99, 17, 12, 17].map((serviceId, i) => usual({ id: cell(String(300 + i)), service_id: cell(String(serviceId)) }))
+    // A row left to mysql2 keeps its joined slug too.
+    rows.push(usual({ id: cell('400'), service_id: cell('14'), time_to: cell('838:59:59') }))
+    for (const variant of VARIANTS) {
+      const { bytes, records } = writeBoth(rows, { ...variant, joined: true }, joinedNames)
+      expect(bytes.text, JSON.stringify(variant)).to.equal(records)
+      expect(bytes.parsedRows, JSON.stringify(variant)).to.equal(3)
+    }
   })
 
   it('takes the columns of a bookings stream only, its text in UTF-8', () => {
