@@ -69,8 +69,12 @@ export class BookingList implements AnswerSink {
   readonly #serviceCells = new Map<number, Buffer>()
   readonly #statusCells: StatusCell[] = []
   readonly #days = new Map<number, RowDay | null>()
+  // The last booked day and the last day of creation, each looked up again
+  // only when it changes: rows come in booked-day order, their created_at in none.
   #lastDayNumber = -2
   #lastDay: RowDay | null = null
+  #lastCreatedNumber = -2
+  #lastCreated: RowDay | null = null
   readonly #cellStart = new Int32Array(CELLS)
   readonly #cellLength = new Int32Array(CELLS)
 
@@ -201,7 +205,11 @@ export class BookingList implements AnswerSink {
     const createdSeconds = createdNumber < 0 ? -1 : secondsAt(b, created + 11)
     if (createdSeconds < 0) return false
     // The zero date (and any other that is no date) has no created_date.
-    const createdDay = this.#day(createdNumber)
+    if (createdNumber !== this.#lastCreatedNumber) {
+      this.#lastCreated = this.#dayOf(createdNumber)
+      this.#lastCreatedNumber = createdNumber
+    }
+    const createdDay = this.#lastCreated
     const createdCopied = createdDay !== null && createdDay.offset !== null && isClockTime(b, created + 11)
     const clockCreated = createdDay === null || createdCopied ? undefined : clock.isoOfDay(createdDay.clockDay, createdSeconds)
 
@@ -304,9 +312,16 @@ export class BookingList implements AnswerSink {
     return true
   }
 
-  /** The day of the date YYYYMMDD, with its offset's bytes (null on a day whose offset changes); null when it is no date. */
+  /** The booked day of the date YYYYMMDD (#dayOf). */
   #day(number: number): RowDay | null {
     if (number === this.#lastDayNumber) return this.#lastDay
+    this.#lastDayNumber = number
+    this.#lastDay = this.#dayOf(number)
+    return this.#lastDay
+  }
+
+  /** The day of the date YYYYMMDD, with its offset's bytes (null on a day whose offset changes); null when it is no date. */
+  #dayOf(number: number): RowDay | null {
     let day = this.#days.get(number)
     if (day === undefined) {
       const clockDay = number < 0 ? null : this.#mapping.clock.dayOfNumber(number)
@@ -314,8 +329,6 @@ export class BookingList implements AnswerSink {
       if (this.#days.size >= MAX_DAYS) this.#days.clear()
       this.#days.set(number, day)
     }
-    this.#lastDayNumber = number
-    this.#lastDay = day
     return day
   }
 
@@ -552,7 +565,9 @@ function putText(out: Buffer, w: number, text: string): number {
 }
 
 function putBytes(out: Buffer, w: number, from: Buffer, at: number, length: number): number {
-  if (length > 16) {
+  // A whole buffer of over 16 bytes is set in one call; a part of one
+  // is copied byte by byte up to about 48 (a subarray to set from cost as much).
+  if (length === from.length ? length > 16 : length > 48) {
     out.set(length === from.length ? from : from.subarray(at, at + length), w)
   } else {
     for (let i = 0; i < length; i++) out[w + i] = from[at + i]!
@@ -585,6 +600,16 @@ function putIso(out: Buffer, w: number, b: Buffer, dateAt: number, timeAt: numbe
   out[w + 17] = time[t + 6]!
   out[w + 18] = time[t + 7]!
   w += 19
+  if (offset.length === 6) {
+    // ±hh:mm, unrolled: every offset but UTC's Z.
+    out[w] = offset[0]!
+    out[w + 1] = offset[1]!
+    out[w + 2] = offset[2]!
+    out[w + 3] = offset[3]!
+    out[w + 4] = offset[4]!
+    out[w + 5] = offset[5]!
+    return w + 6
+  }
   for (let i = 0; i < offset.length; i++) out[w + i] = offset[i]!
   return w + offset.length
 }
