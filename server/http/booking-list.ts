@@ -38,10 +38,17 @@ interface RowDay {
   offset: Buffer | null
 }
 
-/** A stored status, and its cell as it is written (#statusCell). */
+/** A stored status, and its cell as it is written (#statusCell); `index`: its place in #statusCells. */
 interface StatusCell {
   stored: Buffer
   text: Buffer
+  index: number
+}
+
+/** A service's cell (#serviceCell), and by status index that cell with the status's after it: one copy a row. */
+interface ServiceCell {
+  text: Buffer
+  withStatus: Array<Buffer | undefined>
 }
 
 const CELLS = BOOKING_ROW_COLUMNS.length
@@ -66,7 +73,7 @@ export class BookingList implements AnswerSink {
   #names: ReadonlyMap<number, string> = new Map()
   #slugIsText = false
   /** Per service ID: what is written from its ID to its status (#serviceCell). */
-  readonly #serviceCells = new Map<number, Buffer>()
+  readonly #serviceCells = new Map<number, ServiceCell>()
   readonly #statusCells: StatusCell[] = []
   readonly #days = new Map<number, RowDay | null>()
   // The last booked day and the last day of creation, each looked up again
@@ -230,7 +237,8 @@ export class BookingList implements AnswerSink {
 
     const service = this.#serviceCell(serviceId, b, at[SERVICE_POST_NAME]!, length[SERVICE_POST_NAME]!)
     if (service === undefined) return false
-    const room = end - start + service.length + status.length + ROW_OVERHEAD_BYTES +
+    const serviceStatus = service.withStatus[status.index] ??= Buffer.concat([service.text, status.text])
+    const room = end - start + serviceStatus.length + ROW_OVERHEAD_BYTES +
       name + email + phone + note + GROUP_KEY_BYTES
     if (room > CHUNK_BYTES) return false
 
@@ -241,8 +249,7 @@ export class BookingList implements AnswerSink {
       w = putText(out, w, this.#separator(serviceId))
       w = putBytes(out, w, JSON_ID, 0, JSON_ID.length)
       w = putBytes(out, w, b, at[ID]!, length[ID]!)
-      w = putBytes(out, w, service, 0, service.length)
-      w = putBytes(out, w, status, 0, status.length)
+      w = putBytes(out, w, serviceStatus, 0, serviceStatus.length)
       w = putBytes(out, w, b, date, 10)
       w = putBytes(out, w, JSON_START, 0, JSON_START.length)
       w = clockStart === undefined ? putIso(out, w, b, date, allDay ? -1 : at[TIME_FROM]!, day.offset!) : putText(out, w, clockStart)
@@ -253,14 +260,16 @@ export class BookingList implements AnswerSink {
         w = clockEnd === undefined ? putIso(out, w, b, date, at[TIME_TO]!, day.offset!) : putText(out, w, clockEnd)
         w = putBytes(out, w, JSON_ALL_DAY, 0, JSON_ALL_DAY.length)
       }
-      w = allDay ? putBytes(out, w, JSON_TRUE_CREATED, 0, JSON_TRUE_CREATED.length) : putBytes(out, w, JSON_FALSE_CREATED, 0, JSON_FALSE_CREATED.length)
       if (createdDay === null) {
-        w = putBytes(out, w, JSON_NULL, 0, JSON_NULL.length)
+        const next = allDay ? JSON_TRUE_CREATED_NULL : JSON_FALSE_CREATED_NULL
+        w = putBytes(out, w, next, 0, next.length)
       } else {
-        out[w++] = QUOTE
+        const next = allDay ? JSON_TRUE_CREATED_AT : JSON_FALSE_CREATED_AT
+        w = putBytes(out, w, next, 0, next.length)
         w = clockCreated === undefined ? putIso(out, w, b, created, created + 11, createdDay.offset!) : putText(out, w, clockCreated)
         out[w++] = QUOTE
       }
+      const noteNull = length[NOTE]! < 0
       if (exposeCustomer) {
         w = putBytes(out, w, JSON_NAME, 0, JSON_NAME.length)
         w = putJsonCell(out, w, b, at[NAME]!, length[NAME]!, name)
@@ -268,22 +277,20 @@ export class BookingList implements AnswerSink {
         w = putJsonCell(out, w, b, at[EMAIL]!, length[EMAIL]!, email)
         w = putBytes(out, w, JSON_PHONE, 0, JSON_PHONE.length)
         w = putJsonCell(out, w, b, at[PHONE]!, length[PHONE]!, phone)
-        w = putBytes(out, w, JSON_CUSTOMER_END, 0, JSON_CUSTOMER_END.length)
+        const next = noteNull ? JSON_CUSTOMER_END_NULL_NOTE : JSON_CUSTOMER_END_NOTE
+        w = putBytes(out, w, next, 0, next.length)
       } else {
-        w = putBytes(out, w, JSON_NO_CUSTOMER, 0, JSON_NO_CUSTOMER.length)
+        const next = noteNull ? JSON_NO_CUSTOMER_NULL_NOTE : JSON_NO_CUSTOMER_NOTE
+        w = putBytes(out, w, next, 0, next.length)
       }
-      if (length[NOTE]! < 0) {
-        w = putBytes(out, w, JSON_NULL_END, 0, JSON_NULL_END.length)
-      } else {
-        out[w++] = QUOTE
+      if (!noteNull) {
         w = putJsonCell(out, w, b, at[NOTE]!, length[NOTE]!, note)
         out[w++] = QUOTE
         out[w++] = CLOSE_BRACE
       }
     } else {
       w = putBytes(out, w, b, at[ID]!, length[ID]!)
-      w = putBytes(out, w, service, 0, service.length)
-      w = putBytes(out, w, status, 0, status.length)
+      w = putBytes(out, w, serviceStatus, 0, serviceStatus.length)
       w = putBytes(out, w, b, date, 10)
       out[w++] = COMMA
       w = clockStart === undefined ? putIso(out, w, b, date, allDay ? -1 : at[TIME_FROM]!, day.offset!) : putText(out, w, clockStart)
@@ -336,18 +343,19 @@ export class BookingList implements AnswerSink {
    * The stored status's cell, as it is written (statusOf, then JSON with the
    * next key, or CSV with its comma); undefined past MAX_STATUS_CELLS distinct ones.
    */
-  #statusCell(b: Buffer, at: number, length: number): Buffer | undefined {
+  #statusCell(b: Buffer, at: number, length: number): StatusCell | undefined {
     if (length < 0) return undefined
     for (const cell of this.#statusCells) {
-      if (sameBytes(cell.stored, b, at, length)) return cell.text
+      if (sameBytes(cell.stored, b, at, length)) return cell
     }
     if (this.#statusCells.length >= MAX_STATUS_CELLS) return undefined
     const stored = Buffer.from(b.subarray(at, at + length))
     // The text mysql2 would have made of these bytes (utf8Slice), as the record's way reads it.
     const status = statusOf(stored.toString('utf8'))
     const text = Buffer.from(this.#format === 'json' ? `${jsonText(status)},"booking_date":"` : `${csvText(status)},`, 'utf8')
-    this.#statusCells.push({ stored, text })
-    return text
+    const cell = { stored, text, index: this.#statusCells.length }
+    this.#statusCells.push(cell)
+    return cell
   }
 
   /**
@@ -357,15 +365,16 @@ export class BookingList implements AnswerSink {
    * a statement joins every row of a service to the same post. Undefined for a
    * joined post_name that is no valid UTF-8, which the record's way decodes as mysql2 does.
    */
-  #serviceCell(serviceId: number, b: Buffer, at: number, length: number): Buffer | undefined {
+  #serviceCell(serviceId: number, b: Buffer, at: number, length: number): ServiceCell | undefined {
     let cell = this.#serviceCells.get(serviceId)
     if (cell === undefined) {
       if (length >= 0 && (!this.#slugIsText || !isUtf8(b.subarray(at, at + length)))) return undefined
       const postName = length >= 0 ? b.toString('utf8', at, at + length) : this.#names.get(serviceId)
       const slug = postName === undefined ? null : this.#mapping.slugOf(postName)
-      cell = Buffer.from(this.#format === 'json'
+      const text = Buffer.from(this.#format === 'json'
         ? `,"service_id":${serviceId},"service_slug":${jsonText(slug)},"status":`
         : `,${serviceId},${csvText(slug)},`, 'utf8')
+      cell = { text, withStatus: [] }
       this.#serviceCells.set(serviceId, cell)
     }
     return cell
@@ -406,15 +415,17 @@ const JSON_START = Buffer.from('","start":"')
 const JSON_NO_END = Buffer.from('","end":null,"all_day":')
 const JSON_END = Buffer.from('","end":"')
 const JSON_ALL_DAY = Buffer.from('","all_day":')
-const JSON_TRUE_CREATED = Buffer.from('true,"created_date":')
-const JSON_FALSE_CREATED = Buffer.from('false,"created_date":')
-const JSON_NULL = Buffer.from('null')
+const JSON_TRUE_CREATED_AT = Buffer.from('true,"created_date":"')
+const JSON_FALSE_CREATED_AT = Buffer.from('false,"created_date":"')
+const JSON_TRUE_CREATED_NULL = Buffer.from('true,"created_date":null')
+const JSON_FALSE_CREATED_NULL = Buffer.from('false,"created_date":null')
 const JSON_NAME = Buffer.from(',"customer":{"name":"')
 const JSON_EMAIL = Buffer.from('","email":"')
 const JSON_PHONE = Buffer.from('","phone":"')
-const JSON_CUSTOMER_END = Buffer.from('"},"note":')
-const JSON_NO_CUSTOMER = Buffer.from(',"customer":null,"note":')
-const JSON_NULL_END = Buffer.from('null}')
+const JSON_CUSTOMER_END_NOTE = Buffer.from('"},"note":"')
+const JSON_CUSTOMER_END_NULL_NOTE = Buffer.from('"},"note":null}')
+const JSON_NO_CUSTOMER_NOTE = Buffer.from(',"customer":null,"note":"')
+const JSON_NO_CUSTOMER_NULL_NOTE = Buffer.from(',"customer":null,"note":null}')
 const CSV_TRUE = Buffer.from(',true,')
 const CSV_FALSE = Buffer.from(',false,')
 
