@@ -16,7 +16,7 @@ import { readCells, type ParsedRow, type ResultColumn } from '../../db/row-packe
 import { statusOf, toBookingRecord, type BookingMapping, type BookingRecord } from '../domain/booking-record.ts'
 import type { AnswerSink } from '../domain/slots.ts'
 import { DAY_SECONDS } from '../domain/day-arithmetic.ts'
-import type { ClockDay } from '../domain/wall-clock.ts'
+import type { ClockDay, WallClock } from '../domain/wall-clock.ts'
 import { bookingCsvRow, bookingJson, csvText, jsonText } from './booking-text.ts'
 import { CHUNK_BYTES, type Utf8Chunks } from './stream-body.ts'
 
@@ -75,7 +75,7 @@ export class BookingList implements AnswerSink {
   /** Per service ID: what is written from its ID to its status (#serviceCell). */
   readonly #serviceCells = new Map<number, ServiceCell>()
   readonly #statusCells: StatusCell[] = []
-  readonly #days = new Map<number, RowDay | null>()
+  readonly #days: Map<number, RowDay | null>
   // The last booked day and the last day of creation, each looked up again
   // only when it changes: rows come in booked-day order, their created_at in none.
   #lastDayNumber = -2
@@ -90,6 +90,7 @@ export class BookingList implements AnswerSink {
     this.#format = options.format
     this.#grouped = options.grouped && options.format === 'json'
     this.#mapping = options.mapping
+    this.#days = rowDaysOf(options.mapping.clock)
     this.#recordText = options.recordText ?? (options.format === 'json' ? bookingJson : bookingCsvRow)
     this.#takesBytes = options.recordText === undefined
     this.#head = options.head
@@ -397,6 +398,23 @@ const SERVICE_POST_NAME = 11
 
 /** Days kept with their offset's bytes; a million bookings span a few thousand. */
 const MAX_DAYS = 20_000
+
+/**
+ * The days of each clock with their offset's bytes, shared by every list of
+ * the process, as the clock shares its days (wallClockFor): the rows of a
+ * month's report were created on nearly as many days as there are rows, and
+ * each answer making its own days again was most of the memory it promoted.
+ */
+const ROW_DAYS = new WeakMap<WallClock, Map<number, RowDay | null>>()
+
+function rowDaysOf(clock: WallClock): Map<number, RowDay | null> {
+  let days = ROW_DAYS.get(clock)
+  if (days === undefined) {
+    days = new Map()
+    ROW_DAYS.set(clock, days)
+  }
+  return days
+}
 /** The most a grouped list's separator takes: `],"` and `":[` around a service ID of up to 15 digits. */
 const GROUP_KEY_BYTES = 24
 
