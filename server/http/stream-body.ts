@@ -24,7 +24,15 @@ export async function streamBody(res: Response, chunks: AsyncIterable<Buffer>): 
   if (next.done) {
     // The whole body is here: sent at once, with a Content-Length, without the
     // stream machinery a long answer needs (measured in scripts/bench/README.md).
-    res.end(head.length === 1 ? head[0] : Buffer.concat(head))
+    // Its chunks go out corked, in one write with the headers, not copied into one buffer first.
+    if (head.length <= 1) {
+      res.end(head[0])
+      return
+    }
+    res.setHeader('Content-Length', size)
+    res.cork()
+    for (const chunk of head.slice(0, -1)) res.write(chunk)
+    res.end(head.at(-1))
     return
   }
   // One chunk ahead is enough: the socket's own buffer holds the next. The
