@@ -36,6 +36,22 @@ export interface BookingListOptions {
 interface RowDay {
   clockDay: ClockDay
   offset: Buffer | null
+  /** JSON only, made on the first such row of the day: what a timed booking on it has around its two times (jsonTimes). */
+  jsonTimes: JsonTimes | undefined
+}
+
+/**
+ * What a JSON record of a timed booking on a day of steady offset has between
+ * its status and its created_date, but for the two times: one copy each
+ * instead of seven pieces.
+ */
+interface JsonTimes {
+  /** `2026-03-01","start":"2026-03-01T` */
+  head: Buffer
+  /** `+01:00","end":"2026-03-01T` */
+  middle: Buffer
+  /** `+01:00","all_day":false,"created_date":` */
+  tail: Buffer
 }
 
 /** A stored status, and its cell as it is written (#statusCell); `index`: its place in #statusCells. */
@@ -251,22 +267,31 @@ export class BookingList implements AnswerSink {
       w = putBytes(out, w, JSON_ID, 0, JSON_ID.length)
       w = putBytes(out, w, b, at[ID]!, length[ID]!)
       w = putBytes(out, w, serviceStatus, 0, serviceStatus.length)
-      w = putBytes(out, w, b, date, 10)
-      w = putBytes(out, w, JSON_START, 0, JSON_START.length)
-      w = clockStart === undefined ? putIso(out, w, b, date, allDay ? -1 : at[TIME_FROM]!, day.offset!) : putText(out, w, clockStart)
-      if (to < 0 && !allDay) {
-        w = putBytes(out, w, JSON_NO_END, 0, JSON_NO_END.length)
+      if (!allDay && clockStart === undefined && to >= 0 && clockEnd === undefined) {
+        // The usual booking: from and to copied, on a day of steady offset.
+        const times = day.jsonTimes ??= jsonTimes(b, date, day.offset!)
+        w = putBytes(out, w, times.head, 0, times.head.length)
+        w = putTime(out, w, b, at[TIME_FROM]!)
+        w = putBytes(out, w, times.middle, 0, times.middle.length)
+        w = putTime(out, w, b, at[TIME_TO]!)
+        w = putBytes(out, w, times.tail, 0, times.tail.length)
       } else {
-        w = putBytes(out, w, JSON_END, 0, JSON_END.length)
-        w = clockEnd === undefined ? putIso(out, w, b, date, at[TIME_TO]!, day.offset!) : putText(out, w, clockEnd)
-        w = putBytes(out, w, JSON_ALL_DAY, 0, JSON_ALL_DAY.length)
+        w = putBytes(out, w, b, date, 10)
+        w = putBytes(out, w, JSON_START, 0, JSON_START.length)
+        w = clockStart === undefined ? putIso(out, w, b, date, allDay ? -1 : at[TIME_FROM]!, day.offset!) : putText(out, w, clockStart)
+        if (to < 0 && !allDay) {
+          w = putBytes(out, w, JSON_NO_END, 0, JSON_NO_END.length)
+        } else {
+          w = putBytes(out, w, JSON_END, 0, JSON_END.length)
+          w = clockEnd === undefined ? putIso(out, w, b, date, at[TIME_TO]!, day.offset!) : putText(out, w, clockEnd)
+          w = putBytes(out, w, JSON_ALL_DAY, 0, JSON_ALL_DAY.length)
+        }
+        w = allDay ? putBytes(out, w, JSON_TRUE_CREATED, 0, JSON_TRUE_CREATED.length) : putBytes(out, w, JSON_FALSE_CREATED, 0, JSON_FALSE_CREATED.length)
       }
       if (createdDay === null) {
-        const next = allDay ? JSON_TRUE_CREATED_NULL : JSON_FALSE_CREATED_NULL
-        w = putBytes(out, w, next, 0, next.length)
+        w = putBytes(out, w, JSON_NULL, 0, JSON_NULL.length)
       } else {
-        const next = allDay ? JSON_TRUE_CREATED_AT : JSON_FALSE_CREATED_AT
-        w = putBytes(out, w, next, 0, next.length)
+        out[w++] = QUOTE
         w = clockCreated === undefined ? putIso(out, w, b, created, created + 11, createdDay.offset!) : putText(out, w, clockCreated)
         out[w++] = QUOTE
       }
@@ -333,7 +358,7 @@ export class BookingList implements AnswerSink {
     let day = this.#days.get(number)
     if (day === undefined) {
       const clockDay = number < 0 ? null : this.#mapping.clock.dayOfNumber(number)
-      day = clockDay === null ? null : { clockDay, offset: clockDay.offset === null ? null : Buffer.from(clockDay.offset, 'latin1') }
+      day = clockDay === null ? null : { clockDay, offset: clockDay.offset === null ? null : Buffer.from(clockDay.offset, 'latin1'), jsonTimes: undefined }
       if (this.#days.size >= MAX_DAYS) this.#days.clear()
       this.#days.set(number, day)
     }
@@ -415,6 +440,7 @@ function rowDaysOf(clock: WallClock): Map<number, RowDay | null> {
   }
   return days
 }
+
 /** The most a grouped list's separator takes: `],"` and `":[` around a service ID of up to 15 digits. */
 const GROUP_KEY_BYTES = 24
 
@@ -433,10 +459,9 @@ const JSON_START = Buffer.from('","start":"')
 const JSON_NO_END = Buffer.from('","end":null,"all_day":')
 const JSON_END = Buffer.from('","end":"')
 const JSON_ALL_DAY = Buffer.from('","all_day":')
-const JSON_TRUE_CREATED_AT = Buffer.from('true,"created_date":"')
-const JSON_FALSE_CREATED_AT = Buffer.from('false,"created_date":"')
-const JSON_TRUE_CREATED_NULL = Buffer.from('true,"created_date":null')
-const JSON_FALSE_CREATED_NULL = Buffer.from('false,"created_date":null')
+const JSON_TRUE_CREATED = Buffer.from('true,"created_date":')
+const JSON_FALSE_CREATED = Buffer.from('false,"created_date":')
+const JSON_NULL = Buffer.from('null')
 const JSON_NAME = Buffer.from(',"customer":{"name":"')
 const JSON_EMAIL = Buffer.from('","email":"')
 const JSON_PHONE = Buffer.from('","phone":"')
@@ -602,6 +627,30 @@ function putBytes(out: Buffer, w: number, from: Buffer, at: number, length: numb
     for (let i = 0; i < length; i++) out[w + i] = from[at + i]!
   }
   return w + length
+}
+
+/** JsonTimes of the day whose date is at `date` in `b`, with its offset's bytes. */
+function jsonTimes(b: Buffer, date: number, offset: Buffer): JsonTimes {
+  const day = b.toString('latin1', date, date + 10)
+  const zone = offset.toString('latin1')
+  return {
+    head: Buffer.from(`${day}","start":"${day}T`, 'latin1'),
+    middle: Buffer.from(`${zone}","end":"${day}T`, 'latin1'),
+    tail: Buffer.from(`${zone}","all_day":false,"created_date":`, 'latin1'),
+  }
+}
+
+/** `HH:MM:SS` copied from `b` at `at`. */
+function putTime(out: Buffer, w: number, b: Buffer, at: number): number {
+  out[w] = b[at]!
+  out[w + 1] = b[at + 1]!
+  out[w + 2] = b[at + 2]!
+  out[w + 3] = b[at + 3]!
+  out[w + 4] = b[at + 4]!
+  out[w + 5] = b[at + 5]!
+  out[w + 6] = b[at + 6]!
+  out[w + 7] = b[at + 7]!
+  return w + 8
 }
 
 /** `YYYY-MM-DDTHH:MM:SS+hh:mm` from a date's bytes and a time's (timeAt -1: 00:00:00), with the day's offset. */
