@@ -1,6 +1,7 @@
 // A child process of the benchmark: the raw database time of one benchmark
 // query, the very SQL the service sends, through mysql2 with no HTTP.
-// argv: <key> load <concurrency> <seconds>  |  <key> stream
+// argv: <key> load <concurrency> <seconds> [<warm-up seconds>]  |  <key> stream
+// A load first runs for the warm-up seconds unmeasured, as the bench warms every contender.
 // Prints one JSON line of results.
 import { readFileSync } from 'node:fs'
 import { createPool } from 'mysql2'
@@ -11,7 +12,7 @@ import { BENCH_QUERIES } from './queries.ts'
 import { streamRowsWithMysql2 } from './mysql2-floor.ts'
 import { readBookingIndexes } from '../../db/booking-indexes.ts'
 
-const [key, mode, concurrencyText, secondsText] = process.argv.slice(2)
+const [key, mode, concurrencyText, secondsText, warmupText] = process.argv.slice(2)
 const settings = JSON.parse(process.env.BENCH_DB!) as { host: string; port: number; user: string; password: string; database: string }
 const pool = createPool({ ...settings, dateStrings: true, connectionLimit: Number(concurrencyText ?? 1), charset: 'UTF8MB4_UNICODE_520_CI' })
 const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }), plugins: [new TablePrefixPlugin('wp_')] })
@@ -31,6 +32,10 @@ if (mode === 'stream') {
   console.log(JSON.stringify({ rows, seconds, rowsPerSecond: rows / seconds, peakRssMb: peakRssMb() }))
 } else {
   const concurrency = Number(concurrencyText)
+  const warmUntil = Date.now() + Number(warmupText ?? 0) * 1000
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (Date.now() < warmUntil) await query()
+  }))
   const deadline = Date.now() + Number(secondsText) * 1000
   const latencies: number[] = []
   let rows = 0

@@ -33,6 +33,13 @@ if (process.env.BENCH_BOOKINGS === undefined) {
 }
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+/**
+ * Every contender of a load is warmed up with the same load for this long,
+ * unmeasured, before it is measured: the service, WordPress, the raw SQL's
+ * process (raw-sql.ts warms itself) and the HTTP floors. A service measured in
+ * its first seconds is measured while V8 still compiles its hot functions.
+ */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3)
 /** BENCH_ONLY=a,c runs some queries (for quick comparisons; nothing is written to the results files then). */
 const ONLY = (process.env.BENCH_ONLY ?? 'a,b,c,d').split(',')
 const PARTIAL = process.env.BENCH_ONLY !== undefined || process.env.BENCH_SECONDS !== undefined
@@ -79,6 +86,12 @@ function autocannon(url: string, connections: number, seconds: number, latency =
     failures: result.non2xx + result.errors + result.timeouts,
     failureKinds: kinds.join(', '),
   }
+}
+
+/** autocannon after the same load for WARMUP_SECONDS, unmeasured. */
+function warmedLoad(url: string, latency = true): Load {
+  if (WARMUP_SECONDS > 0) autocannon(url, CONNECTIONS, WARMUP_SECONDS, latency)
+  return autocannon(url, CONNECTIONS, SECONDS, latency)
 }
 
 /** One GET read to its end; php -S's answers need the lenient parser (a body after `Connection: close`). */
@@ -292,28 +305,28 @@ for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q
     loads[`${query.key}:${contender}`] = load
     table(`| (${query.key}) ${query.name} | ${contender} | ${n.toLocaleString('en')} | ${load.rps.toFixed(1)} | ${ms(load.p50)} | ${ms(load.p99)} | ${load.failures}${load.failureKinds ? ` (${load.failureKinds})` : ''} |`)
   }
-  row('service', autocannon(serviceUrl, CONNECTIONS, SECONDS), rows)
-  const raw = rawSql(query.key, ['load', String(CONNECTIONS), String(SECONDS)], readerDb)
+  row('service', warmedLoad(serviceUrl), rows)
+  const raw = rawSql(query.key, ['load', String(CONNECTIONS), String(SECONDS), String(WARMUP_SECONDS)], readerDb)
   row('raw SQL', { rps: raw.rps!, p50: raw.p50!, p99: raw.p99!, failures: 0 }, raw.rows!)
   // autocannon counts WordPress's answers right, but not their latency (php -S closes every connection).
-  row('WordPress', autocannon(wordpressUrl, CONNECTIONS, SECONDS, false), wpRows)
+  row('WordPress', warmedLoad(wordpressUrl, false), wpRows)
 
   const serialRow = (contender: string, result: Serial) => {
     serials[`${query.key}:${contender}`] = result
     serialRows.push(`| (${query.key}) ${query.name} | ${contender} | ${result.requests} | ${ms(result.p50)} | ${ms(result.p99)} | ${ms(result.mean)} |`)
   }
   serialRow('service', await serial(serviceUrl, SECONDS))
-  const single = rawSql(query.key, ['load', '1', String(SECONDS)], readerDb)
+  const single = rawSql(query.key, ['load', '1', String(SECONDS), String(WARMUP_SECONDS)], readerDb)
   serialRow('raw SQL', { p50: single.p50!, p99: single.p99!, mean: single.mean!, requests: single.requests! })
   serialRow('WordPress', await serial(wordpressUrl, SECONDS))
   if (query.key === 'a') {
     const body = Buffer.from(await (await fetch(serviceUrl)).arrayBuffer())
     const httpFloor = await startHttpFloor(body, '/')
-    row('Node http alone, same body, no database', autocannon(httpFloor.url, CONNECTIONS, SECONDS), rows)
+    row('Node http alone, same body, no database', warmedLoad(httpFloor.url), rows)
     serialRow('Node http alone, same body, no database', await serial(httpFloor.url, SECONDS))
     await httpFloor.stop()
     const expressFloor = await startHttpFloor(body, SERVICE_PREFIX + 'slots', 'express')
-    row(EXPRESS_ALONE, autocannon(expressFloor.url, CONNECTIONS, SECONDS), rows)
+    row(EXPRESS_ALONE, warmedLoad(expressFloor.url), rows)
     serialRow(EXPRESS_ALONE, await serial(expressFloor.url, SECONDS))
     await expressFloor.stop()
   }
@@ -452,7 +465,7 @@ const header = `# Benchmark results
 \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model.trim()}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version},
 MariaDB ${spawnSync('mariadbd', ['--version'], { encoding: 'utf8' }).stdout.trim().split(/\s+/)[2] ?? ''}, ${BENCH_DATA.bookings.toLocaleString('en')} bookings over ${BENCH_DATA.years} years, ${BENCH_DATA.services} services, ${BENCH_DATA.rules} rules, with the recommended indexes.
 The service: \`WORKERS=${WORKERS}\`, \`DB_POOL_SIZE=10\`, \`DB_STREAM_CONNECTIONS=${STREAMS_PER_WORKER}\` (so the ${CONNECTIONS} concurrent exports of (b) all stream instead of some getting 503), one instance with customer data hidden and one with \`EXPOSE_CUSTOMER_DATA=true\`.
-Loads by autocannon from a second process, ${SECONDS} s each; WordPress 6.1 (Debian) under \`php -S\` with 2 workers, OPcache on, memory_limit 256M.
+Loads by autocannon from a second process, ${SECONDS} s each, after ${WARMUP_SECONDS} s of the same load unmeasured (every contender: the service, WordPress, the raw SQL in its own process, the HTTP floors); WordPress 6.1 (Debian) under \`php -S\` with 2 workers, OPcache on, memory_limit 256M.
 `
 if (!PARTIAL) {
   writeFileSync(join(here, RESULTS_FILE), `${header}${results.join('\n')}\n`)
