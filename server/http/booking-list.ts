@@ -667,17 +667,7 @@ function putIso(out: Buffer, w: number, b: Buffer, dateAt: number, timeAt: numbe
   out[w + 8] = b[dateAt + 8]!
   out[w + 9] = b[dateAt + 9]!
   out[w + 10] = 0x54 // T
-  const time = timeAt < 0 ? MIDNIGHT : b
-  const t = timeAt < 0 ? 0 : timeAt
-  out[w + 11] = time[t]!
-  out[w + 12] = time[t + 1]!
-  out[w + 13] = time[t + 2]!
-  out[w + 14] = time[t + 3]!
-  out[w + 15] = time[t + 4]!
-  out[w + 16] = time[t + 5]!
-  out[w + 17] = time[t + 6]!
-  out[w + 18] = time[t + 7]!
-  w += 19
+  w = timeAt < 0 ? putTime(out, w + 11, MIDNIGHT, 0) : putTime(out, w + 11, b, timeAt)
   if (offset.length === 6) {
     // ±hh:mm, unrolled: every offset but UTC's Z.
     out[w] = offset[0]!
