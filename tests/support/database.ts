@@ -35,6 +35,8 @@ export interface TestDatabase {
   truncate(table: string): Promise<void>
   /** The statements the service's reader account is running on the server right now. */
   readerQueries(): Promise<unknown[]>
+  /** The read-only account's open transactions: an answer's snapshot, held until its last row is read. */
+  readerTransactions(): Promise<unknown[]>
   drop(): Promise<void>
 }
 
@@ -73,6 +75,12 @@ export async function createTestDatabase(label: string, prefix = 'wp_', tables: 
         // for a moment while it ends a query: that is no query of an answer.
         `SELECT id, state FROM information_schema.processlist WHERE user = ? AND command = 'Query'
            AND COALESCE(info, '') NOT LIKE 'SELECT ID FROM information_schema.PROCESSLIST%'`, [server.readerUser])
+      return rows as unknown[]
+    },
+    readerTransactions: async () => {
+      const [rows] = await admin.query(
+        `SELECT t.trx_id FROM information_schema.innodb_trx t JOIN information_schema.processlist p ON p.id = t.trx_mysql_thread_id
+          WHERE p.user = ?`, [server.readerUser])
       return rows as unknown[]
     },
     drop: async () => {
