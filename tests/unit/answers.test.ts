@@ -104,8 +104,8 @@ function slotsQueries(rows: BookingRow[], calls: string[]): SlotsQueries {
       calls.push(`first ${describe(filter)} ${order} ${limit}`)
       return rows.slice(0, limit)
     },
-    findFirstBookingPackets: async (_db, pool, filter, order, limit, _columns, sink) => {
-      calls.push(`first packets ${pool as unknown as string} ${describe(filter)} ${order} ${limit}`)
+    findFirstBookingPackets: async (_db, pool, filter, order, limit, columns, sink) => {
+      calls.push(`first packets ${pool as unknown as string} ${describe(filter)} ${order} ${limit}${columns.customer ? ' with customer data' : ''}`)
       const taken = rows.slice(0, limit)
       for (const row of taken) sink.parsedRow(row)
       return { rows: taken.length, firstHasService: taken[0] !== undefined && taken[0].service_post_name !== null }
@@ -303,11 +303,21 @@ describe('answerSlots: which queries answer slots/', () => {
         mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, sink,
       }, async (given) => { answer = given }, slotsQueries([booking(1)], []))
       const read = async (items: AsyncIterable<unknown>) => { for await (const item of items) void item }
-      let refused = 0
-      await read(answer!.rowsInto!(idSink().sink)).catch(() => refused++)
-      await read(answer!.batches).catch(() => refused++)
-      expect(refused).to.equal(2)
+      const refusals: string[] = []
+      await read(answer!.rowsInto!(idSink().sink)).catch((error: Error) => refusals.push(error.message))
+      await read(answer!.batches).catch((error: Error) => refusals.push(error.message))
+      expect(refusals).to.deep.equal([
+        'This answer is written into the sink given to answerSlots.', 'This answer is written into its sink as bytes: read rowsInto.',
+      ])
       expect(await answer!.count()).to.equal(1)
+    })
+
+    it('reads the customer columns only when customer data is shown', async () => {
+      const calls: string[] = []
+      await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, { service: '12' }), {
+        mapping: bookingMapping(berlin, true), grouped: false, queryTimeoutMs: 1234, sink: idSink().sink,
+      }, async () => {}, slotsQueries([booking(1)], calls))
+      expect(calls).to.deep.equal([`first packets short {"serviceId":12} booking ${SMALL_ANSWER_ROWS + 1} with customer data`])
     })
   })
 
