@@ -288,11 +288,16 @@ export async function findBookingsPage(db: Db, snapshot: Snapshot, filter: Booki
  * small results without a count or a transaction (domain/slots.ts).
  */
 export async function findFirstBookings(db: Db, filter: BookingFilter, order: BookingOrder, limit: number, columns: BookingColumns = EVERY_COLUMN): Promise<BookingRow[]> {
+  return await readWithoutLostIndex(db, async () => (await db.executeQuery(compileBookings(db, filter, order, columns, limit))).rows)
+}
+
+/** One statement's rows, read again without the index hint when MariaDB says the hinted index is gone (withoutLostIndex). */
+async function readWithoutLostIndex<T>(db: Db, read: () => Promise<T>): Promise<T> {
   try {
-    return (await db.executeQuery(compileBookings(db, filter, order, columns, limit))).rows
+    return await read()
   } catch (error) {
     if (!forgetBookingDateIndex(db, error)) throw error
-    return (await db.executeQuery(compileBookings(db, filter, order, columns, limit))).rows
+    return await read()
   }
 }
 
@@ -317,17 +322,10 @@ export async function findFirstBookingPackets(
   }
   const lease = await pool.acquire()
   try {
-    const read = () => {
+    const rows = await readWithoutLostIndex(db, () => {
       const compiled = compileBookings(db, filter, order, columns, limit)
       return lease.query<BookingRow>(compiled.sql, compiled.parameters, undefined, watched) as Promise<Array<BookingRow | typeof ROW_TAKEN>>
-    }
-    let rows: Array<BookingRow | typeof ROW_TAKEN>
-    try {
-      rows = await read()
-    } catch (error) {
-      if (!forgetBookingDateIndex(db, error)) throw error
-      rows = await read()
-    }
+    })
     for (const row of rows) {
       if (row === ROW_TAKEN) continue
       firstHasService ??= row.service_post_name !== null
