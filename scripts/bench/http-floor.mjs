@@ -3,6 +3,11 @@
 // database. What no Node service on this machine can beat for that answer.
 // FLOOR_KIND=express: the same through Express 5 (one route, the service's
 // path), what no service built on Express can beat.
+// FLOOR_KIND=http+sql: node:http that, for each request, first runs the
+// service's statement (BENCH_SQL, BENCH_SQL_VALUES) through mysql2 on a pool
+// like the service's, taking each row packet and dropping it (nothing decoded,
+// dist/db/row-packets.js), then sends the same fixed body: the least work any
+// Node service answering from this database does, so what none can beat.
 import cluster from 'node:cluster'
 import { createServer } from 'node:http'
 import { readFileSync } from 'node:fs'
@@ -18,7 +23,24 @@ if (cluster.isPrimary && workers > 1) {
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length })
     res.end(body)
   }
-  if (process.env.FLOOR_KIND === 'express') {
+  if (process.env.FLOOR_KIND === 'http+sql') {
+    const { createPool } = await import('mysql2')
+    const { takeRowPackets } = await import('../../dist/db/row-packets.js')
+    const pool = createPool({ ...JSON.parse(process.env.BENCH_DB), connectionLimit: 10, charset: 'UTF8MB4_UNICODE_520_CI' })
+    const values = JSON.parse(process.env.BENCH_SQL_VALUES)
+    const dropRows = { accepts: () => true, row: () => {} }
+    createServer((req, res) => {
+      const sent = pool.query(process.env.BENCH_SQL, values, (error) => {
+        if (error) {
+          res.writeHead(500)
+          res.end()
+        } else {
+          answer(req, res)
+        }
+      })
+      takeRowPackets(sent, dropRows)
+    }).listen(Number(process.env.PORT), '127.0.0.1')
+  } else if (process.env.FLOOR_KIND === 'express') {
     const app = express()
     app.get(process.env.BENCH_PATH, answer)
     app.listen(Number(process.env.PORT), '127.0.0.1')

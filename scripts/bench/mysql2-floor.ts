@@ -3,6 +3,7 @@
 // the bench's raw-SQL child process and by profile-export.ts.
 import type { Pool } from 'mysql2'
 import type { CompiledQuery } from 'kysely'
+import { takeRowPackets } from '../../db/row-packets.ts'
 
 /** Streams every row of `query` on one pooled connection; resolves to how many came. */
 export function streamRowsWithMysql2(pool: Pool, query: CompiledQuery): Promise<number> {
@@ -12,6 +13,26 @@ export function streamRowsWithMysql2(pool: Pool, query: CompiledQuery): Promise<
       let n = 0
       const stream = connection.query({ sql: query.sql, values: query.parameters as unknown[] }).stream({ highWaterMark: 4000 })
       stream.on('readable', () => { while (stream.read() !== null) n++ })
+      stream.on('end', () => { connection.release(); resolve(n) })
+      stream.on('error', reject)
+    })
+  })
+}
+
+/**
+ * Streams every row of `query` as row packets, each dropped as it comes
+ * (db/row-packets.ts), nothing decoded; resolves to how many came. What
+ * MariaDB's side of one statement allows any client: the service reads the same packets.
+ */
+export function dropRowPackets(pool: Pool, query: CompiledQuery): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    pool.getConnection((error, connection) => {
+      if (error) return reject(error)
+      let n = 0
+      const sent = connection.query({ sql: query.sql, values: query.parameters as unknown[] })
+      takeRowPackets(sent, { accepts: () => true, row: () => { n++ } })
+      const stream = sent.stream({ highWaterMark: 4000 })
+      stream.on('readable', () => { while (stream.read() !== null); })
       stream.on('end', () => { connection.release(); resolve(n) })
       stream.on('error', reject)
     })

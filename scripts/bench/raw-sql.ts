@@ -1,16 +1,22 @@
 // A child process of the benchmark: the raw database time of one benchmark
 // query, the very SQL the service sends, through mysql2 with no HTTP.
-// argv: <key> load <concurrency> <seconds> [<warm-up seconds>]  |  <key> stream
-// A load first runs for the warm-up seconds unmeasured, as the bench warms every contender.
-// Prints one JSON line of results.
+// argv: <key> load <concurrency> <seconds> [<warm-up seconds>]  |  <key> stream '' '' [<warm-up seconds>]
+//   |  c packets <hidden|shown> <service|booking> [<warm-up seconds>]  |  <key> sql
+// `packets`: the full export's statement as the service itself sends it (no join: it reads
+// the slugs beside it; ordered by service first for grouped JSON, by booking for CSV), each
+// row packet read and dropped, nothing decoded: how fast MariaDB delivers the rows of one
+// statement to a client that does nothing with them.
+// A load, or a stream, first runs for the warm-up seconds unmeasured, as the bench warms every contender.
+// Prints one JSON line of results (`sql`: the statement and its values, for http-floor.mjs).
 import { readFileSync } from 'node:fs'
 import { createPool } from 'mysql2'
 import { Kysely, MysqlDialect } from 'kysely'
 import { TablePrefixPlugin } from '../../db/connect.ts'
 import type { Database } from '../../db/database.ts'
 import { BENCH_QUERIES } from './queries.ts'
-import { streamRowsWithMysql2 } from './mysql2-floor.ts'
+import { dropRowPackets, streamRowsWithMysql2 } from './mysql2-floor.ts'
 import { readBookingIndexes } from '../../db/booking-indexes.ts'
+import { compileBookingsQuery } from '../../db/bookings.ts'
 
 const [key, mode, concurrencyText, secondsText, warmupText] = process.argv.slice(2)
 const settings = JSON.parse(process.env.BENCH_DB!) as { host: string; port: number; user: string; password: string; database: string }
@@ -25,9 +31,18 @@ const query = () => new Promise<number>((resolve, reject) => {
   pool.query(compiled.sql, compiled.parameters as unknown[], (error, rows) => (error ? reject(error) : resolve((rows as unknown[]).length)))
 })
 
-if (mode === 'stream') {
+if (mode === 'sql') {
+  // For the bench's HTTP floor that runs this statement itself (http-floor.mjs, http+sql).
+  console.log(JSON.stringify({ sql: compiled.sql, values: compiled.parameters }))
+} else if (mode === 'stream' || mode === 'packets') {
+  const stream = mode === 'stream'
+    ? () => streamRowsWithMysql2(pool, compiled)
+    : () => dropRowPackets(pool, compileBookingsQuery(db, {}, secondsText === 'booking' ? 'booking' : 'service', { customer: concurrencyText === 'shown' }, false))
+  // Warmed up as the service is: whole streams for the warm-up seconds, unmeasured, at least one.
+  const warmUntil = Date.now() + Number(warmupText ?? 0) * 1000
+  if (Number(warmupText ?? 0) > 0) do await stream(); while (Date.now() < warmUntil)
   const started = process.hrtime.bigint()
-  const rows = await streamRowsWithMysql2(pool, compiled)
+  const rows = await stream()
   const seconds = Number(process.hrtime.bigint() - started) / 1e9
   console.log(JSON.stringify({ rows, seconds, rowsPerSecond: rows / seconds, peakRssMb: peakRssMb() }))
 } else {
@@ -50,7 +65,8 @@ if (mode === 'stream') {
   latencies.sort((a, b) => a - b)
   const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!
   const mean = latencies.reduce((sum, t) => sum + t, 0) / latencies.length
-  console.log(JSON.stringify({ rows, requests: latencies.length, rps: latencies.length / ((Date.now() - started) / 1000), p50: at(0.5), p99: at(0.99), mean }))
+  // One at a time, the latencies too: the bench merges rounds taken in turn with the service's.
+  console.log(JSON.stringify({ rows, requests: latencies.length, rps: latencies.length / ((Date.now() - started) / 1000), p50: at(0.5), p99: at(0.99), mean, ...(concurrency === 1 ? { latencies } : {}) }))
 }
 // Kysely's destroy() would leave this pool open: it was made here, not by Kysely.
 await new Promise<void>((resolve) => pool.end(() => resolve()))
