@@ -1,9 +1,13 @@
 // Which index on {prefix}booking_calendar_bookings begins with
 // (booking_date, time_from), such as the recommended bc_api_date (README,
-// "Sizing"). MariaDB's optimizer reads a range of a year or more of booking
+// "Sizing"), and which with (service_id, booking_date, time_from), such as
+// bc_api_service_date. MariaDB's optimizer reads a range of a year or more of booking
 // dates with a full table scan and a sort, because the range is a fifth of the
 // table or more; reading it through such an index costs MariaDB a third less
 // CPU and sends the first row at once, without the sort (`npm run indexes`, (b)).
+// The whole table, read in an answer's order, is the same: a scan and a sort of
+// every row before the first (0.3 s at a million), or the index, in that order
+// already (db/bookings.ts, compileBookings).
 // The plugin ships no such index and an operator may add or drop one at any
 // time, so the service looks, and names the index only while it is there.
 import { sql } from 'kysely'
@@ -15,6 +19,8 @@ export const INDEX_REFRESH_MS = 5 * 60_000
 interface IndexState {
   /** The index's name, or undefined while none is known. */
   bookingDate: string | undefined
+  /** The same for an index in service order: (service_id, booking_date, time_from). */
+  serviceDate: string | undefined
   timer: NodeJS.Timeout | undefined
 }
 
@@ -31,6 +37,19 @@ export function pickBookingDateIndex(columnsByIndex: Map<string, string[]>): str
   return best
 }
 
+/**
+ * An index whose first columns are service_id, booking_date and time_from: it
+ * holds the bookings in a grouped answer's order (InnoDB ends every index with
+ * the primary key, id, the order's last column).
+ */
+export function pickServiceDateIndex(columnsByIndex: Map<string, string[]>): string | undefined {
+  for (const [name, columns] of columnsByIndex) {
+    const [first, second, third] = columns.map((column) => column.toLowerCase())
+    if (first === 'service_id' && second === 'booking_date' && third === 'time_from') return name
+  }
+  return undefined
+}
+
 /** Reads the table's indexes now; a failure leaves what was known (the queries then run as they would without a hint). */
 export async function readBookingIndexes(db: Db, table: string): Promise<void> {
   const state = stateOf(db)
@@ -42,6 +61,7 @@ export async function readBookingIndexes(db: Db, table: string): Promise<void> {
     const columnsByIndex = new Map<string, string[]>()
     for (const row of rows) columnsByIndex.set(row.INDEX_NAME, [...(columnsByIndex.get(row.INDEX_NAME) ?? []), row.COLUMN_NAME])
     state.bookingDate = pickBookingDateIndex(columnsByIndex)
+    state.serviceDate = pickServiceDateIndex(columnsByIndex)
   } catch {
     // The service answers without the hint: slower on long ranges, never wrong.
   }
@@ -68,10 +88,17 @@ export function bookingDateIndex(db: Db): string | undefined {
   return states.get(db)?.bookingDate
 }
 
-/** MariaDB said the index is gone (ER_KEY_DOES_NOT_EXITS): no hint until the next read finds one. */
+/** The index to read the whole table through in service order, if the table has one. */
+export function serviceDateIndex(db: Db): string | undefined {
+  return states.get(db)?.serviceDate
+}
+
+/** MariaDB said a hinted index is gone (ER_KEY_DOES_NOT_EXITS): no hint at all until the next read finds them. */
 export function forgetBookingDateIndex(db: Db, error: unknown): boolean {
   if ((error as { errno?: unknown } | null)?.errno !== ER_KEY_DOES_NOT_EXITS) return false
-  stateOf(db).bookingDate = undefined
+  const state = stateOf(db)
+  state.bookingDate = undefined
+  state.serviceDate = undefined
   return true
 }
 
@@ -80,7 +107,7 @@ const ER_KEY_DOES_NOT_EXITS = 1176
 function stateOf(db: Db): IndexState {
   let state = states.get(db)
   if (!state) {
-    state = { bookingDate: undefined, timer: undefined }
+    state = { bookingDate: undefined, serviceDate: undefined, timer: undefined }
     states.set(db, state)
   }
   return state

@@ -9,7 +9,7 @@ import { createPool } from 'mysql2'
 import { startMariaDb, stopOnExit } from './mariadb.ts'
 import { addRecommendedIndexes, BENCH_DATABASE, createBenchDatabase, READER, recommendedIndexesSql } from './bench/dataset.ts'
 import { BENCH_QUERIES } from './bench/queries.ts'
-import { compileBookingsPage } from '../db/bookings.ts'
+import { compileBookingsPage, compileBookingsQuery } from '../db/bookings.ts'
 import { compileSummaryQuery } from '../db/summary.ts'
 import { TablePrefixPlugin } from '../db/connect.ts'
 import { readBookingIndexes } from '../db/booking-indexes.ts'
@@ -32,12 +32,14 @@ async function explainAll(url: { host: string; port: number; user: string; passw
         say(`    ${row.table}: type=${row.type} key=${row.key ?? 'NULL'} rows=${row.rows} ${row.Extra ?? ''}`)
       }
     }
-    // (f) a deep page: the ids of the last page of a year of booked bookings, then those rows.
     const explain = async (name: string, compiled: { sql: string; parameters: readonly unknown[] }) => {
       const [rows] = await connection.query(`EXPLAIN ${compiled.sql}`, compiled.parameters as unknown[])
       say(name)
       for (const row of rows as Record<string, unknown>[]) say(`    ${row.table}: type=${row.type} key=${row.key ?? 'NULL'} rows=${row.rows} ${row.Extra ?? ''}`)
     }
+    // (c) in booking order, as a flat list or CSV streams it (the slugs read beside it).
+    await explain('(c) everything, flat or CSV: slots/?flat', compileBookingsQuery(compiler, {}, 'booking', { customer: false }, false))
+    // (f) a deep page: the ids of the last page of a year of booked bookings, then those rows.
     await explain('(f) a deep page: slots/?status=booked&start=2025-01-01&end=2025-12-31&per_page=1&page=40000',
       compileBookingsPage(compiler, { statuses: ['booked'], bookingDate: { from: '2025-01-01', to: '2025-12-31' } }, 1, 39_999))
     await explain('(f) a deep page without filters: slots/?per_page=1&page=1000000', compileBookingsPage(compiler, {}, 1, 999_999))

@@ -1,13 +1,15 @@
 // A range of booking dates across services is read through an index that
 // starts with (booking_date, time_from), when the table has one
-// (db/booking-indexes.ts): the same answers, without MariaDB's table scan; and
-// an index dropped under a running service costs no answer.
+// (db/booking-indexes.ts), and so is the whole table in booking order; the
+// whole table in service order (a grouped answer) through one that starts with
+// (service_id, booking_date, time_from). The same answers, without MariaDB's
+// table scan; and an index dropped under a running service costs no answer.
 import { expect } from 'chai'
 import request from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
-import { bookingDateIndex, readBookingIndexes } from '../../db/booking-indexes.ts'
+import { bookingDateIndex, readBookingIndexes, serviceDateIndex } from '../../db/booking-indexes.ts'
 
 const BOOKINGS = 5_000
 const API = '/wp-json/booking-calendar/v1/'
@@ -17,7 +19,15 @@ const QUERIES = [
   'slots?start=2025-06-01&flat&format=csv',
   'slots?end=2026-06-30&flat',
   'slots?status=Booked&start=2025-01-01&end=2025-03-31&flat&per_page=7&page=3',
+  // The whole table: grouped (service order), flat and CSV (booking order), with statuses.
+  'slots',
+  'slots?flat',
+  'slots?format=csv',
+  'slots?status=booked,pending&flat',
+  'slots?status=booked',
 ]
+/** Both indexes, as the README recommends them. */
+const ADD_INDEXES = 'ADD INDEX bc_api_date (booking_date, time_from, id, status), ADD INDEX bc_api_service_date (service_id, booking_date, time_from)'
 
 describe('the booking-date index', function () {
   this.timeout(60_000)
@@ -40,7 +50,7 @@ describe('the booking-date index', function () {
     for (const statement of demoDataSql({ prefix: db.prefix, bookings: BOOKINGS })) await db.admin.query(statement)
     plain = createTestApp(db, { env: { SITE_TIMEZONE: 'Europe/Berlin' } })
     await readBookingIndexes(plain.handle.db, table())
-    await db.admin.query(`ALTER TABLE \`${table()}\` ADD INDEX bc_api_date (booking_date, time_from, id, status)`)
+    await db.admin.query(`ALTER TABLE \`${table()}\` ${ADD_INDEXES}`)
     hinted = createTestApp(db, { env: { SITE_TIMEZONE: 'Europe/Berlin' } })
     await readBookingIndexes(hinted.handle.db, table())
   })
@@ -52,7 +62,9 @@ describe('the booking-date index', function () {
 
   it('is found by its columns', () => {
     expect(bookingDateIndex(plain.handle.db)).to.equal(undefined)
+    expect(serviceDateIndex(plain.handle.db)).to.equal(undefined)
     expect(bookingDateIndex(hinted.handle.db)).to.equal('bc_api_date')
+    expect(serviceDateIndex(hinted.handle.db)).to.equal('bc_api_service_date')
   })
 
   for (const query of QUERIES) {
@@ -71,6 +83,31 @@ describe('the booking-date index', function () {
     before = await tableScanReads()
     await answer(plain, query)
     expect(await tableScanReads() - before).to.be.at.least(BOOKINGS)
+  })
+
+  for (const query of ['slots', 'slots?format=csv']) {
+    it(`reads the whole table in the answer's order through its index, without scanning it: ${query}`, async () => {
+      let before = await tableScanReads()
+      await answer(hinted, query)
+      expect(await tableScanReads() - before).to.be.below(BOOKINGS / 10)
+      before = await tableScanReads()
+      await answer(plain, query)
+      expect(await tableScanReads() - before).to.be.at.least(BOOKINGS)
+    })
+  }
+
+  it('answers the whole table grouped when the service-date index is dropped under it, then names no index', async () => {
+    const expected = await answer(plain, 'slots')
+    await db.admin.query(`ALTER TABLE \`${table()}\` DROP INDEX bc_api_service_date`)
+    try {
+      expect(await answer(hinted, 'slots')).to.deep.equal(expected)
+      expect(serviceDateIndex(hinted.handle.db)).to.equal(undefined)
+      expect(bookingDateIndex(hinted.handle.db)).to.equal(undefined)
+    } finally {
+      await db.admin.query(`ALTER TABLE \`${table()}\` ADD INDEX IF NOT EXISTS bc_api_service_date (service_id, booking_date, time_from)`)
+      await readBookingIndexes(hinted.handle.db, table())
+    }
+    expect(serviceDateIndex(hinted.handle.db)).to.equal('bc_api_service_date')
   })
 
   it('answers whole when the index is dropped under it, then stops naming it', async () => {

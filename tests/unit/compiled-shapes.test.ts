@@ -6,7 +6,7 @@ import { createPool } from 'mysql2'
 import { TablePrefixPlugin } from '../../db/connect.ts'
 import type { Database } from '../../db/database.ts'
 import { compileBookingsQuery, forceIndex, type BookingFilter } from '../../db/bookings.ts'
-import { pickBookingDateIndex } from '../../db/booking-indexes.ts'
+import { pickBookingDateIndex, pickServiceDateIndex } from '../../db/booking-indexes.ts'
 import { compileRulesQuery } from '../../db/disabled-times.ts'
 
 // Compiling never connects: the pool points nowhere and is never asked for a connection.
@@ -84,6 +84,18 @@ describe('pickBookingDateIndex', () => {
 
   it('takes none whose columns start otherwise', () => {
     expect(pick({ a: ['booking_date'], b: ['time_from', 'booking_date'], c: ['service_id', 'booking_date', 'time_from'], d: ['booking_date', 'status', 'time_from'] })).to.equal(undefined)
+  })
+})
+
+describe('pickServiceDateIndex', () => {
+  const pick = (indexes: Record<string, string[]>) => pickServiceDateIndex(new Map(Object.entries(indexes)))
+
+  it('takes an index that starts with service_id, booking_date, time_from, whatever its name, letter case or further columns', () => {
+    expect(pick({ PRIMARY: ['id'], service_id: ['service_id'], mine: ['Service_ID', 'BOOKING_DATE', 'time_from', 'id'] })).to.equal('mine')
+  })
+
+  it('takes none whose columns start otherwise', () => {
+    expect(pick({ a: ['service_id'], b: ['service_id', 'booking_date'], c: ['booking_date', 'service_id', 'time_from'], d: ['service_id', 'time_from', 'booking_date'] })).to.equal(undefined)
   })
 })
 
