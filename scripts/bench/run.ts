@@ -42,6 +42,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3)
 /** One request at a time: the service and the raw SQL take turns, in this many rounds of SECONDS / SERIAL_ROUNDS each. */
 const SERIAL_ROUNDS = 3
+/** (a) at CONNECTIONS: the same, in this many rounds of about SECONDS / LOAD_ROUNDS each (after the first, 1 s of warm-up each). */
+const LOAD_ROUNDS = 3
 /** BENCH_ONLY=a,c runs some queries (for quick comparisons; nothing is written to the results files then). */
 const ONLY = (process.env.BENCH_ONLY ?? 'a,b,c,d').split(',')
 const PARTIAL = process.env.BENCH_ONLY !== undefined || process.env.BENCH_SECONDS !== undefined
@@ -90,10 +92,22 @@ function autocannon(url: string, connections: number, seconds: number, latency =
   }
 }
 
-/** autocannon after the same load for WARMUP_SECONDS, unmeasured. */
-function warmedLoad(url: string, latency = true): Load {
-  if (WARMUP_SECONDS > 0) autocannon(url, CONNECTIONS, WARMUP_SECONDS, latency)
-  return autocannon(url, CONNECTIONS, SECONDS, latency)
+/** autocannon after the same load for WARMUP_SECONDS (or `warmSeconds`), unmeasured. */
+function warmedLoad(url: string, latency = true, warmSeconds = WARMUP_SECONDS, seconds = SECONDS): Load {
+  if (warmSeconds > 0) autocannon(url, CONNECTIONS, warmSeconds, latency)
+  return autocannon(url, CONNECTIONS, seconds, latency)
+}
+
+/** Loads of equal length taken in rounds, as one: mean req/s, the median p50, the worst p99, every failure. */
+function combinedLoad(rounds: Load[]): Load {
+  const p50s = rounds.map((round) => round.p50).sort((a, b) => a - b)
+  return {
+    rps: rounds.reduce((sum, round) => sum + round.rps, 0) / rounds.length,
+    p50: p50s[Math.floor(p50s.length / 2)]!,
+    p99: Math.max(...rounds.map((round) => round.p99)),
+    failures: rounds.reduce((sum, round) => sum + round.failures, 0),
+    failureKinds: rounds.map((round) => round.failureKinds).filter(Boolean).join('; '),
+  }
 }
 
 /** One GET read to its end; php -S's answers need the lenient parser (a body after `Connection: close`). */
@@ -343,7 +357,7 @@ const shown = await startService('customer data shown', { EXPOSE_CUSTOMER_DATA: 
 const idleProbe = startIdleProbe()
 
 // --- (a), (b), (d): concurrent loads and serial timings -----------------------------
-table('', `### Loads, ${CONNECTIONS} connections for ${SECONDS} s (service with customer data hidden)`, '')
+table('', `### Loads, ${CONNECTIONS} connections for ${SECONDS} s (service with customer data hidden; for (a) the service, the raw SQL and node:http + the statement in ${LOAD_ROUNDS} alternating rounds)`, '')
 table('| query | contender | rows | req/s (2xx) | p50 ms | p99 ms | failed |', '|---|---|---:|---:|---:|---:|---:|')
 const loads: Record<string, Load> = {}
 const serials: Record<string, Serial> = {}
@@ -358,9 +372,38 @@ for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q
     loads[`${query.key}:${contender}`] = load
     table(`| (${query.key}) ${query.name} | ${contender} | ${n.toLocaleString('en')} | ${load.rps.toFixed(1)} | ${ms(load.p50)} | ${ms(load.p99)} | ${load.failures}${load.failureKinds ? ` (${load.failureKinds})` : ''} |`)
   }
-  row('service', warmedLoad(serviceUrl), rows)
-  const raw = rawSql(query.key, ['load', String(CONNECTIONS), String(SECONDS), String(WARMUP_SECONDS)], readerDb)
-  row('raw SQL', { rps: raw.rps!, p50: raw.p50!, p99: raw.p99!, failures: 0 }, raw.rows!)
+  // (a): the least any Node service answering from this database does, the same statement
+  // (rows as packets, dropped) then the same body over node:http, as a contender of its own.
+  const body = query.key === 'a' ? await bodyOf(serviceUrl) : undefined
+  const sqlFloor = body ? await startHttpFloor(body, '/', 'http+sql', rawSql(query.key, ['sql'], readerDb) as unknown as { sql: string; values: unknown[] }) : undefined
+  const rawLoad = (seconds: number, warmSeconds: number) => {
+    const raw = rawSql(query.key, ['load', String(CONNECTIONS), String(seconds), String(warmSeconds)], readerDb)
+    return { load: { rps: raw.rps!, p50: raw.p50!, p99: raw.p99!, failures: 0 }, rows: raw.rows! }
+  }
+  if (sqlFloor) {
+    // (a)'s target compares the service with the raw SQL: their loads (and the floor's) take turns
+    // in rounds, as one at a time below, so that the machine's drift falls on all alike. Not (b):
+    // its answers take seconds each, and a short round would cut off too many of them.
+    const rounds: Record<'service' | 'raw' | 'floor', Load[]> = { service: [], raw: [], floor: [] }
+    let rawRows = NaN
+    // Whole seconds: autocannon rounds a duration up.
+    const roundSeconds = Math.max(1, Math.round(SECONDS / LOAD_ROUNDS))
+    for (let round = 0; round < LOAD_ROUNDS; round++) {
+      const warmSeconds = round === 0 ? WARMUP_SECONDS : 1
+      rounds.service.push(warmedLoad(serviceUrl, true, warmSeconds, roundSeconds))
+      const raw = rawLoad(roundSeconds, warmSeconds)
+      rounds.raw.push(raw.load)
+      rawRows = raw.rows
+      rounds.floor.push(warmedLoad(sqlFloor.url, true, warmSeconds, roundSeconds))
+    }
+    row('service', combinedLoad(rounds.service), rows)
+    row('raw SQL', combinedLoad(rounds.raw), rawRows)
+    row(HTTP_AND_SQL, combinedLoad(rounds.floor), rows)
+  } else {
+    row('service', warmedLoad(serviceUrl), rows)
+    const raw = rawLoad(SECONDS, WARMUP_SECONDS)
+    row('raw SQL', raw.load, raw.rows)
+  }
   // autocannon counts WordPress's answers right, but not their latency (php -S closes every connection).
   row('WordPress', warmedLoad(wordpressUrl, false), wpRows)
 
@@ -368,11 +411,6 @@ for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q
     serials[`${query.key}:${contender}`] = result
     serialRows.push(`| (${query.key}) ${query.name} | ${contender} | ${result.requests} | ${ms(result.p50)} | ${ms(result.p99)} | ${ms(result.mean)} |`)
   }
-  // (a): the least any Node service answering from this database does, the same statement
-  // (rows as packets, dropped) then the same body over node:http, as a contender of its own.
-  const body = query.key === 'a' ? await bodyOf(serviceUrl) : undefined
-  const sqlFloor = body ? await startHttpFloor(body, '/', 'http+sql', rawSql(query.key, ['sql'], readerDb) as unknown as { sql: string; values: unknown[] }) : undefined
-  if (sqlFloor) row(HTTP_AND_SQL, warmedLoad(sqlFloor.url), rows)
   // The service and the raw SQL (and that floor) in alternating rounds: the machine's speed drifts
   // from minute to minute (2× from day to day), and a drift then falls on all alike, not on one.
   const serviceTimes: number[] = []
