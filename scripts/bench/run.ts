@@ -278,13 +278,16 @@ async function startService(label: string, env: Record<string, string>): Promise
   for (const pid of pids()) process.kill(pid, 'SIGUSR2') // event-loop.mjs: count from here
   return {
     label, url, pid: child.pid!, pids,
-    stop: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGTERM')
-      await exited
-      children.delete(child)
-    },
+    stop: () => stopChild(child),
   }
+}
+
+/** SIGTERM to a child of the bench, and its exit awaited. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  await exited
+  children.delete(child)
 }
 
 /**
@@ -300,12 +303,7 @@ function startIdleProbe(): { pid: number; stop(): Promise<void> } {
   children.add(child)
   return {
     pid: child.pid!,
-    stop: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGTERM')
-      await exited
-      children.delete(child)
-    },
+    stop: () => stopChild(child),
   }
 }
 
@@ -333,10 +331,7 @@ async function startHttpFloor(body: Buffer, path: string, kind: 'http' | 'expres
   return {
     url,
     stop: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve))
-      child.kill('SIGTERM')
-      await exited
-      children.delete(child)
+      await stopChild(child)
       rmSync(bodyFile, { force: true })
     },
   }
@@ -535,17 +530,24 @@ const loops = new Map(readdirSync(eventLoopDir).filter((file) => /^eld-\d+\.json
   const loop = JSON.parse(readFileSync(join(eventLoopDir, file), 'utf8')) as { maxMs: number; p99Ms: number }
   return [Number(/eld-(\d+)/.exec(file)![1]), loop] as const
 }))
+/**
+ * The longest stall of a process in which it used the CPU half the time or more (0 when none;
+ * NaN without a trace). A stall whose process hardly ran was the machine's (waiting for a core),
+ * not this process's work: event-loop.mjs.
+ */
+function ownLongestStall(pid: number): number {
+  const trace = traces.find((t) => t.pid === pid)
+  if (!trace) return NaN
+  return trace.stalls.filter((stall) => stall.cpuMs >= stall.ms / 2).reduce((top, stall) => Math.max(top, stall.ms), 0)
+}
 table('', '### Every service process over the whole bench', '')
 table('| service | process | peak RSS MB (VmHWM) | event loop max delay ms | p99 ms | longest stall in which the process used the CPU half the time or more, ms |', '|---|---|---:|---:|---:|---:|')
 for (const process_ of memory) {
   const loop = loops.get(process_.pid)
-  // A stall whose process hardly ran was the machine's (waiting for a core), not this process's work: event-loop.mjs.
-  const own = traces.find((t) => t.pid === process_.pid)?.stalls.filter((stall) => stall.cpuMs >= stall.ms / 2).reduce((top, stall) => Math.max(top, stall.ms), 0)
-  table(`| ${process_.service} | ${process_.role} ${process_.pid} | ${process_.mb.toFixed(0)} | ${ms(loop?.maxMs ?? NaN)} | ${ms(loop?.p99Ms ?? NaN)} | ${ms(own ?? NaN)} |`)
+  table(`| ${process_.service} | ${process_.role} ${process_.pid} | ${process_.mb.toFixed(0)} | ${ms(loop?.maxMs ?? NaN)} | ${ms(loop?.p99Ms ?? NaN)} | ${ms(ownLongestStall(process_.pid))} |`)
 }
 const idleLoop = loops.get(idleProbe.pid)
-const idleOwn = traces.find((t) => t.pid === idleProbe.pid)?.stalls.filter((stall) => stall.cpuMs >= stall.ms / 2).reduce((top, stall) => Math.max(top, stall.ms), 0)
-table(`| control: a Node process with nothing to do | idle ${idleProbe.pid} | | ${ms(idleLoop?.maxMs ?? NaN)} | ${ms(idleLoop?.p99Ms ?? NaN)} | ${ms(idleOwn ?? NaN)} |`)
+table(`| control: a Node process with nothing to do | idle ${idleProbe.pid} | | ${ms(idleLoop?.maxMs ?? NaN)} | ${ms(idleLoop?.p99Ms ?? NaN)} | ${ms(ownLongestStall(idleProbe.pid))} |`)
 // Where the stalls and the memory came from, phase by phase, per process (both services' processes, in one table each).
 for (const service of [hidden, shown]) {
   const pidsOf = new Set(memory.filter((p) => p.service === service.label).map((p) => p.pid))
@@ -597,8 +599,7 @@ const primaryLoops = memory.filter((p) => p.role === 'primary').map((p) => loops
 const control = primaryLoops.length > 0 ? ` (the idle primaries': ${Math.max(...primaryLoops).toFixed(1)} ms)` : ''
 verdicts.push(verdict(`event loop, max delay of any worker over the whole bench${control}`, Math.max(...servingLoops), 50, 'ms', 'lower'))
 // The same delay counting only the stalls in which the worker itself ran half the time or more: its own work, not the machine's.
-const ownStalls = memory.filter((p) => p.role === 'worker').map((p) => traces.find((t) => t.pid === p.pid)?.stalls
-  .filter((stall) => stall.cpuMs >= stall.ms / 2).reduce((top, stall) => Math.max(top, stall.ms), 0) ?? NaN)
+const ownStalls = memory.filter((p) => p.role === 'worker').map((p) => ownLongestStall(p.pid))
 // The same probe in a process with nothing to do: what the machine alone makes any event loop wait.
 verdicts.push(`- limit, measured: a Node process with nothing to do, beside the bench from start to end, saw its event loop delayed by up to **${(idleLoop?.maxMs ?? NaN).toFixed(1)} ms** (the same probe)${(idleLoop?.maxMs ?? 0) > 50 ? ': a max under 50 ms over the whole bench is out of reach of any process on this machine, its own work aside' : ': under 50 ms, so the machine alone does not rule the target out'}`)
 verdicts.push(`- measured beside it: the longest stall of any worker in which the worker itself used the CPU half the time or more: **${Math.max(...ownStalls).toFixed(1)} ms**; the idle primaries' stalls show what the machine alone causes`)
