@@ -1,8 +1,6 @@
-// Writes a body made of UTF-8 chunks: a small one at once, a long one through
-// stream.pipeline, where back-pressure from the socket reaches the database
-// cursor, and a client that hangs up ends the generator, which releases the connection.
-import { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
+// Writes a body made of UTF-8 chunks: a small one at once, a long one chunk by
+// chunk, where back-pressure from the socket reaches the database cursor, and a
+// client that hangs up ends the generator, which releases the connection.
 import type { Response } from 'express'
 
 /** Chunks of about this many bytes go to the socket at once. */
@@ -26,18 +24,107 @@ export async function streamBody(res: Response, chunks: AsyncIterable<Buffer>): 
     // stream machinery a long answer needs (measured in scripts/bench/README.md).
     // Its chunks go out corked, in one write with the headers, not copied into one buffer first.
     if (head.length <= 1) {
-      res.end(head[0])
+      const only = head[0]
+      res.end(only, () => giveBackChunk(only))
       return
     }
     res.setHeader('Content-Length', size)
     res.cork()
-    for (const chunk of head.slice(0, -1)) res.write(chunk)
-    res.end(head.at(-1))
+    for (const chunk of head.slice(0, -1)) res.write(chunk, (error) => { if (!error) giveBackChunk(chunk) })
+    const last = head.at(-1)!
+    res.end(last, () => giveBackChunk(last))
     return
   }
-  // One chunk ahead is enough: the socket's own buffer holds the next. The
-  // default (16 chunks of up to a batch each) held megabytes per slow client.
-  await pipeline(Readable.from(prepend(head, iterator), { highWaterMark: 1 }), res)
+  await writeChunks(res, prepend(head, iterator))
+}
+
+/**
+ * A long body, one chunk in flight at a time: the socket's own buffer holds the
+ * next (stream.pipeline's default of 16 chunks held megabytes per slow client).
+ * Each chunk goes back to the pool once the socket has written it. As with
+ * stream.pipeline: a client gone rejects with ERR_STREAM_PREMATURE_CLOSE, and a
+ * failed source cuts the answer (no last chunk), so it never looks complete;
+ * either way the rest of the chunks is ended, which releases the connection.
+ */
+async function writeChunks(res: Response, chunks: AsyncGenerator<Buffer>): Promise<void> {
+  let done = false
+  try {
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+      if (res.destroyed) throw prematureClose()
+      const chunk = next.value
+      if (!res.write(chunk, (error) => { if (!error) giveBackChunk(chunk) })) await drainedOrClosed(res)
+    }
+    if (res.destroyed) throw prematureClose()
+    await endAndFinish(res)
+    done = true
+  } catch (error) {
+    res.destroy()
+    throw error
+  } finally {
+    if (!done) await chunks.return(undefined)
+  }
+}
+
+function drainedOrClosed(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const go = () => {
+      res.off('drain', go)
+      res.off('close', go)
+      resolve()
+    }
+    res.on('drain', go)
+    res.on('close', go)
+  })
+}
+
+function endAndFinish(res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const closed = () => { if (!res.writableFinished) reject(prematureClose()) }
+    res.once('close', closed)
+    res.end(() => {
+      res.off('close', closed)
+      resolve()
+    })
+  })
+}
+
+function prematureClose(): Error {
+  return Object.assign(new Error('The client closed the connection before the answer was sent.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })
+}
+
+/**
+ * The buffers chunks are written into, used again once the socket has written
+ * them. A new 64 KiB buffer per chunk is memory outside V8's heap, which V8
+ * counts, and collects with a full collection once enough has been allocated:
+ * ten clients of (b) at 100,000 bookings (1.6 MB of body each) cost the two
+ * workers 48 to 50 full collections a round; with the buffers used again, 28 to
+ * 33, and 15 to 25% less CPU per answer (scripts/bench/README.md, "Chunk
+ * buffers used again"). Only buffers of this pool come back, each once; at
+ * most FREE_CHUNKS wait, so an idle process holds 2 MiB of them at most.
+ */
+export const FREE_CHUNKS = 32
+const freeChunks: Buffer[] = []
+const poolBuffers = new WeakSet<ArrayBufferLike>()
+const waiting = new WeakSet<ArrayBufferLike>()
+
+/** A buffer of CHUNK_BYTES to write a chunk into: one given back, or a new one. */
+export function takeChunkBuffer(): Buffer {
+  const buffer = freeChunks.pop()
+  if (buffer) {
+    waiting.delete(buffer.buffer)
+    return buffer
+  }
+  const fresh = Buffer.allocUnsafe(CHUNK_BYTES)
+  poolBuffers.add(fresh.buffer)
+  return fresh
+}
+
+/** A chunk the socket has written: its buffer, if it is one of takeChunkBuffer's, may be taken again. */
+export function giveBackChunk(chunk: Buffer | undefined): void {
+  const memory = chunk?.buffer
+  if (memory === undefined || !poolBuffers.has(memory) || waiting.has(memory) || freeChunks.length >= FREE_CHUNKS) return
+  waiting.add(memory)
+  freeChunks.push(Buffer.from(memory, 0, CHUNK_BYTES))
 }
 
 /** The chunks already read, then the rest; ending early ends the rest too. */
@@ -74,7 +161,7 @@ export class Utf8Chunks {
         return
       }
     }
-    this.#buffer ??= Buffer.allocUnsafe(CHUNK_BYTES)
+    this.#buffer ??= takeChunkBuffer()
     this.#used += this.#buffer.write(text, this.#used, 'utf8')
   }
 
@@ -84,7 +171,7 @@ export class Utf8Chunks {
    */
   room(bytes: number): Buffer {
     if (bytes > CHUNK_BYTES - this.#used) this.#finishChunk()
-    return (this.#buffer ??= Buffer.allocUnsafe(CHUNK_BYTES))
+    return (this.#buffer ??= takeChunkBuffer())
   }
 
   /** Bytes of the chunk being filled that are written (see room). */

@@ -4,7 +4,7 @@
 // client that hangs up releases the connection.
 import { expect } from 'chai'
 import { connect, type AddressInfo } from 'node:net'
-import type { Server } from 'node:http'
+import { get as httpGet, type Server } from 'node:http'
 import request from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
@@ -71,6 +71,43 @@ describe('streaming', function () {
     expect(res.body.total).to.be.above(0)
     expect(JSON.stringify(res.body)).to.equal(res.text)
   })
+
+  it('answers streamed at once, whose chunks share buffers used again, are each the same bytes as alone', async () => {
+    // Each chunk's buffer goes back to a pool once the socket has written it
+    // (server/http/stream-body.ts): given back too early, it would carry another answer's bytes.
+    const urls = [
+      'slots?flat',
+      'slots?format=csv',
+      'slots?start=2027-01-01&end=2027-06-30',
+      'slots?start=2025-04-01&end=2025-12-31&flat&status=booked,pending',
+    ].map((path) => `/wp-json/booking-calendar/v1/${path}`)
+    const alone: string[] = []
+    for (const url of urls) alone.push((await request(t.app).get(url).buffer(true).expect(200)).text)
+    for (const text of alone) expect(Buffer.byteLength(text)).to.be.above(1_000_000)
+    // Readers that first read nothing, then read slowly: the sockets' buffers
+    // fill, and each answer's socket holds a chunk it has not written yet.
+    const together = await Promise.all(urls.map((url) => readSlowly(url)))
+    together.forEach((text, i) => expect(text === alone[i], `${urls[i]} read slowly at once`).to.equal(true))
+  })
+
+  /** The body of a GET, read a piece at a time with a pause after each. */
+  function readSlowly(url: string): Promise<string> {
+    const { port } = server.address() as AddressInfo
+    return new Promise((resolve, reject) => {
+      httpGet({ host: '127.0.0.1', port, path: url }, (res) => {
+        const pieces: Buffer[] = []
+        res.pause()
+        setTimeout(() => res.resume(), 300)
+        res.on('data', (piece: Buffer) => {
+          pieces.push(piece)
+          res.pause()
+          setTimeout(() => res.resume(), 2)
+        })
+        res.on('end', () => resolve(Buffer.concat(pieces).toString('utf8')))
+        res.on('error', reject)
+      }).on('error', reject)
+    })
+  }
 
   /** Sends the call without parameters and stops reading after the first chunk. */
   async function startSlowClient() {
