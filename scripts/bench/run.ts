@@ -465,9 +465,13 @@ if (ONLY.includes('c')) {
   for (const [format, suffix] of [['JSON', ''], ['CSV', '?format=csv']] as const) {
     for (const service of [hidden, shown]) await phases.run(`(c) ${format}, ${service.label}, twice`, async () => {
       const url = `${service.url}${SERVICE_PREFIX}${query.path}${suffix}`
-      // Warmed up as every contender is: downloads for WARMUP_SECONDS, unmeasured, and at least
-      // one per worker (each download is a new connection, which the cluster hands round in turn).
-      const warmUntil = Date.now() + WARMUP_SECONDS * 1000
+      // Warmed up as every contender is: each process that serves a measured download has
+      // downloaded for WARMUP_SECONDS, unmeasured, as the floor's one process has streamed.
+      // Each download is a new connection, which the cluster hands round in turn, so the
+      // workers together download for WARMUP_SECONDS × WORKERS, and at least once each. Split
+      // among the workers, a worker served a CSV at 100,000 bookings in 160 to 180 ms of CPU
+      // where a warm one takes about 100 (scripts/bench/README.md, "Warm-up per worker").
+      const warmUntil = Date.now() + WARMUP_SECONDS * WORKERS * 1000
       for (let done = 0; WARMUP_SECONDS > 0 && (done < WORKERS || Date.now() < warmUntil); done++) await fetchOnce(url, false, 600_000)
       const runs = [await fetchOnce(url, false, 600_000), await fetchOnce(url, false, 600_000)]
       // A failed run is reported as the answer; else the faster one.
