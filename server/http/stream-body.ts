@@ -23,16 +23,14 @@ export async function streamBody(res: Response, chunks: AsyncIterable<Buffer>): 
     // The whole body is here: sent at once, with a Content-Length, without the
     // stream machinery a long answer needs (measured in scripts/bench/README.md).
     // Its chunks go out corked, in one write with the headers, not copied into one buffer first.
-    if (head.length <= 1) {
-      const only = head[0]
-      res.end(only, () => giveBackChunk(only))
+    if (head.length === 0) {
+      res.end()
       return
     }
     res.setHeader('Content-Length', size)
     res.cork()
-    for (const chunk of head.slice(0, -1)) res.write(chunk, (error) => { if (!error) giveBackChunk(chunk) })
-    const last = head.at(-1)!
-    res.end(last, () => giveBackChunk(last))
+    for (const chunk of head) res.write(chunk, () => chunkPool.giveBack(chunk))
+    res.end()
     return
   }
   await writeChunks(res, prepend(head, iterator))
@@ -49,10 +47,17 @@ export async function streamBody(res: Response, chunks: AsyncIterable<Buffer>): 
 async function writeChunks(res: Response, chunks: AsyncGenerator<Buffer>): Promise<void> {
   let done = false
   try {
-    for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+    let next = await chunks.next()
+    while (!next.done) {
       if (res.destroyed) throw prematureClose()
       const chunk = next.value
-      if (!res.write(chunk, (error) => { if (!error) giveBackChunk(chunk) })) await drainedOrClosed(res)
+      const flowing = res.write(chunk, () => chunkPool.giveBack(chunk))
+      // The next chunk is made while the socket sends this one (stream.pipeline's one chunk ahead).
+      const following = chunks.next()
+      // Awaited below, where a failure is thrown; until then it is not an unhandled rejection.
+      following.catch(() => {})
+      if (!flowing) await drainedOrClosed(res)
+      next = await following
     }
     if (res.destroyed) throw prematureClose()
     await endAndFinish(res)
@@ -93,39 +98,76 @@ function prematureClose(): Error {
 }
 
 /**
- * The buffers chunks are written into, used again once the socket has written
+ * The buffers chunks are written into, used again once the socket is done with
  * them. A new 64 KiB buffer per chunk is memory outside V8's heap, which V8
  * counts, and collects with a full collection once enough has been allocated:
  * ten clients of (b) at 100,000 bookings (1.6 MB of body each) cost the two
- * workers 48 to 50 full collections a round; with the buffers used again, 28 to
- * 33, and 15 to 25% less CPU per answer (scripts/bench/README.md, "Chunk
- * buffers used again"). Only buffers of this pool come back, each once; at
- * most FREE_CHUNKS wait, so an idle process holds 2 MiB of them at most.
+ * workers 47 to 57 full collections a round; with buffers used again, 26 to 33,
+ * and 8 to 18% less CPU per answer (scripts/bench/README.md, "Chunk buffers
+ * used again").
+ *
+ * The buffers are the slices of one block: kept buffers allocated one by one
+ * sat among the process's other allocations, and a worker's peak RSS rose by
+ * up to 17 MB. A chunk's slice comes back in its write's callback, which runs
+ * once the socket has written it or given up on it (a client gone), or when a
+ * body drops chunks it never sent (Utf8Chunks.clear). With every slice out,
+ * chunks get buffers of their own, as before; and when none has come back for
+ * NEW_BLOCK_AFTER times the block's slices (chunks of an answer that failed
+ * are never given back), the pool starts a new block. A slice of the old block
+ * stays valid while it is used, and is then left to the garbage collector.
  */
-export const FREE_CHUNKS = 32
-const freeChunks: Buffer[] = []
-const poolBuffers = new WeakSet<ArrayBufferLike>()
-const waiting = new WeakSet<ArrayBufferLike>()
+export class ChunkPool {
+  readonly #slices: number
+  #block: Buffer | undefined
+  readonly #free: number[] = []
+  readonly #isFree: Uint8Array
+  /** Buffers of their own handed out since a slice last came back. */
+  #without = 0
 
-/** A buffer of CHUNK_BYTES to write a chunk into: one given back, or a new one. */
-export function takeChunkBuffer(): Buffer {
-  const buffer = freeChunks.pop()
-  if (buffer) {
-    waiting.delete(buffer.buffer)
-    return buffer
+  constructor(slices: number) {
+    this.#slices = slices
+    this.#isFree = new Uint8Array(slices)
   }
-  const fresh = Buffer.allocUnsafe(CHUNK_BYTES)
-  poolBuffers.add(fresh.buffer)
-  return fresh
+
+  /** A buffer of CHUNK_BYTES to write a chunk into: a free slice of the block, or a buffer of its own. */
+  take(): Buffer {
+    if (this.#block === undefined || (this.#free.length === 0 && this.#without >= this.#slices * NEW_BLOCK_AFTER)) this.#newBlock()
+    const slice = this.#free.pop()
+    if (slice === undefined) {
+      this.#without++
+      return Buffer.allocUnsafe(CHUNK_BYTES)
+    }
+    this.#isFree[slice] = 0
+    return this.#block!.subarray(slice * CHUNK_BYTES, (slice + 1) * CHUNK_BYTES)
+  }
+
+  /** A chunk nothing uses any more: its slice, if it is one of the block's, may be taken again. */
+  giveBack(chunk: Buffer | undefined): void {
+    const block = this.#block
+    if (chunk === undefined || block === undefined || chunk.buffer !== block.buffer) return
+    const slice = Math.floor((chunk.byteOffset - block.byteOffset) / CHUNK_BYTES)
+    if (slice < 0 || slice >= this.#slices || this.#isFree[slice] === 1) return
+    this.#isFree[slice] = 1
+    this.#free.push(slice)
+    this.#without = 0
+  }
+
+  #newBlock(): void {
+    this.#block = Buffer.allocUnsafeSlow(this.#slices * CHUNK_BYTES)
+    this.#free.length = 0
+    for (let slice = this.#slices - 1; slice >= 0; slice--) {
+      this.#free.push(slice)
+      this.#isFree[slice] = 1
+    }
+    this.#without = 0
+  }
 }
 
-/** A chunk the socket has written: its buffer, if it is one of takeChunkBuffer's, may be taken again. */
-export function giveBackChunk(chunk: Buffer | undefined): void {
-  const memory = chunk?.buffer
-  if (memory === undefined || !poolBuffers.has(memory) || waiting.has(memory) || freeChunks.length >= FREE_CHUNKS) return
-  waiting.add(memory)
-  freeChunks.push(Buffer.from(memory, 0, CHUNK_BYTES))
-}
+/** A new block after this many times its slices were handed out as buffers of their own, none coming back. */
+export const NEW_BLOCK_AFTER = 64
+
+/** The process's pool: 32 slices, 2 MiB. */
+const chunkPool = new ChunkPool(32)
 
 /** The chunks already read, then the rest; ending early ends the rest too. */
 async function* prepend<T>(head: T[], rest: AsyncIterator<T>): AsyncGenerator<T> {
@@ -161,7 +203,7 @@ export class Utf8Chunks {
         return
       }
     }
-    this.#buffer ??= takeChunkBuffer()
+    this.#buffer ??= chunkPool.take()
     this.#used += this.#buffer.write(text, this.#used, 'utf8')
   }
 
@@ -171,7 +213,7 @@ export class Utf8Chunks {
    */
   room(bytes: number): Buffer {
     if (bytes > CHUNK_BYTES - this.#used) this.#finishChunk()
-    return (this.#buffer ??= takeChunkBuffer())
+    return (this.#buffer ??= chunkPool.take())
   }
 
   /** Bytes of the chunk being filled that are written (see room). */
@@ -192,6 +234,8 @@ export class Utf8Chunks {
 
   /** Forgets every byte not yet taken. */
   clear(): void {
+    // Never sent: their slices may be written again at once.
+    for (const chunk of this.#full) chunkPool.giveBack(chunk)
     this.#full.length = 0
     this.#used = 0
   }
