@@ -468,9 +468,9 @@ if (ONLY.includes('c')) {
       // Warmed up as every contender is: each process that serves a measured download has
       // downloaded for WARMUP_SECONDS, unmeasured, as the floor's one process has streamed.
       // Each download is a new connection, which the cluster hands round in turn, so the
-      // workers together download for WARMUP_SECONDS × WORKERS, and at least once each. Split
-      // among the workers, a worker served a CSV at 100,000 bookings in 160 to 180 ms of CPU
-      // where a warm one takes about 100 (scripts/bench/README.md, "Warm-up per worker").
+      // workers together download for WARMUP_SECONDS × WORKERS, and at least once each. A fresh
+      // worker's 5th to 12th CSV at 100,000 bookings took a median 132 to 136 ms of its CPU, the
+      // 13th to 24th 108 to 114 (scripts/bench/README.md, "Warm-up per worker").
       const warmUntil = Date.now() + WARMUP_SECONDS * WORKERS * 1000
       for (let done = 0; WARMUP_SECONDS > 0 && (done < WORKERS || Date.now() < warmUntil); done++) await fetchOnce(url, false, 600_000)
       const runs = [await fetchOnce(url, false, 600_000), await fetchOnce(url, false, 600_000)]
