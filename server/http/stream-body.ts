@@ -37,9 +37,10 @@ export async function streamBody(res: Response, chunks: AsyncIterable<Buffer>): 
 }
 
 /**
- * A long body, one chunk in flight at a time: the socket's own buffer holds the
- * next (stream.pipeline's default of 16 chunks held megabytes per slow client).
- * Each chunk goes back to the pool once the socket has written it. As with
+ * A long body, chunk by chunk: the next one is made while the socket sends the
+ * current one, and no more (stream.pipeline's default of 16 chunks ahead held
+ * megabytes per slow client). Each chunk goes back to the pool once the socket
+ * is done with it, which stream.pipeline could not tell. As with
  * stream.pipeline: a client gone rejects with ERR_STREAM_PREMATURE_CLOSE, and a
  * failed source cuts the answer (no last chunk), so it never looks complete;
  * either way the rest of the chunks is ended, which releases the connection.
