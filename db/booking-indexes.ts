@@ -94,7 +94,7 @@ export function serviceDateIndex(db: Db): string | undefined {
 }
 
 /** MariaDB said a hinted index is gone (ER_KEY_DOES_NOT_EXITS): no hint at all until the next read finds them. */
-export function forgetBookingDateIndex(db: Db, error: unknown): boolean {
+export function forgetHintedIndexes(db: Db, error: unknown): boolean {
   if ((error as { errno?: unknown } | null)?.errno !== ER_KEY_DOES_NOT_EXITS) return false
   const state = stateOf(db)
   state.bookingDate = undefined

@@ -4,7 +4,7 @@ import type { Snapshot } from './snapshot.ts'
 import type { Database } from './database.ts'
 import { STATEMENT_TIMER_MARGIN_MS, type Db } from './connect.ts'
 import { compiledShapesOf } from './compiled-shapes.ts'
-import { bookingDateIndex, forgetBookingDateIndex, serviceDateIndex } from './booking-indexes.ts'
+import { bookingDateIndex, forgetHintedIndexes, serviceDateIndex } from './booking-indexes.ts'
 import { readCells, ROW_TAKEN, type RowPacketSink } from './row-packets.ts'
 import type { BoundedPool } from './bounded-pool.ts'
 
@@ -260,7 +260,7 @@ async function* withoutLostIndex<R>(db: Db, read: () => AsyncGenerator<R[]>): As
   try {
     first = await batches.next()
   } catch (error) {
-    if (!forgetBookingDateIndex(db, error)) throw error
+    if (!forgetHintedIndexes(db, error)) throw error
     batches = read()
     first = await batches.next()
   }
@@ -314,7 +314,7 @@ async function readWithoutLostIndex<T>(db: Db, read: () => Promise<T>): Promise<
   try {
     return await read()
   } catch (error) {
-    if (!forgetBookingDateIndex(db, error)) throw error
+    if (!forgetHintedIndexes(db, error)) throw error
     return await read()
   }
 }
