@@ -120,8 +120,12 @@ function createRawPool(settings: DbSettings, size: number): Pool {
     connectTimeout: 2_000,
     enableKeepAlive: true,
     // Connections idle for a minute are closed, so a restarted database leaves no stale ones behind for long.
+    // mysql2 checks each second, and also closes every free connection above maxIdle, busy pool
+    // or not: at 4 it made a worker under ten clients open a new connection about once a second
+    // (tests/integration/pool-churn.test.ts). At size - 1 that happens only when all are free.
+    // (At maxIdle equal to the size, mysql2 never checks, so idle ones would stay open.)
     idleTimeout: 60_000,
-    maxIdle: Math.min(size, 4),
+    maxIdle: Math.max(size - 1, 1),
   })
   const statementSeconds = (settings.queryTimeoutMs / 1000).toFixed(3)
   // Every connection the pool makes, whoever takes it (Kysely or db/snapshot.ts),
