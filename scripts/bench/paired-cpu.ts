@@ -11,7 +11,7 @@
 // service other than dist/ (say, a `cp -r dist` of an earlier commit):
 //   BENCH_BOOKINGS=1000000 npx tsx scripts/bench/paired-cpu.ts '--heap-growing-percent=50 --max-semi-space-size=4' ''
 //   BENCH_BOOKINGS=1000000 npx tsx scripts/bench/paired-cpu.ts '@/tmp/dist-before --heap-growing-percent=50 --max-semi-space-size=4' '--heap-growing-percent=50 --max-semi-space-size=4'
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { findFreePort } from '../mariadb.ts'
@@ -37,7 +37,7 @@ function cpuNs(pid: number): number {
   return total
 }
 
-interface Service { label: string; url: string; pid: number }
+interface Service { label: string; url: string; pid: number; child: ChildProcess }
 
 async function startService(variant: string, label: string): Promise<Service> {
   const [, dir, flags] = /^(?:@(\S+)\s*)?(.*)$/.exec(variant)!
@@ -52,7 +52,7 @@ async function startService(variant: string, label: string): Promise<Service> {
   children.add(child)
   const url = `http://127.0.0.1:${port}`
   await waitUntilReady(url)
-  return { label, url, pid: child.pid! }
+  return { label, url, pid: child.pid!, child }
 }
 
 /** autocannon on every service at once; answers (2xx) per service. */
@@ -80,8 +80,11 @@ async function pair(variants: [string, string], labels: [string, string]): Promi
     us.forEach((value, i) => perAnswer[i]!.push(value))
     say(`  round ${round}: ${services.map((service, i) => `${service.label} ${answers[i]} answers, ${us[i]!.toFixed(0)} µs each`).join(' | ')}`)
   }
-  for (const service of services) process.kill(service.pid, 'SIGTERM')
-  await new Promise((resolve) => setTimeout(resolve, 1500))
+  await Promise.all(services.map(({ child }) => new Promise((resolve) => {
+    child.once('exit', resolve)
+    child.kill('SIGTERM')
+  })))
+  for (const { child } of services) children.delete(child)
   return [median(perAnswer[0]!), median(perAnswer[1]!)]
 }
 
