@@ -24,7 +24,12 @@ export class PhaseClock {
 interface Trace {
   pid: number
   worker: number
-  stalls: Array<{ at: number; ms: number; cpuMs: number; monotonicUs: number }>
+  /**
+   * Each stall: its length, the CPU the process used in it (every thread), and
+   * (traces since schedstat was read) its main thread's time on a core and in
+   * the kernel's run queue waiting for one, over the stall and one period.
+   */
+  stalls: Array<{ at: number; ms: number; cpuMs: number; monotonicUs: number; mainRunMs?: number; queuedMs?: number; majorFaults?: number }>
   collections: Array<{ at: number; ms: number; kind: string; monotonicUs: number }>
   memory: Array<{ at: number; rss: number; heapTotal: number; heapUsed: number; external: number; arrayBuffers: number }>
 }
@@ -37,8 +42,15 @@ export function readTraces(dir: string): Trace[] {
 
 const longestStall = (stalls: Trace['stalls']) => {
   const top = stalls.reduce((a, b) => (b.ms > a.ms ? b : a))
-  return `${top.ms.toFixed(1)} (${top.cpuMs.toFixed(0)})`
+  return `${top.ms.toFixed(1)} (${top.cpuMs.toFixed(0)}; ${top.queuedMs?.toFixed(0) ?? '?'})`
 }
+/**
+ * A stall less the time its main thread waited for a core: what the process
+ * itself (its work, its collector, a blocking call) kept the event loop from
+ * running. The rest was the kernel giving both cores to others.
+ */
+export const stallOfItsOwn = (stall: Trace['stalls'][number]) => Math.max(0, stall.ms - (stall.queuedMs ?? 0))
+const longestOfItsOwn = (stalls: Trace['stalls']) => Math.max(...stalls.map(stallOfItsOwn)).toFixed(1)
 /** A stall in which the process hardly ran was the machine's (it waited for a core); one in which it ran was its own work or its GC. */
 const ownStall = (stalls: Trace['stalls']) => {
   const own = stalls.filter((stall) => stall.cpuMs >= stall.ms / 2)
@@ -55,8 +67,8 @@ function phaseOf(phases: Phase[], at: number): string {
 /** One table: per phase and process, the longest stall, stalls over 20 ms, the longest GC pause, and peak memory. */
 export function phaseTable(traces: Trace[], phases: Phase[]): string[] {
   const lines = [
-    '| phase | process | stalls > 20 ms | longest stall ms (process CPU in it) | longest in which it used the CPU half the time or more, ms | GC pauses > 5 ms (longest, kind) | peak RSS MB | peak heap used / total MB | peak external MB |',
-    '|---|---|---:|---:|---:|---|---:|---:|---:|',
+    '| phase | process | stalls > 20 ms | longest stall ms (process CPU in it; main thread waiting for a core) | longest in which it used the CPU half the time or more, ms | longest less the wait for a core, ms | GC pauses > 5 ms (longest, kind) | peak RSS MB | peak heap used / total MB | peak external MB |',
+    '|---|---|---:|---:|---:|---:|---|---:|---:|---:|',
   ]
   const all = [...phases, { name: 'between phases', from: NaN, to: NaN }]
   for (const phase of all) {
@@ -70,7 +82,7 @@ export function phaseTable(traces: Trace[], phases: Phase[]): string[] {
       if (phase.name === 'between phases' && stalls.length === 0 && collections.length === 0) continue
       const longestGc = collections.reduce((top, c) => (c.ms > (top?.ms ?? 0) ? c : top), undefined as Trace['collections'][number] | undefined)
       const max = (pick: (m: Trace['memory'][number]) => number) => (memory.length === 0 ? NaN : Math.max(...memory.map(pick)))
-      lines.push(`| ${phase.name} | ${trace.worker === 0 ? 'primary' : `worker ${trace.worker}`} | ${stalls.length} | ${stalls.length === 0 ? '' : longestStall(stalls)} | ${ownStall(stalls)} | ` +
+      lines.push(`| ${phase.name} | ${trace.worker === 0 ? 'primary' : `worker ${trace.worker}`} | ${stalls.length} | ${stalls.length === 0 ? '' : longestStall(stalls)} | ${ownStall(stalls)} | ${stalls.length === 0 ? '' : longestOfItsOwn(stalls)} | ` +
         `${collections.length === 0 ? '' : `${collections.length} (${longestGc!.ms.toFixed(1)} ${longestGc!.kind})`} | ` +
         `${memory.length === 0 ? '' : mb(max((m) => m.rss))} | ${memory.length === 0 ? '' : `${mb(max((m) => m.heapUsed))} / ${mb(max((m) => m.heapTotal))}`} | ${memory.length === 0 ? '' : mb(max((m) => m.external))} |`)
     }
