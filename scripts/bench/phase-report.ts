@@ -49,8 +49,8 @@ const longestStall = (stalls: Trace['stalls']) => {
  * itself (its work, its collector, a blocking call) kept the event loop from
  * running. The rest was the kernel giving both cores to others.
  */
-export const stallOfItsOwn = (stall: Trace['stalls'][number]) => Math.max(0, stall.ms - (stall.queuedMs ?? 0))
-const longestOfItsOwn = (stalls: Trace['stalls']) => Math.max(...stalls.map(stallOfItsOwn)).toFixed(1)
+export const stallLessWaitForCore = (stall: Trace['stalls'][number]) => Math.max(0, stall.ms - (stall.queuedMs ?? 0))
+const longestLessWaitForCore = (stalls: Trace['stalls']) => Math.max(...stalls.map(stallLessWaitForCore)).toFixed(1)
 /** A stall in which the process hardly ran was the machine's (it waited for a core); one in which it ran was its own work or its GC. */
 const ownStall = (stalls: Trace['stalls']) => {
   const own = stalls.filter((stall) => stall.cpuMs >= stall.ms / 2)
@@ -82,7 +82,7 @@ export function phaseTable(traces: Trace[], phases: Phase[]): string[] {
       if (phase.name === 'between phases' && stalls.length === 0 && collections.length === 0) continue
       const longestGc = collections.reduce((top, c) => (c.ms > (top?.ms ?? 0) ? c : top), undefined as Trace['collections'][number] | undefined)
       const max = (pick: (m: Trace['memory'][number]) => number) => (memory.length === 0 ? NaN : Math.max(...memory.map(pick)))
-      lines.push(`| ${phase.name} | ${trace.worker === 0 ? 'primary' : `worker ${trace.worker}`} | ${stalls.length} | ${stalls.length === 0 ? '' : longestStall(stalls)} | ${ownStall(stalls)} | ${stalls.length === 0 ? '' : longestOfItsOwn(stalls)} | ` +
+      lines.push(`| ${phase.name} | ${trace.worker === 0 ? 'primary' : `worker ${trace.worker}`} | ${stalls.length} | ${stalls.length === 0 ? '' : longestStall(stalls)} | ${ownStall(stalls)} | ${stalls.length === 0 ? '' : longestLessWaitForCore(stalls)} | ` +
         `${collections.length === 0 ? '' : `${collections.length} (${longestGc!.ms.toFixed(1)} ${longestGc!.kind})`} | ` +
         `${memory.length === 0 ? '' : mb(max((m) => m.rss))} | ${memory.length === 0 ? '' : `${mb(max((m) => m.heapUsed))} / ${mb(max((m) => m.heapTotal))}`} | ${memory.length === 0 ? '' : mb(max((m) => m.external))} |`)
     }
