@@ -59,36 +59,60 @@ export async function readSnapshot<T>(pool: BoundedPool, work: (snapshot: Snapsh
   }
 }
 
+/**
+ * Rows mysql2 reads ahead of us: 200 (two batches) kept the same rate as
+ * 1000 and took six concurrent exports from 186 to 141 MB of RSS
+ * (scripts/bench/README.md); more read-ahead only holds more memory per export.
+ */
+const READ_AHEAD_ROWS = 200
+
 async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: BatchOptions<R>, signal?: AbortSignal): AsyncGenerator<R[]> {
   const batchSize = options.batchSize ?? 100
   const connection = lease.connection
   const sql = options.serverTimeLimit ? query.sql : `SET STATEMENT max_statement_time = 0 FOR ${query.sql}`
   const running = connection.query({ sql: lease.marked(sql), values: query.parameters as unknown[] })
   if (options.sink) takeRowPackets(running, options.sink)
-  // Rows mysql2 reads ahead of us: 200 (two batches) kept the same rate as
-  // 1000 and took six concurrent exports from 186 to 141 MB of RSS
-  // (scripts/bench/README.md); more read-ahead only holds more memory per export.
-  const stream = running.stream({ highWaterMark: 200 })
+  // The rows mysql2 has read and we have not taken, from the query's own
+  // events: its Readable stream (running.stream()) cost about 7% of a CSV
+  // export's CPU in pushes and reads of one object per row (scripts/bench/README.md,
+  // ninth pass). Past READ_AHEAD_ROWS the connection is paused, as the stream's
+  // highWaterMark did; mysql2 then holds the packets it has until resumed.
+  let queued: R[] = []
+  let paused = false
   lease.statementRunning(true)
   let ended = false
   let failure: unknown
+  let queryFailed = false
   let wake: (() => void) | undefined
   const fail = (error: unknown) => {
     failure ??= error
     wake?.()
   }
+  const onRow = (row: R) => {
+    queued.push(row)
+    if (queued.length >= READ_AHEAD_ROWS && !paused) {
+      paused = true
+      connection.pause()
+    }
+    wake?.()
+  }
+  const onQueryError = (error: unknown) => {
+    queryFailed = true
+    fail(error)
+  }
   // mysql2 reports a lost socket under a streamed query on the connection
-  // only, never on the stream: without these, a dead server meant endless silence.
+  // only, never on the query: without these, a dead server meant endless silence.
   const lost = (error?: unknown) => fail(error ?? Object.assign(new Error('The database closed the connection.'), { code: 'PROTOCOL_CONNECTION_LOST', fatal: true }))
   const onEnd = () => {
-    // mysql2 also emits 'end' for a stream it destroyed with an error; only a real end counts.
-    if (!stream.readableEnded) return
+    // mysql2 also emits 'end' right after a query's 'error'; only a real end counts.
+    if (queryFailed) return
     ended = true
     lease.statementRunning(false)
     wake?.()
   }
-  stream.on('end', onEnd)
-  stream.on('error', fail)
+  running.on('result', onRow)
+  running.on('end', onEnd)
+  running.on('error', onQueryError)
   connection.on('error', lost)
   connection.on('end', lost)
   // A client gone while the server still works on the first row is noticed now, not at the row timeout.
@@ -99,9 +123,14 @@ async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: B
   try {
     for (;;) {
       if (failure && !ended) throw failure
-      const batch: R[] = []
-      let row: R | null
-      while (batch.length < batchSize && (row = stream.read() as R | null) !== null) batch.push(row)
+      let batch = queued
+      if (queued.length <= batchSize) queued = []
+      else batch = queued.splice(0, batchSize)
+      if (paused && queued.length < batchSize) {
+        // Replays the packets mysql2 held (more rows, at once), then reads the socket again.
+        paused = false
+        connection.resume()
+      }
       if (batch.length > 0) {
         sentFirst = true
         yield batch
@@ -124,21 +153,22 @@ async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: B
         }, options.rowTimeoutMs)
         wake = () => {
           clearTimeout(timer)
-          stream.off('readable', wake!)
           wake = undefined
           resolve()
         }
-        stream.on('readable', wake)
       })
     }
   } finally {
-    stream.off('end', onEnd)
+    running.off('result', onRow)
+    running.off('end', onEnd)
+    running.off('error', onQueryError)
     connection.off('error', lost)
     connection.off('end', lost)
     signal?.removeEventListener('abort', gone)
     // Stopped early (the client hung up, or a failure): readSnapshot destroys
-    // the connection; the stream is only detached here, never drained (mysql2
-    // would read and drop the rest of the result, holding the connection for seconds).
-    if (!ended) stream.on('error', () => {})
+    // the connection; the query is only detached here, never drained (mysql2
+    // would read and drop the rest of the result, holding the connection for
+    // seconds), and an error it still reports has a listener, so it throws nowhere.
+    if (!ended) running.on('error', () => {})
   }
 }
