@@ -58,12 +58,17 @@ export function matches(eb: ExpressionBuilder<Database, 'booking_calendar_bookin
 
 /** How many bookings match, read in the snapshot the rows will come from. */
 export async function countBookings(db: Db, snapshot: Snapshot, filter: BookingFilter): Promise<number> {
-  const [row] = await snapshot.rows(compileFiltered(db, 'count', filter, (probe) => db
+  const [row] = await snapshot.rows(compileCountQuery(db, filter))
+  return Number(row?.total ?? 0)
+}
+
+/** The count countBookings runs; the bench measures it beside the rows (scripts/bench/raw-sql.ts). */
+export function compileCountQuery(db: Db, filter: BookingFilter): CompiledQuery<{ total: number | string }> {
+  return compileFiltered(db, 'count', filter, (probe) => db
     .selectFrom('booking_calendar_bookings')
     .select((eb) => eb.fn.countAll<number | string>().as('total'))
     .where((eb) => matches(eb, probe))
-    .compile()))
-  return Number(row?.total ?? 0)
+    .compile())
 }
 
 /**

@@ -23,18 +23,29 @@ export function streamRowsWithMysql2(pool: Pool, query: CompiledQuery): Promise<
  * Streams every row of `query` as row packets, each dropped as it comes
  * (db/row-packets.ts), nothing decoded; resolves to how many came. What
  * MariaDB's side of one statement allows any client: the service reads the same packets.
+ * With `count`: first that count, in the same transaction (one snapshot), as
+ * an unpaged answer must (its X-WP-Total comes before the first byte): what
+ * MariaDB's side of that whole answer allows.
  */
-export function dropRowPackets(pool: Pool, query: CompiledQuery): Promise<number> {
+export function dropRowPackets(pool: Pool, query: CompiledQuery, count?: CompiledQuery): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     pool.getConnection((error, connection) => {
       if (error) return reject(error)
-      let n = 0
-      const sent = connection.query({ sql: query.sql, values: query.parameters as unknown[] })
-      takeRowPackets(sent, { accepts: () => true, row: () => { n++ } })
-      const stream = sent.stream({ highWaterMark: 4000 })
-      stream.on('readable', () => { while (stream.read() !== null); })
-      stream.on('end', () => { connection.release(); resolve(n) })
-      stream.on('error', reject)
+      const run = (sql: string, values: readonly unknown[] = []) => new Promise<void>((done, failed) => {
+        connection.query(sql, values as unknown[], (failure) => (failure ? failed(failure) : done()))
+      })
+      const rows = () => new Promise<number>((done, failed) => {
+        let n = 0
+        const sent = connection.query({ sql: query.sql, values: query.parameters as unknown[] })
+        takeRowPackets(sent, { accepts: () => true, row: () => { n++ } })
+        const stream = sent.stream({ highWaterMark: 4000 })
+        stream.on('readable', () => { while (stream.read() !== null); })
+        stream.on('end', () => done(n))
+        stream.on('error', failed)
+      })
+      const read = count === undefined ? rows()
+        : run('START TRANSACTION').then(() => run(count.sql, count.parameters)).then(rows).then(async (n) => { await run('COMMIT'); return n })
+      read.then((n) => { connection.release(); resolve(n) }, reject)
     })
   })
 }

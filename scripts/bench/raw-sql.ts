@@ -2,10 +2,11 @@
 // query, the very SQL the service sends, through mysql2 with no HTTP.
 // argv: <key> load <concurrency> <seconds> [<warm-up seconds>]  |  <key> stream '' '' [<warm-up seconds>]
 //   |  c packets <hidden|shown> <service|booking> [<warm-up seconds>]  |  <key> sql
-// `packets`: the full export's statement as the service itself sends it (no join: it reads
-// the slugs beside it; ordered by service first for grouped JSON, by booking for CSV), each
-// row packet read and dropped, nothing decoded: how fast MariaDB delivers the rows of one
-// statement to a client that does nothing with them.
+// `packets`: the full export's statements as the service itself sends them, in one
+// transaction: its count (X-WP-Total comes before the first byte), then its rows (no join: it
+// reads the slugs beside them; ordered by service first for grouped JSON, by booking for CSV),
+// each row packet read and dropped, nothing decoded: how fast MariaDB delivers that answer's
+// rows to a client that does nothing with them.
 // A load, or a stream, first runs for the warm-up seconds unmeasured, as the bench warms every contender.
 // Prints one JSON line of results (`sql`: the statement and its values, for http-floor.mjs).
 import { readFileSync } from 'node:fs'
@@ -16,7 +17,7 @@ import type { Database } from '../../db/database.ts'
 import { BENCH_QUERIES } from './queries.ts'
 import { dropRowPackets, streamRowsWithMysql2 } from './mysql2-floor.ts'
 import { readBookingIndexes } from '../../db/booking-indexes.ts'
-import { compileBookingsQuery } from '../../db/bookings.ts'
+import { compileBookingsQuery, compileCountQuery } from '../../db/bookings.ts'
 
 const [key, mode, concurrencyText, secondsText, warmupText] = process.argv.slice(2)
 const settings = JSON.parse(process.env.BENCH_DB!) as { host: string; port: number; user: string; password: string; database: string }
@@ -37,7 +38,7 @@ if (mode === 'sql') {
 } else if (mode === 'stream' || mode === 'packets') {
   const stream = mode === 'stream'
     ? () => streamRowsWithMysql2(pool, compiled)
-    : () => dropRowPackets(pool, compileBookingsQuery(db, {}, secondsText === 'booking' ? 'booking' : 'service', { customer: concurrencyText === 'shown' }, false))
+    : () => dropRowPackets(pool, compileBookingsQuery(db, {}, secondsText === 'booking' ? 'booking' : 'service', { customer: concurrencyText === 'shown' }, false), compileCountQuery(db, {}))
   // Warmed up as the service is: whole streams for the warm-up seconds, unmeasured, at least one.
   const warmUntil = Date.now() + Number(warmupText ?? 0) * 1000
   if (Number(warmupText ?? 0) > 0) do await stream(); while (Date.now() < warmUntil)

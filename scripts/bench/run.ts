@@ -443,7 +443,7 @@ table('| query | contender | requests | p50 ms | p99 ms | mean ms |', '|---|---|
 const bulkRows: string[] = []
 const exportRates: Array<{ label: string; rowsPerSecond: number }> = []
 let floor = { rowsPerSecond: NaN, seconds: NaN }
-/** Per export (its label in exportRates): MariaDB's delivery of the service's own statement for it, rows/s. */
+/** Per export (its label in exportRates): MariaDB's delivery of the service's own statements for it (count, then rows, one transaction), rows/s. */
 const deliveryLimits = new Map<string, number>()
 if (ONLY.includes('c')) {
   const query = BENCH_QUERIES.find((q) => q.key === 'c')!
@@ -461,7 +461,7 @@ if (ONLY.includes('c')) {
       const best = runs[0]!.seconds! <= runs[1]!.seconds! ? runs[0]! : runs[1]!
       const label = `(c) ${format}, customer data ${customer}`
       deliveryLimits.set(label, best.rowsPerSecond!)
-      bulkRows.push(`| MariaDB's delivery: the statement of ${format} (in ${order} order), customer data ${customer}, row packets read and dropped, nothing decoded | streamed | ${BENCH_DATA.bookings.toLocaleString('en')} | ${best.seconds!.toFixed(2)} | ${Math.round(best.rowsPerSecond!).toLocaleString('en')} | ${(best.rowsPerSecond! / floor.rowsPerSecond).toFixed(2)} |`)
+      bulkRows.push(`| MariaDB's delivery: the count, then the statement of ${format} (in ${order} order), customer data ${customer}, in one transaction; row packets read and dropped, nothing decoded | streamed | ${BENCH_DATA.bookings.toLocaleString('en')} | ${best.seconds!.toFixed(2)} | ${Math.round(best.rowsPerSecond!).toLocaleString('en')} | ${(best.rowsPerSecond! / floor.rowsPerSecond).toFixed(2)} |`)
     }
   }
   for (const [format, suffix] of [['JSON', ''], ['CSV', '?format=csv']] as const) {
@@ -595,7 +595,7 @@ for (const rate of exportRates) {
   verdicts.push(verdict(`${rate.label}, ÷ the mysql2 floor (${Math.round(rate.rowsPerSecond).toLocaleString('en')} rows/s; the target, 250,000 rows/s, read as the guide says: ÷ a slow day's floor of 180,000)`, ratio, EXPORT_TARGET_RATIO, '×', 'higher'))
   const limit = deliveryLimits.get(rate.label)
   if (ratio < EXPORT_TARGET_RATIO && limit !== undefined) {
-    verdicts.push(`  - limit, measured: MariaDB sends this export's statement at ${Math.round(limit).toLocaleString('en')} rows/s to a client that reads each row packet and drops it, decoding nothing: **${(limit / floor.rowsPerSecond).toFixed(2)}×** the floor${limit / floor.rowsPerSecond < EXPORT_TARGET_RATIO ? `, under the target: no reader of this one statement can reach ${EXPORT_TARGET_RATIO.toFixed(2)}×` : ''}`)
+    verdicts.push(`  - limit, measured: MariaDB sends this export's count and then its rows (the service's own statements, in one transaction, as X-WP-Total needs) at ${Math.round(limit).toLocaleString('en')} rows/s to a client that reads each row packet and drops it, decoding nothing: **${(limit / floor.rowsPerSecond).toFixed(2)}×** the floor${limit / floor.rowsPerSecond < EXPORT_TARGET_RATIO ? `, under the target: no reader of these statements can reach ${EXPORT_TARGET_RATIO.toFixed(2)}×` : ''}`)
   }
 }
 const worst = memory.reduce((top, p) => (p.mb > top.mb ? p : top), memory[0]!)
