@@ -20,14 +20,13 @@ export function streamRowsWithMysql2(pool: Pool, query: CompiledQuery): Promise<
 }
 
 /**
- * Streams every row of `query` as row packets, each dropped as it comes
- * (db/row-packets.ts), nothing decoded; resolves to how many came. What
- * MariaDB's side of one statement allows any client: the service reads the same packets.
- * With `count`: first that count, in the same transaction (one snapshot), as
- * an unpaged answer must (its X-WP-Total comes before the first byte): what
- * MariaDB's side of that whole answer allows.
+ * Runs `count`, then streams every row of `query` as row packets, each
+ * dropped as it comes (db/row-packets.ts), nothing decoded, both in one
+ * transaction (one snapshot), as an unpaged answer must (its X-WP-Total comes
+ * before the first byte); resolves to how many rows came. What MariaDB's side
+ * of that whole answer allows any client: the service reads the same packets.
  */
-export function dropRowPackets(pool: Pool, query: CompiledQuery, count?: CompiledQuery): Promise<number> {
+export function dropRowPackets(pool: Pool, query: CompiledQuery, count: CompiledQuery): Promise<number> {
   return new Promise<number>((resolve, reject) => {
     pool.getConnection((error, connection) => {
       if (error) return reject(error)
@@ -43,8 +42,7 @@ export function dropRowPackets(pool: Pool, query: CompiledQuery, count?: Compile
         stream.on('end', () => done(n))
         stream.on('error', failed)
       })
-      const read = count === undefined ? rows()
-        : run('START TRANSACTION').then(() => run(count.sql, count.parameters)).then(rows).then(async (n) => { await run('COMMIT'); return n })
+      const read = run('START TRANSACTION').then(() => run(count.sql, count.parameters)).then(rows).then(async (n) => { await run('COMMIT'); return n })
       read.then((n) => { connection.release(); resolve(n) }, reject)
     })
   })
