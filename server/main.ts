@@ -33,16 +33,21 @@ if (cluster.isPrimary && config.workers > 1) {
 }
 
 async function serve(config: Config, log: Logger): Promise<void> {
-  const [{ createDb }, { createApp }, { shutDownGracefully }, { configureServer }] = await Promise.all([
-    import('../db/connect.ts'), import('./app.ts'), import('./shutdown.ts'), import('./http/server-setup.ts'),
+  const [{ createDb }, { createApp }, { shutDownGracefully }, { configureServer }, { createAppServer }] = await Promise.all([
+    import('../db/connect.ts'), import('./app.ts'), import('./shutdown.ts'), import('./http/server-setup.ts'), import('./http/app-server.ts'),
   ])
   // The first time zone a process names loads ICU's zone data: 12 to 26 ms
   // that otherwise held the first request's event loop (scripts/bench/phases.ts).
   isIanaZone('Etc/UTC')
   const handle = createDb(dbSettings(config))
   const app = createApp({ db: handle.db, pool: handle.pool, config, log })
-  const server = app.listen(config.port, () => {
+  const server = createAppServer(app).listen(config.port, () => {
     log.info({ port: config.port, authMode: config.authMode, tablePrefix: config.tablePrefix }, 'listening')
+  })
+  // A port that cannot be had (taken, not allowed) ends the process, which the primary reports.
+  server.once('error', (error) => {
+    log.fatal({ err: error, port: config.port }, 'cannot listen')
+    process.exit(1)
   })
   configureServer(server, log)
 

@@ -1,0 +1,38 @@
+// The HTTP server of the Express app, whose requests and responses are made
+// with Express's prototypes from the start.
+//
+// Express 5 gives every request and response its own prototypes as it comes
+// in (`Object.setPrototypeOf(req, app.request)` in app.handle). V8 then gives
+// the object a map of its own, in the old generation, which keeps what it
+// points to alive through every scavenge until a mark-compact: a one-route
+// Express app under one client at a time kept 22 to 43% of its young
+// generation through each scavenge and ran a mark-compact every 100 ms, where
+// node:http kept nothing and ran none (scripts/bench/README.md, "Express's
+// prototypes", tenth pass). A request made as an instance of a class whose
+// prototype already is app.request makes that call change nothing.
+import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http'
+import type { Express } from 'express'
+
+/**
+ * An HTTP server for `app`: app.listen's, but its requests and responses are
+ * instances of classes whose prototypes are the app's request and response
+ * prototypes, which the app's own are set to (with the same `app` property).
+ */
+export function createAppServer(app: Express): Server {
+  class AppRequest extends IncomingMessage {}
+  class AppResponse extends ServerResponse {}
+  adoptPrototype(app, AppRequest.prototype, 'request')
+  adoptPrototype(app, AppResponse.prototype, 'response')
+  return createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, app)
+}
+
+/**
+ * Makes `prototype` stand for app[kind]: it inherits what app[kind] inherits
+ * (Express's request or response methods) and has app[kind]'s own `app`.
+ */
+function adoptPrototype(app: Express, prototype: object, kind: 'request' | 'response'): void {
+  const expressPrototype = app[kind] as object
+  Object.setPrototypeOf(prototype, Object.getPrototypeOf(expressPrototype))
+  Object.defineProperty(prototype, 'app', { configurable: true, enumerable: true, writable: true, value: app })
+  Object.defineProperty(app, kind, { configurable: true, enumerable: true, writable: true, value: prototype })
+}
