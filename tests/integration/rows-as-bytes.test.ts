@@ -163,6 +163,32 @@ describe('streamed answers written from the database\'s bytes', function () {
     }
   })
 
+  it('a query keeps no property of its own for its sink, and the next query without one gives objects', async () => {
+    const server = testServer()
+    const connection: Connection = createConnection({
+      host: server.host, port: server.port, user: server.readerUser, password: server.readerPassword, database: db.name, dateStrings: true,
+    })
+    try {
+      const taken = connection.query(`SELECT ${BOOKING_ROW_COLUMNS.slice(0, -1).join(', ')}, NULL AS service_post_name FROM ${db.prefix}booking_calendar_bookings ORDER BY id LIMIT 2`)
+      let rows = 0
+      takeRowPackets(taken, { accepts: () => true, row: () => { rows++ } })
+      const items: unknown[] = []
+      await new Promise((resolve, reject) => taken.stream().on('data', (item: unknown) => items.push(item)).on('end', resolve).on('error', reject))
+      expect(items).to.deep.equal([ROW_TAKEN, ROW_TAKEN])
+      expect(rows).to.equal(2)
+      // An accessor defined on each query gave each a map of its own, which kept
+      // much of the young generation alive through scavenges (db/row-packets.ts).
+      expect(Object.getOwnPropertyDescriptor(taken, '_rowParser')).to.equal(undefined)
+      const plain = await new Promise<unknown[]>((resolve, reject) => {
+        connection.query(`SELECT id FROM ${db.prefix}booking_calendar_bookings ORDER BY id LIMIT 2`, (error, result) => (error ? reject(error) : resolve(result as unknown[])))
+      })
+      expect(plain).to.have.length(2)
+      expect(plain[0]).to.have.property('id').that.is.a('number')
+    } finally {
+      connection.end()
+    }
+  })
+
   it('a sink that refuses the columns gets no row, and mysql2 gives its objects as usual', async () => {
     const server = testServer()
     const connection: Connection = createConnection({
