@@ -23,6 +23,18 @@ export class ClientGoneError extends Error {
   readonly code = 'BC_CLIENT_GONE'
 }
 
+/**
+ * What a statement listens to for its client hanging up: the part of
+ * AbortSignal that we use, so an AbortSignal does too. The service's own is
+ * server/http/cut-answer.ts' ClientGoneSignal, one per request.
+ */
+export interface GoneSignal {
+  readonly aborted: boolean
+  readonly reason: unknown
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void
+  removeEventListener(type: 'abort', listener: () => void): void
+}
+
 export interface KillTarget {
   host: string
   port: number
@@ -80,7 +92,7 @@ export interface Lease {
    * ends it at once. With a `sink`, its rows go to the sink as bytes when the
    * sink accepts them (db/row-packets.ts), and the rows resolved hold ROW_TAKEN for each.
    */
-  query<R>(sql: string, values?: readonly unknown[], signal?: AbortSignal, sink?: RowPacketSink<R>): Promise<R[]>
+  query<R>(sql: string, values?: readonly unknown[], signal?: GoneSignal, sink?: RowPacketSink<R>): Promise<R[]>
   /** A statement sent on `connection` directly, marked as this lease's, so abort() can kill it. */
   marked(sql: string): string
   /** Marks a statement as running whose end the caller watches itself (a streamed result). */
@@ -205,7 +217,7 @@ export class BoundedPool {
       connection,
       statementRunning: (value) => { running = value },
       marked,
-      query: <R>(sql: string, values: readonly unknown[] = [], signal?: AbortSignal, sink?: RowPacketSink<R>) => new Promise<R[]>((resolve, reject) => {
+      query: <R>(sql: string, values: readonly unknown[] = [], signal?: GoneSignal, sink?: RowPacketSink<R>) => new Promise<R[]>((resolve, reject) => {
         if (signal?.aborted) return reject(signal.reason)
         running = true
         const settle = () => {

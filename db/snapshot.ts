@@ -5,7 +5,7 @@
 // mysql2 connection, where rows can be taken a thousand at a time instead of
 // one await per row (measured by scripts/bench-rules.ts' sibling, see README).
 import type { CompiledQuery } from 'kysely'
-import { DbTimeoutError, type BoundedPool, type Lease } from './bounded-pool.ts'
+import { DbTimeoutError, type BoundedPool, type GoneSignal, type Lease } from './bounded-pool.ts'
 import { takeRowPackets, type RowPacketSink } from './row-packets.ts'
 
 export interface Snapshot {
@@ -36,7 +36,7 @@ export interface BatchOptions<R> {
 }
 
 /** `signal`: the client is gone; what still runs for it fails at once with its reason, and is killed. */
-export async function readSnapshot<T>(pool: BoundedPool, work: (snapshot: Snapshot) => Promise<T>, options: { signal?: AbortSignal } = {}): Promise<T> {
+export async function readSnapshot<T>(pool: BoundedPool, work: (snapshot: Snapshot) => Promise<T>, options: { signal?: GoneSignal } = {}): Promise<T> {
   const { signal } = options
   const lease = await pool.acquire()
   const snapshot: Snapshot = {
@@ -66,7 +66,7 @@ export async function readSnapshot<T>(pool: BoundedPool, work: (snapshot: Snapsh
  */
 const READ_AHEAD_ROWS = 200
 
-async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: BatchOptions<R>, signal?: AbortSignal): AsyncGenerator<R[]> {
+async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: BatchOptions<R>, signal?: GoneSignal): AsyncGenerator<R[]> {
   const batchSize = options.batchSize ?? 100
   const connection = lease.connection
   const sql = options.serverTimeLimit ? query.sql : `SET STATEMENT max_statement_time = 0 FOR ${query.sql}`

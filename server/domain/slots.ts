@@ -2,6 +2,7 @@
 // order, on which page. No req or res here.
 import type { Db, DbPools } from '../../db/connect.ts'
 import { readSnapshot } from '../../db/snapshot.ts'
+import type { GoneSignal } from '../../db/bounded-pool.ts'
 import {
   countBookings, findBookingsPage, findFirstBookingPackets, findFirstBookings, streamBookingPackets, streamBookings,
   type BookingFilter, type BookingRow, type BookingRowSink,
@@ -149,7 +150,7 @@ export async function answerSlots(
   pools: DbPools,
   params: SlotsQuery,
   options: {
-    mapping: BookingMapping; grouped: boolean; queryTimeoutMs: number; signal?: AbortSignal
+    mapping: BookingMapping; grouped: boolean; queryTimeoutMs: number; signal?: GoneSignal
     /** Where the body writes the bookings, when it takes them as bytes: a narrow answer is read into it at once. */
     sink?: AnswerSink | undefined
   },
