@@ -1,11 +1,11 @@
 // What `GET slots/` means (API.md, "GET slots/"): which bookings, in which
 // order, on which page. No req or res here.
 import type { Db, DbPools } from '../../db/connect.ts'
-import { readSnapshot } from '../../db/snapshot.ts'
+import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
 import type { GoneSignal } from '../../db/bounded-pool.ts'
 import {
   countBookings, findBookingsPage, findFirstBookingPackets, findFirstBookings, streamBookingPackets, streamBookings,
-  type BookingFilter, type BookingRow, type BookingRowSink,
+  type BookingColumns, type BookingFilter, type BookingRow, type BookingRowSink,
 } from '../../db/bookings.ts'
 import { RestError } from '../errors.ts'
 import { daysInclusive } from './day-arithmetic.ts'
@@ -203,45 +203,7 @@ export async function answerSlots(
   // to a slow reader, so it holds a connection of the stream pool instead.
   await queries.readSnapshot(params.per_page === undefined ? pools.stream : pools.short, async (snapshot) => {
     if (params.per_page === undefined) {
-      const { queryTimeoutMs } = options
-      // Each is read only when iterated: the body takes one of them.
-      const answer: SlotsAnswer = { total: undefined, paging: undefined, grouped, count, batches: records(), rowsInto }
-      async function count(): Promise<number> {
-        return (answer.total ??= await queries.countBookings(db, snapshot, filter))
-      }
-      async function* records(): AsyncGenerator<BookingRecord[]> {
-        await count()
-        yield* mapBatches(queries.streamBookings(db, snapshot, filter, order, queryTimeoutMs, columns), toRecord)
-      }
-      async function* rowsInto(sink: AnswerSink): AsyncGenerator<number> {
-        // First up to ROWS_COUNTED_AS_READ rows in one statement, which the
-        // answer's total is when fewer come; only a larger answer is counted,
-        // then read whole, in the same snapshot.
-        if (!isBounded(filter)) {
-          await count()
-          yield* queries.streamBookingPackets(db, snapshot, filter, order, queryTimeoutMs, columns, sink)
-          return
-        }
-        let read = 0
-        let tooLarge = false
-        for await (const rows of queries.streamBookingPackets(db, snapshot, filter, order, queryTimeoutMs, columns, sink, ROWS_COUNTED_AS_READ + 1)) {
-          read += rows
-          // Past the rows or the bytes, the statement is still read to its end (cut short, its connection would be lost), its rows dropped.
-          if (!tooLarge && (read > ROWS_COUNTED_AS_READ || sink.heldBytes > BYTES_COUNTED_AS_READ)) {
-            tooLarge = true
-            sink.dropRows(true)
-          }
-        }
-        if (!tooLarge) {
-          answer.total = read
-          yield read
-          return
-        }
-        sink.dropRows(false)
-        await count()
-        yield* queries.streamBookingPackets(db, snapshot, filter, order, queryTimeoutMs, columns, sink)
-      }
-      await send(answer)
+      await send(streamedAnswer({ db, snapshot, filter, order, columns, toRecord, queries, queryTimeoutMs: options.queryTimeoutMs }, grouped))
       return
     }
     const total = await queries.countBookings(db, snapshot, filter)
@@ -264,15 +226,86 @@ export async function answerSlots(
 
   /** An answer whose `total` bookings are written into the sink already. */
   function answerWritten(total: number): SlotsAnswer {
-    async function* rowsInto(given: AnswerSink): AsyncGenerator<number> {
-      if (given !== sink) throw new Error('This answer is written into the sink given to answerSlots.')
-      yield total
-    }
-    async function* batches(): AsyncGenerator<BookingRecord[]> {
-      throw new Error('This answer is written into its sink as bytes: read rowsInto.')
-    }
-    return { total, count: async () => total, paging: undefined, grouped, rowsInto, batches: batches() }
+    return { total, count: async () => total, paging: undefined, grouped, rowsInto: (given) => writtenRows(given, sink, total), batches: noRecords() }
   }
+}
+
+// The generators of an answer are functions of this module, never closures made
+// per answer: V8 gives the generators of each new generator function a map of
+// their own, in the old generation, which kept much of the young generation alive
+// through scavenges until a mark-compact (scripts/bench/README.md, tenth pass).
+
+/** What an answer without per_page reads, in its snapshot, when its body iterates one of its ways. */
+interface StreamedRead {
+  db: Db
+  snapshot: Snapshot
+  filter: BookingFilter
+  order: 'service' | 'booking'
+  columns: BookingColumns
+  toRecord: (row: BookingRow) => BookingRecord
+  queries: SlotsQueries
+  queryTimeoutMs: number
+}
+
+/** The answer without per_page: each of its ways is read only when iterated, and the body takes one of them. */
+function streamedAnswer(read: StreamedRead, grouped: boolean): SlotsAnswer {
+  const answer: SlotsAnswer = {
+    total: undefined, paging: undefined, grouped,
+    count: () => countStreamed(read, answer),
+    batches: { [Symbol.asyncIterator]: () => streamedRecords(read, answer) },
+    rowsInto: (sink) => streamedRowsInto(read, answer, sink),
+  }
+  return answer
+}
+
+async function countStreamed(read: StreamedRead, answer: SlotsAnswer): Promise<number> {
+  return (answer.total ??= await read.queries.countBookings(read.db, read.snapshot, read.filter))
+}
+
+async function* streamedRecords(read: StreamedRead, answer: SlotsAnswer): AsyncGenerator<BookingRecord[]> {
+  const { db, snapshot, filter, order, columns, queries, queryTimeoutMs } = read
+  await countStreamed(read, answer)
+  yield* mapBatches(queries.streamBookings(db, snapshot, filter, order, queryTimeoutMs, columns), read.toRecord)
+}
+
+async function* streamedRowsInto(read: StreamedRead, answer: SlotsAnswer, sink: AnswerSink): AsyncGenerator<number> {
+  const { db, snapshot, filter, order, columns, queries, queryTimeoutMs } = read
+  // First up to ROWS_COUNTED_AS_READ rows in one statement, which the
+  // answer's total is when fewer come; only a larger answer is counted,
+  // then read whole, in the same snapshot.
+  if (!isBounded(filter)) {
+    await countStreamed(read, answer)
+    yield* queries.streamBookingPackets(db, snapshot, filter, order, queryTimeoutMs, columns, sink)
+    return
+  }
+  let rowsRead = 0
+  let tooLarge = false
+  for await (const rows of queries.streamBookingPackets(db, snapshot, filter, order, queryTimeoutMs, columns, sink, ROWS_COUNTED_AS_READ + 1)) {
+    rowsRead += rows
+    // Past the rows or the bytes, the statement is still read to its end (cut short, its connection would be lost), its rows dropped.
+    if (!tooLarge && (rowsRead > ROWS_COUNTED_AS_READ || sink.heldBytes > BYTES_COUNTED_AS_READ)) {
+      tooLarge = true
+      sink.dropRows(true)
+    }
+  }
+  if (!tooLarge) {
+    answer.total = rowsRead
+    yield rowsRead
+    return
+  }
+  sink.dropRows(false)
+  await countStreamed(read, answer)
+  yield* queries.streamBookingPackets(db, snapshot, filter, order, queryTimeoutMs, columns, sink)
+}
+
+/** The rows of an answer written into `sink` already (answerWritten): `total` of them, for that sink only. */
+async function* writtenRows(given: AnswerSink, sink: AnswerSink | undefined, total: number): AsyncGenerator<number> {
+  if (given !== sink) throw new Error('This answer is written into the sink given to answerSlots.')
+  yield total
+}
+
+async function* noRecords(): AsyncGenerator<BookingRecord[]> {
+  throw new Error('This answer is written into its sink as bytes: read rowsInto.')
 }
 
 async function* mapBatches<R, T>(batches: AsyncIterable<R[]>, map: (row: R) => T): AsyncGenerator<T[]> {
