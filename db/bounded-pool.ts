@@ -130,7 +130,9 @@ export class BoundedPool {
   get waiting(): number { return this.#waiting.length }
 
   async acquire(): Promise<Lease> {
-    await this.#permit()
+    // A free permit is taken at once: an await of it would cost a turn of the microtask queue.
+    if (this.#inUse < this.#options.size) this.#inUse++
+    else await this.#permit()
     try {
       return this.#lease(await this.#connect())
     } catch (error) {
@@ -155,11 +157,8 @@ export class BoundedPool {
     })
   }
 
+  /** Waits for a permit that another lease frees (#freePermit hands it over), at most acquireTimeoutMs. */
   #permit(): Promise<void> {
-    if (this.#inUse < this.#options.size) {
-      this.#inUse++
-      return Promise.resolve()
-    }
     return new Promise((resolve, reject) => {
       const granted = () => {
         clearTimeout(timer)
