@@ -31,8 +31,10 @@ export interface AppOptions {
  * is served as `/booking-calendar/v1/slots`, with the other parameters kept.
  */
 const restRouteForm: RequestHandler = (req, _res, next) => {
+  // The path first: Express 5 parses the whole query string again on each read of req.query.
+  if (!['/', '/index.php'].includes(req.path)) return next()
   const route = req.query.rest_route
-  if (route === undefined || !['/', '/index.php'].includes(req.path)) return next()
+  if (route === undefined) return next()
   if (typeof route !== 'string' || !route.toLowerCase().startsWith(`/${NAMESPACE}`)) throw noRoute()
   const rest = (req.url.split('?')[1] ?? '').split('&')
     .filter((pair) => pair !== '' && decodeURIComponentSafe(pair.split('=')[0]!.replace(/\+/g, ' ')) !== 'rest_route')
