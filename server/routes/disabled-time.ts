@@ -24,7 +24,7 @@ export const disabledTimeHandler = (deps: Deps): RequestHandler => async (req, r
   if (negotiateFormat(req, params.format, ['json', 'ics']) === 'ics') return sendDisabledTimeFeed(deps, req, res, params)
   res.vary('Accept')
   const answer = await answerDisabledTime(deps.db, params, {
-    zone: await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
+    zone: deps.siteTimezone.known() ?? await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
   })
   addRowsSent(res, answer.disabled_times.length)
   res.json({ ...answer, disabled_times: answer.disabled_times.map((period) => pickFields(period, params._fields)) })

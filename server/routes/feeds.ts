@@ -37,7 +37,7 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
   if (paged) {
     throw invalidParams({ [paged]: `A calendar feed is never paged: leave out page and per_page with format=ics (or Accept: text/calendar).` })
   }
-  const zone = await deps.siteTimezone()
+  const zone = deps.siteTimezone.known() ?? await deps.siteTimezone()
   const range = resolveFeedRange(params.start, params.end, todayInZone(zone, deps.now()), deps.config.maxRangeDays)
   // The feed's name carries the slug; the ID found here is what the answer filters by.
   const service = params.service === undefined ? undefined : await resolveService(deps.db, params.service)
@@ -59,7 +59,7 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
 
 /** `disabled-time/?format=ics`: the same periods as its JSON. */
 export async function sendDisabledTimeFeed(deps: Deps, req: Request, res: Response, params: DisabledTimeQuery): Promise<void> {
-  const zone = await deps.siteTimezone()
+  const zone = deps.siteTimezone.known() ?? await deps.siteTimezone()
   const answer = await answerDisabledTime(deps.db, params, {
     zone, now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
   })

@@ -42,7 +42,7 @@ export const summaryHandler = (deps: Deps): RequestHandler => async (req, res) =
   const params = parseParams(summaryParams, req.query)
   const csv = negotiateFormat(req, params.format, ['json', 'csv']) === 'csv'
   const answer = await answerSummary(deps.db, params, {
-    zone: await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
+    zone: deps.siteTimezone.known() ?? await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
   })
   addRowsSent(res, answer.groups.length)
   res.vary('Accept')
