@@ -41,6 +41,20 @@ export class SlotsBody {
     return this.#list.takesBytes ? this.#list : undefined
   }
 
+  /**
+   * The whole body at once, for an answer whose bookings this body's sink
+   * holds already (`rowsWritten`: a narrow report read in one statement);
+   * undefined for any other answer, which chunks() reads. Made without a
+   * generator: each turn of one costs microtasks, and a one-month report
+   * waits for every one of them (scripts/bench/README.md, eleventh pass).
+   */
+  whole(answer: SlotsAnswer): Buffer[] | undefined {
+    if (answer.rowsWritten === undefined || !this.#list.takesBytes) return undefined
+    const body = this.#chunks
+    if (this.#format === 'json') body.write(`${this.#list.jsonEnd()},"total":${answer.total}}`)
+    return [...body.end()]
+  }
+
   /** The body's chunks: the answer's bookings, from the database's bytes when the answer has them, else as records. */
   async *chunks(answer: SlotsAnswer, onRows: (rows: number) => void): AsyncGenerator<Buffer> {
     const list = this.#list

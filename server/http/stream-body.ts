@@ -20,20 +20,28 @@ export async function streamBody(res: Response, chunks: AsyncIterable<Buffer>): 
     if (size <= SMALL_BODY_BYTES) next = await iterator.next()
   }
   if (next.done) {
-    // The whole body is here: sent at once, with a Content-Length, without the
-    // stream machinery a long answer needs (measured in scripts/bench/README.md).
-    // Its chunks go out corked, in one write with the headers, not copied into one buffer first.
-    if (head.length === 0) {
-      res.end()
-      return
-    }
-    res.setHeader('Content-Length', size)
-    res.cork()
-    for (const chunk of head) res.write(chunk, () => chunkPool.giveBack(chunk))
-    res.end()
+    sendWhole(res, head)
     return
   }
   await writeChunks(res, prepend(head, iterator))
+}
+
+/**
+ * A whole body, sent at once with a Content-Length, without the stream
+ * machinery a long answer needs (measured in scripts/bench/README.md). Its
+ * chunks go out corked, in one write with the headers, not copied into one buffer first.
+ */
+export function sendWhole(res: Response, chunks: readonly Buffer[]): void {
+  if (chunks.length === 0) {
+    res.end()
+    return
+  }
+  let size = 0
+  for (const chunk of chunks) size += chunk.length
+  res.setHeader('Content-Length', size)
+  res.cork()
+  for (const chunk of chunks) res.write(chunk, () => chunkPool.giveBack(chunk))
+  res.end()
 }
 
 /**

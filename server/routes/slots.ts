@@ -8,7 +8,7 @@ import { answerSlots, bookingMapping } from '../domain/slots.ts'
 import { SlotsBody } from '../http/slots-body.ts'
 import { CSV_FIELD_NAMES, csvColumns } from '../http/booking-text.ts'
 import { invalidParams } from '../errors.ts'
-import { startIterating, streamBody } from '../http/stream-body.ts'
+import { sendWhole, startIterating, streamBody } from '../http/stream-body.ts'
 import { pagingLinks } from '../http/paging.ts'
 import { negotiateFormat } from '../http/negotiate.ts'
 import { sendSlotsFeed } from './feeds.ts'
@@ -49,7 +49,7 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   if (csv && csvColumns(params._fields).length === 0) {
     throw invalidParams({ _fields: `_fields names no column of the CSV export; use one or more of ${CSV_FIELD_NAMES.join(', ')}.` })
   }
-  const zone = await deps.siteTimezone()
+  const zone = deps.siteTimezone.known() ?? await deps.siteTimezone()
   // CSV is always the flat list (API.md, "CSV").
   const grouped = !params.flat && !csv
   const mapping = bookingMapping(zone, deps.exposeCustomer(req))
@@ -57,9 +57,10 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   const options = { mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, signal: signalClientGone(res), sink: slotsBody.sink }
   await answerSlots(deps.db, deps.pool, params, options, async (answer) => {
     const head = req.method === 'HEAD'
-    const chunks = slotsBody.chunks(answer, (rows) => addRowsSent(res, rows))
-    // Made before the status line: a query that fails at once still gets its own status code.
-    const body = head ? undefined : await startIterating(chunks)
+    // A narrow report is read whole already; any other answer is read as it is
+    // sent, its first chunk before the status line: a query that fails at once still gets its own status code.
+    const whole = head ? undefined : slotsBody.whole(answer)
+    const body = head || whole ? undefined : await startIterating(slotsBody.chunks(answer, (rows) => addRowsSent(res, rows)))
     res.setHeader('X-WP-Total', String(answer.total ?? await answer.count()))
     if (answer.paging) {
       res.setHeader('X-WP-TotalPages', String(answer.paging.totalPages))
@@ -73,11 +74,16 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
     } else {
       res.setHeader('Content-Type', 'application/json; charset=utf-8')
     }
-    if (body === undefined) {
+    if (head) {
       res.end()
       return
     }
     cutWhenClientStopsReading(res, deps.config.sendTimeoutMs)
-    await streamBody(res, body)
+    if (whole) {
+      addRowsSent(res, answer.rowsWritten!)
+      sendWhole(res, whole)
+      return
+    }
+    await streamBody(res, body!)
   })
 }
