@@ -48,11 +48,11 @@ export interface SlotsAnswer {
    */
   rowsInto: ((sink: AnswerSink) => AsyncIterable<number>) | undefined
   /**
-   * Set for an answer whose `total` bookings the sink given to answerSlots
-   * (`options.sink`) holds already, written as the statement was read (a narrow
-   * answer): the body is then whole without reading anything more (SlotsBody.whole).
+   * Whether the sink given to answerSlots (`options.sink`) holds every one of
+   * the answer's `total` bookings already, written as the statement was read (a
+   * narrow answer): the body is then whole without reading anything more (SlotsBody.whole).
    */
-  rowsWritten: number | undefined
+  written: boolean
   grouped: boolean
 }
 
@@ -227,13 +227,13 @@ export async function answerSlots(
   }, { signal: options.signal })
 
   function answerInMemory(total: number, paging: SlotsAnswer['paging'], records: BookingRecord[]): SlotsAnswer {
-    return { total, count: async () => total, paging, grouped, rowsInto: undefined, rowsWritten: undefined, batches: fromArray([records]) }
+    return { total, count: async () => total, paging, grouped, rowsInto: undefined, written: false, batches: fromArray([records]) }
   }
 
   /** An answer whose `total` bookings are written into the sink already. */
   function answerWritten(total: number): SlotsAnswer {
     return {
-      total, count: async () => total, paging: undefined, grouped, rowsInto: (given) => writtenRows(given, sink, total), rowsWritten: total, batches: noRecords(),
+      total, count: async () => total, paging: undefined, grouped, rowsInto: (given) => writtenRows(given, sink, total), written: true, batches: noRecords(),
     }
   }
 }
@@ -258,7 +258,7 @@ interface StreamedRead {
 /** The answer without per_page: each of its ways is read only when iterated, and the body takes one of them. */
 function streamedAnswer(read: StreamedRead, grouped: boolean): SlotsAnswer {
   const answer: SlotsAnswer = {
-    total: undefined, paging: undefined, grouped, rowsWritten: undefined,
+    total: undefined, paging: undefined, grouped, written: false,
     count: () => countStreamed(read, answer),
     batches: { [Symbol.asyncIterator]: () => streamedRecords(read, answer) },
     rowsInto: (sink) => streamedRowsInto(read, answer, sink),

@@ -43,16 +43,14 @@ export class SlotsBody {
 
   /**
    * The whole body at once, for an answer whose bookings this body's sink
-   * holds already (`rowsWritten`: a narrow report read in one statement);
+   * holds already (`written`: a narrow report read in one statement);
    * undefined for any other answer, which chunks() reads. Made without a
    * generator: each turn of one costs microtasks, and a one-month report
    * waits for every one of them (scripts/bench/README.md, eleventh pass).
    */
   whole(answer: SlotsAnswer): Buffer[] | undefined {
-    if (answer.rowsWritten === undefined || !this.#list.takesBytes) return undefined
-    const body = this.#chunks
-    if (this.#format === 'json') body.write(`${this.#list.jsonEnd()},"total":${answer.total}}`)
-    return [...body.end()]
+    if (!answer.written || !this.#list.takesBytes) return undefined
+    return [...this.#end(answer.total)]
   }
 
   /** The body's chunks: the answer's bookings, from the database's bytes when the answer has them, else as records. */
@@ -71,7 +69,12 @@ export class SlotsBody {
         yield* body.full()
       }
     }
-    if (this.#format === 'json') body.write(`${list.jsonEnd()},"total":${answer.total}}`)
-    yield* body.end()
+    yield* this.#end(answer.total)
+  }
+
+  /** The body's last chunks: JSON's closing brackets and total written after the bookings, then whatever is held. */
+  #end(total: number | undefined): Generator<Buffer> {
+    if (this.#format === 'json') this.#chunks.write(`${this.#list.jsonEnd()},"total":${total}}`)
+    return this.#chunks.end()
   }
 }

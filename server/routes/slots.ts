@@ -80,7 +80,7 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
     }
     cutWhenClientStopsReading(res, deps.config.sendTimeoutMs)
     if (whole) {
-      addRowsSent(res, answer.rowsWritten!)
+      addRowsSent(res, answer.total!)
       sendWhole(res, whole)
       return
     }
