@@ -155,9 +155,7 @@ describe('streaming', function () {
     // (see above); the snapshot stays open until the answer is done or given up.
     expect(await db.readerTransactions(), 'the snapshot is still open').to.have.length(1)
     socket.destroy()
-    const deadline = Date.now() + 10_000
-    const holding = async () => (await db.readerQueries()).length + (await db.readerTransactions()).length
-    while (await holding() > 0 && Date.now() < deadline) await sleep(100)
+    await db.untilReaderIdle(10_000)
     expect(await db.readerQueries(), 'the query ended after the client hung up').to.deep.equal([])
     expect(await db.readerTransactions(), 'the snapshot ended after the client hung up').to.deep.equal([])
     await request(t.app).get('/wp-json/booking-calendar/v1/slots?per_page=1').expect(200)

@@ -37,6 +37,8 @@ export interface TestDatabase {
   readerQueries(): Promise<unknown[]>
   /** The read-only account's open transactions: an answer's snapshot, held until its last row is read. */
   readerTransactions(): Promise<unknown[]>
+  /** Waits, at most `ms`, until the reader account runs no statement and holds no snapshot. */
+  untilReaderIdle(ms: number): Promise<void>
   drop(): Promise<void>
 }
 
@@ -60,7 +62,7 @@ export async function createTestDatabase(label: string, prefix = 'wp_', tables: 
       values.flat().filter((x) => x !== undefined),
     )
   }
-  return {
+  const database: TestDatabase = {
     name,
     prefix,
     admin,
@@ -83,9 +85,17 @@ export async function createTestDatabase(label: string, prefix = 'wp_', tables: 
           WHERE p.user = ?`, [server.readerUser])
       return rows as unknown[]
     },
+    untilReaderIdle: async (ms) => {
+      const deadline = Date.now() + ms
+      while (Date.now() < deadline) {
+        if ((await database.readerQueries()).length === 0 && (await database.readerTransactions()).length === 0) return
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    },
     drop: async () => {
       await admin.query(`DROP DATABASE IF EXISTS \`${name}\``)
       await admin.end()
     },
   }
+  return database
 }
