@@ -11,6 +11,7 @@
 // Configured as the service is (DATABASE_URL, PORT, ...). Customer data is hidden.
 import { createServer } from 'node:http'
 import { readFileSync } from 'node:fs'
+import { parse as parseQuery } from 'node:querystring'
 import express from 'express'
 
 const dist = new URL('../../dist/', import.meta.url).href
@@ -39,10 +40,10 @@ const DROP_ROWS = {
   accepts: () => true, row() {}, serviceNames() {}, parsedRow() {}, heldBytes: 0, dropRows() {},
 }
 
-/** The query string as Express's simple parser gives it. */
+/** The query string as Express's simple parser (node:querystring) gives it. */
 function queryOf(url) {
   const at = url.indexOf('?')
-  return Object.fromEntries(new URLSearchParams(at < 0 ? '' : url.slice(at + 1)))
+  return parseQuery(at < 0 ? '' : url.slice(at + 1))
 }
 
 async function answer(query, res) {
