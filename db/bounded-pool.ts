@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { createConnection, type Pool, type PoolConnection } from 'mysql2'
 import { takeRowPackets, type RowPacketSink } from './row-packets.ts'
+import { inlineValues, NO_VALUES } from './inline-values.ts'
 
 /** No connection became free in time, or none could be made: answered 503 rest_database_unavailable. */
 export class DbUnavailableError extends Error {
@@ -235,7 +236,9 @@ export class BoundedPool {
           reject(signal!.reason)
         }
         signal?.addEventListener('abort', gone, { once: true })
-        const sent = connection.query(marked(sql), values as unknown[], (error, rows) => {
+        // The values written into the text here, so mysql2 has nothing to format (db/inline-values.ts).
+        const text = inlineValues(sql, values)
+        const sent = connection.query(marked(text ?? sql), text === undefined ? values as unknown[] : NO_VALUES, (error, rows) => {
           settle()
           running = false
           if (error) {

@@ -4,6 +4,7 @@ import { Kysely, MysqlDialect, OperationNodeTransformer, type MysqlPool, type My
 import { createPool, type Pool } from 'mysql2'
 import type { Database } from './database.ts'
 import { BoundedPool } from './bounded-pool.ts'
+import { formatStatement } from './inline-values.ts'
 import { stopBookingIndexes, watchBookingIndexes } from './booking-indexes.ts'
 
 /** Where the database is and who connects: DATABASE_URL or the WORDPRESS_DB_* names. */
@@ -116,6 +117,8 @@ function createRawPool(settings: DbSettings, size: number): Pool {
     // Wall-clock strings, never JS Dates: see database.ts.
     dateStrings: true,
     charset: 'UTF8MB4_UNICODE_520_CI',
+    // A statement whose values are in its text already (db/inline-values.ts) is sent as it is, unscanned.
+    queryFormat: formatStatement,
     // Bounds making a connection, also to a server that accepts TCP but hangs.
     connectTimeout: 2_000,
     enableKeepAlive: true,

@@ -1,0 +1,81 @@
+// A statement's values written into its text before mysql2 sees it, as
+// mysql2's own format() would write them, without format()'s search for the
+// placeholders on every call.
+//
+// mysql2 formats every statement on the client (text protocol): it scans the
+// whole SQL for each `?`, skipping quotes and comments, then escapes each value
+// into its place. The service sends the same few dozen statement texts again
+// and again (db/compiled-shapes.ts), each about 800 characters, so that scan
+// was most of the SQL's cost in a small request (scripts/bench/README.md,
+// thirteenth pass). Here each text is cut at its placeholders once, by
+// format() itself, and a request only joins the pieces and its escaped values.
+// The pool's queryFormat (db/connect.ts) then passes a statement without
+// values through untouched, as format() would return it.
+import { escape, format } from 'mysql2'
+
+/** The values of a statement whose values are in its text already. */
+export const NO_VALUES: unknown[] = []
+
+/** What format() would write for `value`; undefined for an object, which format() may expand (lists, SET assignments). */
+function escapedValue(value: unknown): string | undefined {
+  if (typeof value === 'number' || typeof value === 'bigint') return `${value}`
+  if (typeof value === 'object' && value !== null) return undefined
+  return escape(value as string)
+}
+
+// Stands for placeholder i while a text is cut: no statement of ours holds this character.
+const MARK = '\u0001'
+const MARK_AT = new RegExp(`'${MARK}(\\d+)${MARK}'`, 'g')
+
+/** The text cut at its placeholders, as format() finds them; null when format() finds fewer than `count` (or the text holds MARK). */
+function cutAtPlaceholders(sql: string, count: number): string[] | null {
+  if (sql.includes(MARK)) return null
+  const marked = format(sql, Array.from({ length: count }, (_, i) => `${MARK}${i}${MARK}`))
+  const pieces = marked.split(MARK_AT)
+  // split() with a group: text, index, text, index, ..., text; the indexes must be 0, 1, 2, ... in order.
+  if (pieces.length !== 2 * count + 1) return null
+  const parts: string[] = []
+  for (let i = 0; i < pieces.length; i++) {
+    if (i % 2 === 0) parts.push(pieces[i]!)
+    else if (pieces[i] !== String((i - 1) / 2)) return null
+  }
+  return parts
+}
+
+/** Texts already cut, each for the number of values it was first given; a site has a few dozen. */
+const cutTexts = new Map<string, { count: number; parts: string[] | null }>()
+const MAX_TEXTS = 1000
+
+/**
+ * `sql` with `values` written in, byte for byte what mysql2's format(sql,
+ * values) makes of it; undefined when a value is an object (format() may
+ * expand it) or the text has fewer placeholders than values: send the values
+ * to mysql2 then, which formats them itself.
+ */
+export function inlineValues(sql: string, values: readonly unknown[]): string | undefined {
+  if (values.length === 0) return sql
+  let cut = cutTexts.get(sql)
+  if (cut === undefined || cut.count !== values.length) {
+    cut = { count: values.length, parts: cutAtPlaceholders(sql, values.length) }
+    if (cutTexts.size >= MAX_TEXTS) cutTexts.clear()
+    cutTexts.set(sql, cut)
+  }
+  const parts = cut.parts
+  if (parts === null) return undefined
+  let text = parts[0]!
+  for (let i = 0; i < values.length; i++) {
+    const value = escapedValue(values[i])
+    if (value === undefined) return undefined
+    text += value + parts[i + 1]!
+  }
+  return text
+}
+
+/**
+ * The pool's queryFormat: a statement without values as it is (what format()
+ * returns for it, without its scan), any other as format() writes it.
+ */
+export function formatStatement(sql: string, values: unknown, timezone?: string): string {
+  if (values === undefined || values === null || (Array.isArray(values) && values.length === 0)) return sql
+  return format(sql, values as string[], false, timezone as never)
+}

@@ -1,0 +1,106 @@
+// db/inline-values.ts: a statement with its values written in must be, byte
+// for byte, what mysql2's format() makes of it, for every statement text the
+// service sends and for values that need escaping; where it cannot be, the
+// values go to mysql2 as before.
+import { expect } from 'chai'
+import { Kysely, MysqlDialect } from 'kysely'
+import { createPool, format } from 'mysql2'
+import { TablePrefixPlugin } from '../../db/connect.ts'
+import type { Database } from '../../db/database.ts'
+import { compileBookingsPage, compileBookingsQuery, compileCountQuery, type BookingFilter } from '../../db/bookings.ts'
+import { compileRulesQuery } from '../../db/disabled-times.ts'
+import { formatStatement, inlineValues } from '../../db/inline-values.ts'
+
+// Compiling never connects: the pool points nowhere and is never asked for a connection.
+const db = new Kysely<Database>({
+  dialect: new MysqlDialect({ pool: createPool({ host: '127.0.0.1', port: 9 }) }),
+  plugins: [new TablePrefixPlugin('wp_')],
+})
+
+const filters: BookingFilter[] = [
+  {},
+  { serviceId: 10, bookingDate: { from: '2026-03-01', to: '2026-03-31' } },
+  { statuses: ['pending', 'booked'], bookingDate: { from: '2025-01-01', to: '2025-12-31' } },
+  { createdAt: { from: '2026-01-01 00:00:00', to: '2026-01-31 23:59:59' } },
+]
+
+/** Values that escaping changes: quotes, backslashes, control characters, text beyond ASCII. */
+const AWKWARD = ["it's", 'back\\slash', 'nul\0byte', 'line\nbreak', 'tab\tand\x1a', '"double"', 'ünïcödé ✓', '?', "'?'", '', 'Ctrl-A \u0001 inside']
+
+describe('inlineValues', () => {
+  const statements = filters.flatMap((filter) => [
+    compileBookingsQuery(db, filter, 'booking'),
+    compileBookingsQuery(db, filter, 'service', { customer: false }, false),
+    compileCountQuery(db, filter),
+    compileBookingsPage(db, filter, 50, 100),
+  ])
+  statements.push(compileRulesQuery(db, 10) as never)
+
+  it('writes each statement the service sends as mysql2 formats it', () => {
+    expect(statements.filter((statement) => statement.parameters.length > 0)).to.have.length.greaterThan(12)
+    for (const statement of statements) {
+      expect(inlineValues(statement.sql, statement.parameters)).to.equal(format(statement.sql, statement.parameters as string[]))
+    }
+  })
+
+  it('writes values that need escaping as mysql2 escapes them, the same text given other values', () => {
+    const sql = compileBookingsQuery(db, { statuses: ['a', 'b'], bookingDate: { from: 'x', to: 'y' } }, 'booking').sql
+    for (let i = 0; i + 4 <= AWKWARD.length; i++) {
+      const values = AWKWARD.slice(i, i + 4)
+      expect(inlineValues(sql, values)).to.equal(format(sql, values))
+    }
+  })
+
+  it('writes numbers, booleans and NULL as mysql2 does', () => {
+    const sql = 'SELECT ?, ?, ?, ?, ?, ?'
+    const values = [0, -1.5, 12345678901234, true, false, null]
+    expect(inlineValues(sql, values)).to.equal('SELECT 0, -1.5, 12345678901234, true, false, NULL')
+    expect(inlineValues(sql, values)).to.equal(format(sql, values as never))
+    expect(inlineValues('SELECT ?', [10n])).to.equal('SELECT 10')
+  })
+
+  it('skips a question mark in quotes, backticks or comments, as mysql2 does', () => {
+    const sql = "SELECT '?' AS `a?`, ? /* ? */ FROM t -- ?\nWHERE x = ? AND y = \"?\""
+    expect(inlineValues(sql, [1, 'two'])).to.equal("SELECT '?' AS `a?`, 1 /* ? */ FROM t -- ?\nWHERE x = 'two' AND y = \"?\"")
+    expect(inlineValues(sql, [1, 'two'])).to.equal(format(sql, [1, 'two'] as never))
+  })
+
+  it('leaves a statement without values as it is', () => {
+    expect(inlineValues('SELECT ? FROM t', [])).to.equal('SELECT ? FROM t')
+  })
+
+  it('gives the values back to mysql2 when one is an object, which mysql2 may expand', () => {
+    expect(inlineValues('SELECT * FROM t WHERE id IN (?)', [[1, 2]])).to.equal(undefined)
+    expect(inlineValues('UPDATE t SET ?', [{ a: 1 }])).to.equal(undefined)
+    expect(inlineValues('SELECT ?', [new Date(0)])).to.equal(undefined)
+  })
+
+  it('gives them back when the text has fewer placeholders than values, or holds the character it cuts with', () => {
+    expect(inlineValues('SELECT ?', [1, 2])).to.equal(undefined)
+    expect(inlineValues('SELECT 1', [1])).to.equal(undefined)
+    expect(inlineValues("SELECT '\u0001', ?", [1])).to.equal(undefined)
+  })
+
+  it('writes as many values as given where the text has more placeholders, as mysql2 does', () => {
+    expect(inlineValues('SELECT ?, ?, ?', [1])).to.equal(format('SELECT ?, ?, ?', [1] as never))
+    // The same text with another number of values afterwards.
+    expect(inlineValues('SELECT ?, ?, ?', [1, 2, 3])).to.equal('SELECT 1, 2, 3')
+    expect(inlineValues('SELECT ?, ?, ?', [4])).to.equal('SELECT 4, ?, ?')
+  })
+
+  it('a double question mark is an identifier to mysql2: given back, never written as a value', () => {
+    expect(inlineValues('SELECT ?? FROM t WHERE a = ?', ['col', 1])).to.equal(undefined)
+  })
+})
+
+describe('formatStatement (the pools\' queryFormat)', () => {
+  it('sends a statement without values as it is, placeholders and all', () => {
+    expect(formatStatement('SELECT ? FROM t', [])).to.equal('SELECT ? FROM t')
+    expect(formatStatement('SELECT ?', undefined)).to.equal('SELECT ?')
+  })
+
+  it('formats any other as mysql2 does', () => {
+    expect(formatStatement('SELECT ?, ?', [1, "it's"])).to.equal("SELECT 1, 'it\\'s'")
+    expect(formatStatement('SELECT ?', 5)).to.equal(format('SELECT ?', 5 as never))
+  })
+})
