@@ -16,16 +16,15 @@ import { escape, format } from 'mysql2'
 /** The values of a statement whose values are in its text already. */
 export const NO_VALUES: unknown[] = []
 
-/** What format() would write for `value`; undefined for an object, which format() may expand (lists, SET assignments). */
+/** What format() would write for `value` (a number as it is, text quoted and escaped); undefined for an object, which format() may expand (lists, SET assignments). */
 function escapedValue(value: unknown): string | undefined {
-  if (typeof value === 'number' || typeof value === 'bigint') return `${value}`
   if (typeof value === 'object' && value !== null) return undefined
   return escape(value as string)
 }
 
 // Stands for placeholder i while a text is cut: no statement of ours holds this character.
 const MARK = '\u0001'
-const MARK_AT = new RegExp(`'${MARK}(\\d+)${MARK}'`, 'g')
+const MARK_AT = new RegExp(`'${MARK}(\\d+)${MARK}'`)
 
 /** The text cut at its placeholders, as format() finds them; null when format() finds fewer than `count` (or the text holds MARK). */
 function cutAtPlaceholders(sql: string, count: number): string[] | null {
@@ -76,6 +75,6 @@ export function inlineValues(sql: string, values: readonly unknown[]): string | 
  * returns for it, without its scan), any other as format() writes it.
  */
 export function formatStatement(sql: string, values: unknown, timezone?: string): string {
-  if (values === undefined || values === null || (Array.isArray(values) && values.length === 0)) return sql
+  if (Array.isArray(values) && values.length === 0) return sql
   return format(sql, values as string[], false, timezone as never)
 }

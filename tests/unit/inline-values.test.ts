@@ -9,7 +9,7 @@ import { TablePrefixPlugin } from '../../db/connect.ts'
 import type { Database } from '../../db/database.ts'
 import { compileBookingsPage, compileBookingsQuery, compileCountQuery, type BookingFilter } from '../../db/bookings.ts'
 import { compileRulesQuery } from '../../db/disabled-times.ts'
-import { formatStatement, inlineValues } from '../../db/inline-values.ts'
+import { formatStatement, inlineValues, NO_VALUES } from '../../db/inline-values.ts'
 
 // Compiling never connects: the pool points nowhere and is never asked for a connection.
 const db = new Kysely<Database>({
@@ -65,6 +65,11 @@ describe('inlineValues', () => {
     expect(inlineValues(sql, [1, 'two'])).to.equal(format(sql, [1, 'two'] as never))
   })
 
+  it('cuts a text it has not met before (drawn at random: the cut texts are kept for the whole process)', () => {
+    const sql = `SELECT ? AS \`c${Math.random().toString(36).slice(2)}\`, ?`
+    expect(inlineValues(sql, [7, 'x'])).to.equal(format(sql, [7, 'x'] as never))
+  })
+
   it('leaves a statement without values as it is', () => {
     expect(inlineValues('SELECT ? FROM t', [])).to.equal('SELECT ? FROM t')
   })
@@ -99,8 +104,13 @@ describe('formatStatement (the pools\' queryFormat)', () => {
     expect(formatStatement('SELECT ?', undefined)).to.equal('SELECT ?')
   })
 
-  it('formats any other as mysql2 does', () => {
+  it('sends a statement whose values are in its text already (NO_VALUES) as it is', () => {
+    expect(formatStatement('SELECT ? FROM t', NO_VALUES)).to.equal('SELECT ? FROM t')
+  })
+
+  it('formats any other as mysql2 does, objects as mysql2 writes them', () => {
     expect(formatStatement('SELECT ?, ?', [1, "it's"])).to.equal("SELECT 1, 'it\\'s'")
     expect(formatStatement('SELECT ?', 5)).to.equal(format('SELECT ?', 5 as never))
+    expect(formatStatement('UPDATE t SET ?', [{ a: 1 }])).to.equal('UPDATE t SET `a` = 1')
   })
 })
