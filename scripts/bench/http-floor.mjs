@@ -2,7 +2,11 @@
 // answering every request with the same fixed body (BENCH_BODY_FILE) and no
 // database. What no Node service on this machine can beat for that answer.
 // FLOOR_KIND=express: the same through Express 5 (one route, the service's
-// path), what no service built on Express can beat.
+// path), served as the service serves its app (createAppServer, whose requests
+// are Express's from the start: app.listen's own server cost up to several
+// times node:http's on a machine slow at garbage collection, which the service
+// does not pay; scripts/bench/README.md, thirteenth pass), what no service
+// built on Express can beat.
 // FLOOR_KIND=http+sql: node:http that, for each request, first runs the
 // service's statement (BENCH_SQL, BENCH_SQL_VALUES) through mysql2 on a pool
 // like the service's, taking each row packet and dropping it (nothing decoded,
@@ -41,9 +45,10 @@ if (cluster.isPrimary && workers > 1) {
       takeRowPackets(sent, dropRows)
     }).listen(Number(process.env.PORT), '127.0.0.1')
   } else if (process.env.FLOOR_KIND === 'express') {
+    const { createAppServer } = await import('../../dist/server/http/app-server.js')
     const app = express()
     app.get(process.env.BENCH_PATH, answer)
-    app.listen(Number(process.env.PORT), '127.0.0.1')
+    createAppServer(app).listen(Number(process.env.PORT), '127.0.0.1')
   } else {
     createServer(answer).listen(Number(process.env.PORT), '127.0.0.1')
   }

@@ -340,7 +340,7 @@ async function startHttpFloor(body: Buffer, path: string, kind: 'http' | 'expres
 }
 
 const SERVICE_PREFIX = '/wp-json/booking-calendar/v1/'
-const EXPRESS_ALONE = 'Express 5 alone, one route, same body, no database'
+const EXPRESS_ALONE = 'Express 5 alone, one route (served as the service serves it), same body, no database'
 const HTTP_AND_SQL = 'Node http + the same statement (rows read as packets and dropped), then the same body'
 const WORDPRESS_PREFIX = '/wp-json/booking-calendar-bench/v1/'
 const results: string[] = []
