@@ -15,7 +15,7 @@ import { startMariaDb, stopOnExit, findFreePort } from '../mariadb.ts'
 import { installSitePhp, prepareWordPress } from '../wordpress.ts'
 import { pluginTablesSql } from '../../db/schema.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
-import { addRecommendedIndexes, BENCH_DATA, BENCH_DATABASE, READER, RESULTS_FILE } from './dataset.ts'
+import { addRecommendedIndexes, BENCH_DATA, BENCH_DATABASE, READER, RESULTS_FILE, writeDirtyPages } from './dataset.ts'
 import { BENCH_QUERIES } from './queries.ts'
 import type { BenchContext, Load, Serial } from './context.ts'
 import { deepPageLine } from './deep-page.ts'
@@ -248,6 +248,8 @@ await mariadb.adminQuery(`USE ${BENCH_DATABASE}; ${pluginTablesSql('wp_')}`)
 for (const statement of demoDataSql({ ...BENCH_DATA, prefix: 'wp_' })) await mariadb.adminQuery(`USE ${BENCH_DATABASE}; ${statement}`)
 say(`database: ${BENCH_DATA.bookings.toLocaleString('en')} bookings, ${BENCH_DATA.services} services, ${BENCH_DATA.rules} rules, WordPress installed: ${((Date.now() - started) / 1000).toFixed(1)} s`)
 say(`indexes added in ${((await addRecommendedIndexes(mariadb)) / 1000).toFixed(1)} s`)
+const written = await writeDirtyPages(mariadb)
+say(`InnoDB's dirty pages written before the first measurement: ${(written.ms / 1000).toFixed(1)} s (${written.left} left)`)
 const readerDb = { host: mariadb.host, port: mariadb.port, user: READER.user, password: READER.password, database: BENCH_DATABASE }
 /** BENCH_KEEP_TRACES=1 keeps the event-loop traces (event-loop.mjs) and says where, to read each stall. */
 const KEEP_TRACES = process.env.BENCH_KEEP_TRACES !== undefined

@@ -5,7 +5,7 @@
 import { spawnSync, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
 import { startMariaDb, stopOnExit, type MariaDbServer } from '../mariadb.ts'
-import { addRecommendedIndexes, createBenchDatabase } from './dataset.ts'
+import { addRecommendedIndexes, createBenchDatabase, writeDirtyPages } from './dataset.ts'
 
 const repo = new URL('../../', import.meta.url).pathname
 
@@ -23,6 +23,7 @@ export async function startBenchDatabase(): Promise<BenchDatabase> {
   stopOnExit(mariadb, () => { for (const child of children) child.kill('SIGKILL') })
   const loadMs = await createBenchDatabase(mariadb)
   await addRecommendedIndexes(mariadb)
+  await writeDirtyPages(mariadb)
   return { mariadb, children, loadMs }
 }
 
