@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { createConnection, type Pool, type PoolConnection } from 'mysql2'
 import { takeRowPackets, type RowPacketSink } from './row-packets.ts'
-import { inlineValues, NO_VALUES } from './inline-values.ts'
+import { withValuesInlined } from './inline-values.ts'
 
 /** No connection became free in time, or none could be made: answered 503 rest_database_unavailable. */
 export class DbUnavailableError extends Error {
@@ -237,8 +237,8 @@ export class BoundedPool {
         }
         signal?.addEventListener('abort', gone, { once: true })
         // The values written into the text here, so mysql2 has nothing to format (db/inline-values.ts).
-        const text = inlineValues(sql, values)
-        const sent = connection.query(marked(text ?? sql), text === undefined ? values as unknown[] : NO_VALUES, (error, rows) => {
+        const statement = withValuesInlined(sql, values)
+        const sent = connection.query(marked(statement.sql), statement.values, (error, rows) => {
           settle()
           running = false
           if (error) {

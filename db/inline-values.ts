@@ -71,6 +71,15 @@ export function inlineValues(sql: string, values: readonly unknown[]): string | 
 }
 
 /**
+ * What to hand mysql2 for `sql` and `values`: the text with the values in it
+ * and NO_VALUES, or, where inlineValues cannot write them, both as given.
+ */
+export function withValuesInlined(sql: string, values: readonly unknown[]): { sql: string; values: unknown[] } {
+  const text = inlineValues(sql, values)
+  return text === undefined ? { sql, values: values as unknown[] } : { sql: text, values: NO_VALUES }
+}
+
+/**
  * The pool's queryFormat: a statement without values as it is (what format()
  * returns for it, without its scan), any other as format() writes it.
  */

@@ -7,7 +7,7 @@
 import type { CompiledQuery } from 'kysely'
 import { DbTimeoutError, type BoundedPool, type GoneSignal, type Lease } from './bounded-pool.ts'
 import { takeRowPackets, type RowPacketSink } from './row-packets.ts'
-import { inlineValues, NO_VALUES } from './inline-values.ts'
+import { withValuesInlined } from './inline-values.ts'
 
 export interface Snapshot {
   /** All rows of a small query. */
@@ -71,10 +71,9 @@ async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: B
   const batchSize = options.batchSize ?? 100
   const connection = lease.connection
   // The values written into the text here, so mysql2 has nothing to format (db/inline-values.ts).
-  const text = inlineValues(query.sql, query.parameters)
-  const statement = text ?? query.sql
-  const sql = options.serverTimeLimit ? statement : `SET STATEMENT max_statement_time = 0 FOR ${statement}`
-  const running = connection.query({ sql: lease.marked(sql), values: text === undefined ? query.parameters as unknown[] : NO_VALUES })
+  const statement = withValuesInlined(query.sql, query.parameters)
+  const sql = options.serverTimeLimit ? statement.sql : `SET STATEMENT max_statement_time = 0 FOR ${statement.sql}`
+  const running = connection.query({ sql: lease.marked(sql), values: statement.values })
   if (options.sink) takeRowPackets(running, options.sink)
   // The rows mysql2 has read and we have not taken, from the query's own
   // events: its Readable stream (running.stream()) cost about 7% of a CSV

@@ -9,7 +9,7 @@ import { TablePrefixPlugin } from '../../db/connect.ts'
 import type { Database } from '../../db/database.ts'
 import { compileBookingsPage, compileBookingsQuery, compileCountQuery, type BookingFilter } from '../../db/bookings.ts'
 import { compileRulesQuery } from '../../db/disabled-times.ts'
-import { formatStatement, inlineValues, NO_VALUES } from '../../db/inline-values.ts'
+import { formatStatement, inlineValues, NO_VALUES, withValuesInlined } from '../../db/inline-values.ts'
 
 // Compiling never connects: the pool points nowhere and is never asked for a connection.
 const db = new Kysely<Database>({
@@ -95,6 +95,15 @@ describe('inlineValues', () => {
 
   it('a double question mark is an identifier to mysql2: given back, never written as a value', () => {
     expect(inlineValues('SELECT ?? FROM t WHERE a = ?', ['col', 1])).to.equal(undefined)
+  })
+})
+
+describe('withValuesInlined', () => {
+  it('hands mysql2 the text with its values and NO_VALUES, or both as given when they cannot be written in', () => {
+    expect(withValuesInlined('SELECT ?', [1])).to.deep.equal({ sql: 'SELECT 1', values: [] })
+    expect(withValuesInlined('SELECT ?', [1]).values).to.equal(NO_VALUES)
+    const list = [[1, 2]]
+    expect(withValuesInlined('SELECT * FROM t WHERE id IN (?)', list)).to.deep.equal({ sql: 'SELECT * FROM t WHERE id IN (?)', values: list })
   })
 })
 
