@@ -12,6 +12,9 @@
 // like the service's, taking each row packet and dropping it (nothing decoded,
 // dist/db/row-packets.js), then sends the same fixed body: the least work any
 // Node service answering from this database does, so what none can beat.
+// FLOOR_KIND=express+sql: the same through Express 5 (one route, the service's
+// path, served as the service serves it): what no service on Express answering
+// from this database can beat.
 import cluster from 'node:cluster'
 import { createServer } from 'node:http'
 import { readFileSync } from 'node:fs'
@@ -27,13 +30,13 @@ if (cluster.isPrimary && workers > 1) {
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length })
     res.end(body)
   }
-  if (process.env.FLOOR_KIND === 'http+sql') {
+  if (process.env.FLOOR_KIND === 'http+sql' || process.env.FLOOR_KIND === 'express+sql') {
     const { createPool } = await import('mysql2')
     const { takeRowPackets } = await import('../../dist/db/row-packets.js')
     const pool = createPool({ ...JSON.parse(process.env.BENCH_DB), connectionLimit: 10, charset: 'UTF8MB4_UNICODE_520_CI' })
     const values = JSON.parse(process.env.BENCH_SQL_VALUES)
     const dropRows = { accepts: () => true, row: () => {} }
-    createServer((req, res) => {
+    const withStatement = (req, res) => {
       const sent = pool.query(process.env.BENCH_SQL, values, (error) => {
         if (error) {
           res.writeHead(500)
@@ -43,7 +46,15 @@ if (cluster.isPrimary && workers > 1) {
         }
       })
       takeRowPackets(sent, dropRows)
-    }).listen(Number(process.env.PORT), '127.0.0.1')
+    }
+    if (process.env.FLOOR_KIND === 'http+sql') {
+      createServer(withStatement).listen(Number(process.env.PORT), '127.0.0.1')
+    } else {
+      const { createAppServer } = await import('../../dist/server/http/app-server.js')
+      const app = express()
+      app.get(process.env.BENCH_PATH, withStatement)
+      createAppServer(app).listen(Number(process.env.PORT), '127.0.0.1')
+    }
   } else if (process.env.FLOOR_KIND === 'express') {
     const { createAppServer } = await import('../../dist/server/http/app-server.js')
     const app = express()

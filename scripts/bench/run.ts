@@ -313,9 +313,10 @@ function startIdleProbe(): { pid: number; stop(): Promise<void> } {
 
 /**
  * scripts/bench/http-floor.mjs serving this body at `path`: Node's HTTP alone (or Express alone), on the same
- * workers, no database; or (http+sql) Node's HTTP running `statement` first, its rows read as packets and dropped.
+ * workers, no database; or (http+sql) Node's HTTP running `statement` first, its rows read as packets and dropped,
+ * or (express+sql) the same through Express 5.
  */
-async function startHttpFloor(body: Buffer, path: string, kind: 'http' | 'express' | 'http+sql' = 'http', statement?: { sql: string; values: unknown[] }): Promise<{ url: string; stop(): Promise<void> }> {
+async function startHttpFloor(body: Buffer, path: string, kind: 'http' | 'express' | 'http+sql' | 'express+sql' = 'http', statement?: { sql: string; values: unknown[] }): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await findFreePort()
   const bodyFile = join(eventLoopDir, 'floor-body.json')
   writeFileSync(bodyFile, body)
@@ -344,6 +345,7 @@ async function startHttpFloor(body: Buffer, path: string, kind: 'http' | 'expres
 const SERVICE_PREFIX = '/wp-json/booking-calendar/v1/'
 const EXPRESS_ALONE = 'Express 5 alone, one route (served as the service serves it), same body, no database'
 const HTTP_AND_SQL = 'Node http + the same statement (rows read as packets and dropped), then the same body'
+const EXPRESS_AND_SQL = 'Express 5, one route (served as the service serves it) + the same statement (rows read as packets and dropped), then the same body'
 const WORDPRESS_PREFIX = '/wp-json/booking-calendar-bench/v1/'
 const results: string[] = []
 const verdicts: string[] = []
@@ -374,7 +376,12 @@ for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q
   // (a): the least any Node service answering from this database does, the same statement
   // (rows as packets, dropped) then the same body over node:http, as a contender of its own.
   const body = query.key === 'a' ? await bodyOf(serviceUrl) : undefined
-  const sqlFloor = body ? await startHttpFloor(body, '/', 'http+sql', rawSql(query.key, ['sql'], readerDb) as unknown as { sql: string; values: unknown[] }) : undefined
+  const statement = body ? rawSql(query.key, ['sql'], readerDb) as unknown as { sql: string; values: unknown[] } : undefined
+  const sqlFloor = body ? await startHttpFloor(body, '/', 'http+sql', statement) : undefined
+  // The same through Express 5, at the service's own address: what a service on Express cannot beat.
+  // Asked with the service's own query string, which its route does not read.
+  const expressSqlFloor = body ? await startHttpFloor(body, SERVICE_PREFIX + 'slots', 'express+sql', statement) : undefined
+  const expressSqlFloorUrl = expressSqlFloor && expressSqlFloor.url + serviceUrl.slice(serviceUrl.indexOf('?'))
   const rawLoad = (seconds: number, warmSeconds: number) => {
     const raw = rawSql(query.key, ['load', String(CONNECTIONS), String(seconds), String(warmSeconds)], readerDb)
     return { load: { rps: raw.rps!, p50: raw.p50!, p99: raw.p99!, failures: 0 }, rows: raw.rows! }
@@ -383,7 +390,7 @@ for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q
     // (a)'s target compares the service with the raw SQL: their loads (and the floor's) take turns
     // in rounds, as one at a time below, so that the machine's drift falls on all alike. Not (b):
     // its answers take seconds each, and a short round would cut off too many of them.
-    const rounds: Record<'service' | 'raw' | 'floor', Load[]> = { service: [], raw: [], floor: [] }
+    const rounds: Record<'service' | 'raw' | 'floor' | 'expressFloor', Load[]> = { service: [], raw: [], floor: [], expressFloor: [] }
     let rawRows = NaN
     // Whole seconds: autocannon rounds a duration up.
     const roundSeconds = Math.max(1, Math.round(SECONDS / LOAD_ROUNDS))
@@ -394,10 +401,12 @@ for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q
       rounds.raw.push(raw.load)
       rawRows = raw.rows
       rounds.floor.push(warmedLoad(sqlFloor.url, true, warmSeconds, roundSeconds))
+      rounds.expressFloor.push(warmedLoad(expressSqlFloorUrl!, true, warmSeconds, roundSeconds))
     }
     row('service', combinedLoad(rounds.service), rows)
     row('raw SQL', combinedLoad(rounds.raw), rawRows)
     row(HTTP_AND_SQL, combinedLoad(rounds.floor), rows)
+    row(EXPRESS_AND_SQL, combinedLoad(rounds.expressFloor), rows)
   } else {
     row('service', warmedLoad(serviceUrl), rows)
     const raw = rawLoad(SECONDS, WARMUP_SECONDS)
@@ -415,16 +424,20 @@ for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q
   const serviceTimes: number[] = []
   const rawTimes: number[] = []
   const sqlFloorTimes: number[] = []
+  const expressSqlFloorTimes: number[] = []
   for (let round = 0; round < SERIAL_ROUNDS; round++) {
     serviceTimes.push(...await serialTimes(serviceUrl, SECONDS / SERIAL_ROUNDS))
     const single = rawSql(query.key, ['load', '1', String(SECONDS / SERIAL_ROUNDS), String(round === 0 ? WARMUP_SECONDS : 1)], readerDb) as unknown as { latencies: number[] }
     rawTimes.push(...single.latencies)
     if (sqlFloor) sqlFloorTimes.push(...await serialTimes(sqlFloor.url, SECONDS / SERIAL_ROUNDS))
+    if (expressSqlFloor) expressSqlFloorTimes.push(...await serialTimes(expressSqlFloorUrl!, SECONDS / SERIAL_ROUNDS))
   }
   await sqlFloor?.stop()
+  await expressSqlFloor?.stop()
   serialRow('service', serialSummary(serviceTimes))
   serialRow('raw SQL', serialSummary(rawTimes))
   if (sqlFloor) serialRow(HTTP_AND_SQL, serialSummary(sqlFloorTimes))
+  if (expressSqlFloor) serialRow(EXPRESS_AND_SQL, serialSummary(expressSqlFloorTimes))
   serialRow('WordPress', await serial(wordpressUrl, SECONDS))
   if (body) {
     const httpFloor = await startHttpFloor(body, '/')
@@ -588,6 +601,10 @@ if (ONLY.includes('a')) {
   const floorRps = a(HTTP_AND_SQL)!.rps
   const floorP50 = serials[`a:${HTTP_AND_SQL}`]!.p50
   verdicts.push(`- limit, measured: node:http that runs the same statement (its rows read as packets and dropped, nothing decoded or written) and then sends the same body reaches **${(100 * floorRps / rawRps).toFixed(1)} %** of the raw SQL's req/s at ${CONNECTIONS} connections (target ≥ 70 %), and takes **${(floorP50 / rawP50).toFixed(2)}×** the raw SQL's p50 one at a time, in the same alternating rounds (target ≤ 1.5×): the least work of any Node service answering from this database`)
+  // The same through Express 5, served as the service serves it: the stack's own least work.
+  const expressFloorRps = a(EXPRESS_AND_SQL)!.rps
+  const expressFloorP50 = serials[`a:${EXPRESS_AND_SQL}`]!.p50
+  verdicts.push(`- limit, measured: the same through Express 5 (one route, served as the service serves it), the stack this service is built on, reaches **${(100 * expressFloorRps / rawRps).toFixed(1)} %** of the raw SQL's req/s at ${CONNECTIONS} connections (target ≥ 70 %), and takes **${(expressFloorP50 / rawP50).toFixed(2)}×** the raw SQL's p50 one at a time (target ≤ 1.5×): the least work of any service on Express answering from this database, before it reads its parameters or writes a row`)
 }
 // The guide: an absolute rate in an issue is its ratio to the floor of the same run, the floor
 // being about 180,000 rows/s on a slow day. So 250,000 rows/s is 250/180 = 1.39× the floor.
