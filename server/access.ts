@@ -9,6 +9,7 @@ import type { Request, RequestHandler } from 'express'
 import type { Logger } from 'pino'
 import type { Config } from './config.ts'
 import { RestError, WORDPRESS_AUTH_CODES } from './errors.ts'
+import { PREFIXES } from './routes/index.ts'
 
 export interface Access {
   /** Guards everything under the API prefixes; OPTIONS passes without credentials. */
@@ -47,8 +48,13 @@ export function sha256(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest()
 }
 
-/** The feeds that take `access_token`: the paths under a prefix, as the router matches them (any case, trailing slash). */
-const FEED_PATH = /^\/(slots|disabled-time)\/?$/i
+/**
+ * The feeds that take `access_token`, at their whole address under either
+ * prefix, as the router matches them (any case, trailing slash). The guard runs
+ * at the app's level or under a prefix (routes/index.ts, mountApi): req.baseUrl
+ * + req.path is the whole path either way.
+ */
+const FEED_PATH = new RegExp(`^(?:${PREFIXES.join('|')})/(?:slots|disabled-time)/?$`, 'i')
 
 /**
  * AUTH_MODE token: calendar apps cannot send headers, so a feed request
@@ -61,7 +67,7 @@ export function feedToken(req: Request): string | undefined {
   const given = queryValues(req.query, 'access_token')
   if (given.length === 0) return undefined
   const format = queryValues(req.query, 'format')
-  const isFeed = (req.method === 'GET' || req.method === 'HEAD') && FEED_PATH.test(req.path) &&
+  const isFeed = (req.method === 'GET' || req.method === 'HEAD') && FEED_PATH.test(req.baseUrl + req.path) &&
     format.length === 1 && format[0]!.toLowerCase() === 'ics'
   if (!isFeed) {
     throw new RestError(401, 'rest_not_logged_in',

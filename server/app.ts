@@ -6,7 +6,7 @@ import { pingDatabase } from '../db/options.ts'
 import type { Config } from './config.ts'
 import { errorMiddleware, noRoute, toRestError, sendRestError, RestError } from './errors.ts'
 import { requestLog } from './http/request-log.ts'
-import { ALLOW, apiRouter, NAMESPACE, PREFIXES } from './routes/index.ts'
+import { ALLOW, mountApi, NAMESPACE, PREFIXES } from './routes/index.ts'
 import { createSiteTimezone, type SiteTimezone } from './site-timezone.ts'
 import { RuleProblemLog } from './domain/disabled-time.ts'
 import { createAccess, type Access } from './access.ts'
@@ -144,9 +144,8 @@ export function createApp(options: AppOptions): Express {
         throw new RestError(405, 'rest_no_route', 'Method not allowed: this API only reads. Use GET.', { allow: ALLOW })
       })
   }
-  const router = apiRouter(deps)
   // Everything under the prefixes is guarded, the namespace index included.
-  for (const prefix of PREFIXES) app.use(prefix, access.guard, router)
+  mountApi(app, deps, access.guard)
   app.use(() => { throw noRoute() })
   app.use(errorMiddleware(log))
   return app
