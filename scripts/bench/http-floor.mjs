@@ -25,6 +25,8 @@ if (cluster.isPrimary && workers > 1) {
   for (let i = 0; i < workers; i++) cluster.fork()
   process.on('SIGTERM', () => process.exit(0))
 } else {
+  // Alone, it exits on SIGTERM as the primary does (so that node --cpu-prof writes its profile).
+  if (!cluster.isWorker) process.on('SIGTERM', () => process.exit(0))
   const body = readFileSync(process.env.BENCH_BODY_FILE)
   const answer = (_req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length })

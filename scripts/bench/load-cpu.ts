@@ -9,6 +9,8 @@
 //   npm run build && BENCH_BOOKINGS=100000 npx tsx scripts/bench/load-cpu.ts
 //   OTHER=/tmp/old ...   a second build beside this one (in /tmp/old: npm ci && npm run build)
 //   ALLOC=1 ...          + each server's allocations over the rounds, by function (alloc-sampling.mjs)
+//   CPU_PROF=<dir> ...   + each server under node --cpu-prof (1 ms samples), its profile in <dir>; each
+//                        server's number of requests is printed for profile-by-package.mjs
 //
 // BENCH_ROUNDS (4) rounds of BENCH_SECONDS (6) each, after 3 s of the same load unmeasured.
 import { spawn, spawnSync } from 'node:child_process'
@@ -28,6 +30,7 @@ const say = (line = '') => process.stdout.write(`${line}\n`)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6)
 const ALLOC = process.env.ALLOC === '1'
+const CPU_PROF = process.env.CPU_PROF
 const path = `/wp-json/booking-calendar/v1/${BENCH_QUERIES.find((q) => q.key === 'a')!.path}`
 
 const { mariadb, children } = await startBenchDatabase()
@@ -45,13 +48,14 @@ const cpuMicros = (pid: number) => {
   return (Number(fields[11]) + Number(fields[12])) * 10_000
 }
 
-interface Server { name: string; url: string; pid: number; allocFile: string }
+interface Server { name: string; url: string; pid: number; allocFile: string; stop(): Promise<void> }
 
 /** Starts `script` with the workers' flags on a free port; once it answers (a) with 200. */
 async function start(name: string, script: string, env: Record<string, string> = {}): Promise<Server> {
   const port = await findFreePort()
   const allocFile = join(dir, `${name.replace(/\W+/g, '-')}.heapprofile`)
-  const child = spawn(process.execPath, [...DEFAULT_WORKER_V8_FLAGS, ...(ALLOC ? ['--import', join(here, 'alloc-sampling.mjs')] : []), script], {
+  const profiling = CPU_PROF ? ['--cpu-prof', '--cpu-prof-interval', '1000', `--cpu-prof-dir=${join(CPU_PROF, name.replace(/\W+/g, '-'))}`] : []
+  const child = spawn(process.execPath, [...DEFAULT_WORKER_V8_FLAGS, ...profiling, ...(ALLOC ? ['--import', join(here, 'alloc-sampling.mjs')] : []), script], {
     env: { ...serviceEnv, ...env, PORT: String(port), ALLOC_OUT: allocFile }, stdio: ['ignore', 'ignore', 'inherit'],
   })
   children.add(child)
@@ -60,7 +64,7 @@ async function start(name: string, script: string, env: Record<string, string> =
     if (i > 200) throw new Error(`${name} did not answer (a) with 200`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  return { name, url, pid: child.pid!, allocFile }
+  return { name, url, pid: child.pid!, allocFile, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM') }) }
 }
 
 /** One GET; its body's chunks into `into`; a status other than 200 fails. */
@@ -92,7 +96,8 @@ try {
   })
   const servers = [floor, service]
   if (process.env.OTHER) servers.push(await start(`the service of ${process.env.OTHER}`, join(process.env.OTHER, 'scripts/bench/profile-server.mjs')))
-  for (const server of servers) await autocannon({ url: server.url, connections: 10, duration: 3 })
+  const warmUpRequests = []
+  for (const server of servers) warmUpRequests.push((await autocannon({ url: server.url, connections: 10, duration: 3 })).requests.total)
   if (ALLOC) for (const server of servers) process.kill(server.pid, 'SIGUSR2')
 
   say(`(a) ${path} at 10 connections, ${SECONDS} s a round, each server alone in turn (WORKERS=1, the workers' V8 flags)`)
@@ -133,6 +138,12 @@ try {
       say(spawnSync(process.execPath, [join(here, 'alloc-by-function.mjs'), server.allocFile, String(requests[k]), '25'], { encoding: 'utf8' }).stdout.trimEnd())
       say('```')
     }
+  }
+  if (CPU_PROF) {
+    // node --cpu-prof writes its profile as the process exits: both servers exit on SIGTERM.
+    await Promise.all(servers.map((server) => Promise.race([server.stop(), new Promise((resolve) => setTimeout(resolve, 10_000))])))
+    say()
+    for (const [k, server] of servers.entries()) say(`- ${server.name}: ${requests[k]! + warmUpRequests[k]!} requests in its profile (the warm-up's included), in ${join(CPU_PROF, server.name.replace(/\W+/g, '-'))}`)
   }
 } finally {
   for (const child of children) child.kill('SIGKILL')
