@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs'
 import { get as httpGet } from 'node:http'
 import { join } from 'node:path'
 import { findFreePort } from '../mariadb.ts'
-import { startBenchDatabase, waitUntilReady } from './setup.ts'
+import { cpuSeconds, startBenchDatabase, waitUntilReady } from './setup.ts'
 import { BENCH_DATA, BENCH_DATABASE, READER } from './dataset.ts'
 import { BENCH_QUERIES } from './queries.ts'
 
@@ -24,10 +24,6 @@ const exportPath = `/wp-json/booking-calendar/v1/${BENCH_QUERIES.find((q) => q.k
 
 const { mariadb, children } = await startBenchDatabase()
 
-const cpuSeconds = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
 const peakMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
 
 function download(url: string): Promise<number> {

@@ -6,7 +6,7 @@
 // the order rotating every round. Per round and server: req/s and the CPU per
 // request of the server, of MariaDB and of this process (the load).
 //
-//   npm run build && BENCH_BOOKINGS=100000 npx tsx scripts/bench/load-cpu.ts
+//   BENCH_BOOKINGS=100000 npx tsx scripts/bench/load-cpu.ts   (builds dist/ first, as startBenchDatabase does)
 //   OTHER=/tmp/old ...   a second build beside this one (in /tmp/old: npm ci && npm run build)
 //   ALLOC=1 ...          + each server's allocations over the rounds, by function (alloc-sampling.mjs)
 //   CPU_PROF=<dir> ...   + each server under node --cpu-prof (1 ms samples), its profile in <dir>; each
@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { findFreePort } from '../mariadb.ts'
-import { startBenchDatabase } from './setup.ts'
+import { benchStatement, cpuSeconds, startBenchDatabase } from './setup.ts'
 import { BENCH_DATABASE, READER } from './dataset.ts'
 import { BENCH_QUERIES } from './queries.ts'
 import { DEFAULT_WORKER_V8_FLAGS } from '../../server/config.ts'
@@ -43,10 +43,7 @@ const serviceEnv = {
 const dir = mkdtempSync(join(tmpdir(), 'bc-load-cpu-'))
 
 /** CPU µs (user + system) a process has used so far. */
-const cpuMicros = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10_000
-}
+const cpuMicros = (pid: number) => cpuSeconds(pid) * 1e6
 
 interface Server { name: string; url: string; pid: number; allocFile: string; stop(): Promise<void> }
 
@@ -89,8 +86,7 @@ try {
   await get(service.url, chunks)
   const bodyFile = join(dir, 'body.json')
   writeFileSync(bodyFile, Buffer.concat(chunks))
-  const raw = spawnSync(process.execPath, ['--import', 'tsx', join(here, 'raw-sql.ts'), 'a', 'sql'], { encoding: 'utf8', env: { ...process.env, BENCH_DB: JSON.stringify(readerDb) } })
-  const statement = JSON.parse(raw.stdout.trim().split('\n').at(-1)!) as { sql: string; values: unknown[] }
+  const statement = benchStatement('a', readerDb)
   const floor = await start('node:http + the statement (the floor)', join(here, 'http-floor.mjs'), {
     FLOOR_KIND: 'http+sql', BENCH_BODY_FILE: bodyFile, BENCH_DB: JSON.stringify(readerDb), BENCH_SQL: statement.sql, BENCH_SQL_VALUES: JSON.stringify(statement.values),
   })

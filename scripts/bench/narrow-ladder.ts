@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { findFreePort } from '../mariadb.ts'
-import { startBenchDatabase } from './setup.ts'
+import { benchStatement, startBenchDatabase } from './setup.ts'
 import { BENCH_DATABASE, READER } from './dataset.ts'
 import { BENCH_QUERIES } from './queries.ts'
 import { DEFAULT_WORKER_V8_FLAGS } from '../../server/config.ts'
@@ -76,8 +76,7 @@ try {
   await timed(serviceUrl, false, chunks)
   const bodyFile = join(dir, 'body.json')
   writeFileSync(bodyFile, Buffer.concat(chunks))
-  const raw = spawnSync(process.execPath, ['--import', 'tsx', join(here, 'raw-sql.ts'), 'a', 'sql'], { encoding: 'utf8', env: { ...process.env, BENCH_DB: JSON.stringify(readerDb) } })
-  const statement = JSON.parse(raw.stdout.trim().split('\n').at(-1)!) as { sql: string; values: unknown[] }
+  const statement = benchStatement('a', readerDb)
   const floorUrl = await start(join(here, 'http-floor.mjs'), {
     FLOOR_KIND: 'http+sql', BENCH_BODY_FILE: bodyFile,
     BENCH_DB: JSON.stringify(readerDb), BENCH_SQL: statement.sql, BENCH_SQL_VALUES: JSON.stringify(statement.values),

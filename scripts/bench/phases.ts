@@ -12,7 +12,7 @@ import { get as httpGet, Agent } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { findFreePort } from '../mariadb.ts'
-import { startBenchDatabase, waitUntilReady } from './setup.ts'
+import { cpuSeconds, startBenchDatabase, waitUntilReady } from './setup.ts'
 import { BENCH_DATA, BENCH_DATABASE, READER } from './dataset.ts'
 import { BENCH_QUERIES } from './queries.ts'
 import { SUMMARY_PATH } from './summary.ts'
@@ -52,10 +52,6 @@ const pids = () => (WORKERS > 1 ? [child.pid!, ...spawnSync('pgrep', ['-P', Stri
 await waitUntilReady(url, () => pids().length === (WORKERS > 1 ? WORKERS + 1 : 1))
 await sleep(1_000)
 for (const pid of pids()) process.kill(pid, 'SIGUSR2')
-const cpuSeconds = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
 const cpuOfService = () => pids().reduce((sum, pid) => sum + cpuSeconds(pid), 0)
 
 function download(target: string, agent: Agent | false = false): Promise<{ status: number; ms: number; bytes: number }> {

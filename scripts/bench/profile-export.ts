@@ -14,7 +14,7 @@ import { get as httpGet, Agent } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { findFreePort } from '../mariadb.ts'
-import { startBenchDatabase, waitUntilReady } from './setup.ts'
+import { cpuSeconds, startBenchDatabase, waitUntilReady } from './setup.ts'
 import { BENCH_DATA, BENCH_DATABASE, READER } from './dataset.ts'
 import { BENCH_QUERIES } from './queries.ts'
 import { streamRowsWithMysql2 } from './mysql2-floor.ts'
@@ -32,11 +32,6 @@ const { mariadb, children, loadMs } = await startBenchDatabase()
 const readerDb = { host: mariadb.host, port: mariadb.port, user: READER.user, password: READER.password, database: BENCH_DATABASE }
 say(`${BENCH_DATA.bookings.toLocaleString('en')} bookings loaded in ${(loadMs / 1000).toFixed(1)} s; Node ${process.version}`)
 
-/** CPU seconds (user + system) a process has used so far. */
-const cpuSeconds = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
 const peakRssMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
 
 async function startService(env: Record<string, string>, profileDir: string | undefined) {

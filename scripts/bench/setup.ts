@@ -1,8 +1,10 @@
 // What the bench's smaller scripts (phases.ts, profile-export.ts, heap-flags.ts)
 // start with: the built service, a private MariaDB holding the bench's data and
 // indexes, stopped on exit together with the children they start; and a wait
-// for a started service to be ready.
+// for a started service to be ready; a process's CPU so far; the statement
+// the service sends for one of the bench's queries.
 import { spawnSync, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startMariaDb, stopOnExit, type MariaDbServer } from '../mariadb.ts'
 import { addRecommendedIndexes, createBenchDatabase, writeDirtyPages } from './dataset.ts'
@@ -25,6 +27,20 @@ export async function startBenchDatabase(): Promise<BenchDatabase> {
   await addRecommendedIndexes(mariadb)
   await writeDirtyPages(mariadb)
   return { mariadb, children, loadMs }
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** The statement (text and values) the service sends for the bench query `key`, as raw-sql.ts prints it. */
+export function benchStatement(key: string, readerDb: object): { sql: string; values: unknown[] } {
+  const raw = spawnSync(process.execPath, ['--import', 'tsx', join(repo, 'scripts/bench/raw-sql.ts'), key, 'sql'], {
+    encoding: 'utf8', env: { ...process.env, BENCH_DB: JSON.stringify(readerDb) },
+  })
+  return JSON.parse(raw.stdout.trim().split('\n').at(-1)!) as { sql: string; values: unknown[] }
 }
 
 /** Polls `${url}/readyz` every 100 ms until it answers 200 and `also()` holds; gives up after 20 s. */
