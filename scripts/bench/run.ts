@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startMariaDb, stopOnExit, findFreePort } from '../mariadb.ts'
 import { installSitePhp, prepareWordPress } from '../wordpress.ts'
+import { aptInstall } from '../apt.ts'
 import { pluginTablesSql } from '../../db/schema.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { addRecommendedIndexes, BENCH_DATA, BENCH_DATABASE, READER, RESULTS_FILE, writeDirtyPages } from './dataset.ts'
@@ -56,6 +57,9 @@ const STREAMS_PER_WORKER = Math.ceil(CONNECTIONS / WORKERS)
 const here = new URL('.', import.meta.url).pathname
 const repo = new URL('../../', import.meta.url).pathname
 const bin = (name: string) => join(repo, 'node_modules', '.bin', name)
+const LOADER = process.env.BENCH_LOADER ?? 'wrk'
+if (LOADER !== 'wrk' && LOADER !== 'autocannon') throw new Error('BENCH_LOADER must be wrk (the default) or autocannon.')
+if (LOADER === 'wrk' && spawnSync('wrk', ['--version']).error) aptInstall(['wrk'], 'wrk, the load generator')
 const say = (line = '') => process.stdout.write(`${line}\n`)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -92,10 +96,44 @@ function autocannon(url: string, connections: number, seconds: number, latency =
   }
 }
 
-/** autocannon after the same load for WARMUP_SECONDS (or `warmSeconds`), unmeasured. */
+/**
+ * wrk (C, one thread) from a second process, loopback only, bounded by -d: the
+ * same load as autocannon's for about a third of the CPU (29 to 35 µs a request
+ * of (a) against 105 to 110), which it takes from the two cores that the servers
+ * and MariaDB share (scripts/bench/README.md, fifteenth pass).
+ */
+function wrk(url: string, connections: number, seconds: number, latency = true): Load {
+  const run = spawnSync('wrk', ['-t', '1', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '120s', '--latency', url], { encoding: 'utf8' })
+  if (run.status !== 0) throw new Error(`wrk failed: ${run.stderr}`)
+  const out = run.stdout
+  const toMs = (n: string, unit: string) => Number(n) * ({ us: 0.001, ms: 1, s: 1000, m: 60_000 }[unit] ?? NaN)
+  const ms = (label: string) => {
+    const found = new RegExp(`^\\s+${label}\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(out)
+    return found ? toMs(found[1]!, found[2]!) : NaN
+  }
+  const [, total, duration, durationUnit] = /(\d+) requests in ([\d.]+)(us|ms|s|m)/.exec(out)!
+  const durationSeconds = toMs(duration!, durationUnit!) / 1000
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0)
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out)
+  const errors = socket ? Number(socket[1]) + Number(socket[2]) + Number(socket[3]) : 0
+  const timeouts = socket ? Number(socket[4]) : 0
+  const kinds = [...(non2xx > 0 ? [`not 2xx: ${non2xx}`] : []), ...(errors > 0 ? [`errors: ${errors}`] : []), ...(timeouts > 0 ? [`time-outs: ${timeouts}`] : [])]
+  return {
+    rps: (Number(total) - non2xx) / durationSeconds,
+    p50: latency ? ms('50%') : NaN,
+    p99: latency ? ms('99%') : NaN,
+    failures: non2xx + errors + timeouts,
+    failureKinds: kinds.join(', '),
+  }
+}
+
+/** The bench's load: by wrk, or (BENCH_LOADER=autocannon) by autocannon as before the fifteenth pass. */
+const load = LOADER === 'wrk' ? wrk : autocannon
+
+/** The load after the same load for WARMUP_SECONDS (or `warmSeconds`), unmeasured. */
 function warmedLoad(url: string, latency = true, warmSeconds = WARMUP_SECONDS, seconds = SECONDS): Load {
-  if (warmSeconds > 0) autocannon(url, CONNECTIONS, warmSeconds, latency)
-  return autocannon(url, CONNECTIONS, seconds, latency)
+  if (warmSeconds > 0) load(url, CONNECTIONS, warmSeconds, latency)
+  return load(url, CONNECTIONS, seconds, latency)
 }
 
 /** Loads of equal length taken in rounds, as one: mean req/s, the median p50, the worst p99, every failure. */
@@ -152,7 +190,7 @@ function rawDownload(url: string, timeoutMs: number): Promise<{ status: string; 
 
 /**
  * One request at a time for `seconds` (at least 3), each timed with hrtime from
- * the request to the last byte. autocannon's latency is wrong against php -S,
+ * the request to the last byte. The load generators' latency is wrong against php -S,
  * which closes every connection; this client reconnects as any client would.
  */
 async function serial(url: string, seconds: number): Promise<Serial> {
@@ -217,7 +255,7 @@ function verdict(label: string, measured: number, target: number, unit: '×' | '
 }
 
 // --- set-up ---------------------------------------------------------------
-say(`booking-calendar-api benchmark: ${BENCH_DATA.bookings.toLocaleString('en')} bookings, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${SECONDS} s per load, WORKERS=${WORKERS}`)
+say(`booking-calendar-api benchmark: ${BENCH_DATA.bookings.toLocaleString('en')} bookings, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${SECONDS} s per load by ${LOADER}, WORKERS=${WORKERS}`)
 if (spawnSync(bin('tsc'), ['-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' }).status !== 0) throw new Error('build failed')
 
 const mariadb = await startMariaDb({ bufferPoolMb: 2048 })
@@ -412,7 +450,7 @@ for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q
     const raw = rawLoad(SECONDS, WARMUP_SECONDS)
     row('raw SQL', raw.load, raw.rows)
   }
-  // autocannon counts WordPress's answers right, but not their latency (php -S closes every connection).
+  // The load counts WordPress's answers right, but not their latency (php -S closes every connection).
   row('WordPress', warmedLoad(wordpressUrl, false), wpRows)
 
   const serialRow = (contender: string, result: Serial) => {
@@ -450,7 +488,7 @@ for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q
     await expressFloor.stop()
   }
 })
-table('', `WordPress's latency under load is left out: autocannon misreports it against \`php -S\`, which closes every connection. Its serial latency is below, from our own client.`)
+table('', `WordPress's latency under load is left out: the load generator (autocannon, and wrk too) misreports it against \`php -S\`, which closes every connection. Its serial latency is below, from our own client.`)
 table('', `### One request at a time for ${SECONDS} s (process.hrtime, request to last byte; raw SQL: the query through mysql2, no HTTP; the service and the raw SQL in ${SERIAL_ROUNDS} alternating rounds)`, '')
 table('| query | contender | requests | p50 ms | p99 ms | mean ms |', '|---|---|---:|---:|---:|---:|', ...serialRows)
 
@@ -529,7 +567,7 @@ const ctx: BenchContext = {
   serviceUrl: hidden.url, serviceShowingCustomersUrl: shown.url, wordpressUrl: wordpress.url, readerDb,
   adminQuery: (sql) => mariadb.adminQuery(`USE ${BENCH_DATABASE}; ${sql}`),
   bookings: BENCH_DATA.bookings, seconds: SECONDS, connections: CONNECTIONS,
-  say, table, load: autocannon, serial, verdict,
+  say, table, load, serial, verdict,
 }
 table('', '### Other measurements (issues 10, 13, 14)', '')
 table(await phases.run('deep pages', () => deepPageLine(ctx.serviceUrl, ctx.bookings)))
@@ -639,14 +677,14 @@ if (workerStalls.length > 0 && workerStalls.every((stall) => stall.queuedMs !== 
     `Less the time it waited for a core, no worker's stall was longer than **${longestLessWait.toFixed(1)} ms** (target ≤ 50 ms)${longestLessWait <= 50 && longest.ms > 50 ? ': what delayed the event loop past 50 ms was the wait for a core, while others held both (MariaDB, the load, WordPress, and under its own load the service\'s other worker: scripts/bench/README.md, eighth pass)' : ''}`)
 }
 table('', `### Verdict at ${BENCH_DATA.bookings.toLocaleString('en')} bookings (issue 12's targets)`, '', ...verdicts)
-table(`- WordPress ran at memory_limit 256M; serial timings are to 0.01 ms (process.hrtime); WordPress's latency comes from our own client, not autocannon.`)
+table(`- WordPress ran at memory_limit 256M; serial timings are to 0.01 ms (process.hrtime); WordPress's latency comes from our own client, not the load generator.`)
 
 const header = `# Benchmark results
 
 \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model.trim()}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version},
 MariaDB ${spawnSync('mariadbd', ['--version'], { encoding: 'utf8' }).stdout.trim().split(/\s+/)[2] ?? ''}, ${BENCH_DATA.bookings.toLocaleString('en')} bookings over ${BENCH_DATA.years} years, ${BENCH_DATA.services} services, ${BENCH_DATA.rules} rules, with the recommended indexes.
 The service: \`WORKERS=${WORKERS}\`, \`DB_POOL_SIZE=10\`, \`DB_STREAM_CONNECTIONS=${STREAMS_PER_WORKER}\` (so the ${CONNECTIONS} concurrent exports of (b) all stream instead of some getting 503), one instance with customer data hidden and one with \`EXPOSE_CUSTOMER_DATA=true\`.
-Loads by autocannon from a second process, ${SECONDS} s each, after ${WARMUP_SECONDS} s of the same load unmeasured (every contender: the service, WordPress, the raw SQL in its own process, the HTTP floors); WordPress 6.1 (Debian) under \`php -S\` with 2 workers, OPcache on, memory_limit 256M.
+Loads by ${LOADER === 'wrk' ? 'wrk (one thread)' : 'autocannon'} from a second process, ${SECONDS} s each, after ${WARMUP_SECONDS} s of the same load unmeasured (every contender: the service, WordPress, the raw SQL in its own process, the HTTP floors); WordPress 6.1 (Debian) under \`php -S\` with 2 workers, OPcache on, memory_limit 256M.
 `
 if (!PARTIAL) {
   writeFileSync(join(here, RESULTS_FILE), `${header}${results.join('\n')}\n`)
