@@ -52,8 +52,14 @@ const CONNECTIONS = 10
 /** Concurrent full exports in the phase that measures memory and starvation under bulk load. */
 const CONCURRENT_EXPORTS = 4
 const WORKERS = Number(process.env.WORKERS ?? availableParallelism())
-/** Stream connections per worker, so that every one of the load's connections may stream at once (an operator sizes it for the exports expected). */
-const STREAMS_PER_WORKER = Math.ceil(CONNECTIONS / WORKERS)
+/**
+ * Stream connections per worker, so that every one of the load's connections may stream at once
+ * (an operator sizes it for the exports expected). As many as the load has: node:cluster hands
+ * each new connection to whichever worker is free first, not in strict turn, and ten at once were
+ * split 6 to 4 or 7 to 3; with CONNECTIONS / WORKERS each, the busier worker's extra exports waited
+ * DB_ACQUIRE_TIMEOUT_MS and got 503 (35 in (b)'s load at a million, fifteenth pass).
+ */
+const STREAMS_PER_WORKER = CONNECTIONS
 const here = new URL('.', import.meta.url).pathname
 const repo = new URL('../../', import.meta.url).pathname
 const bin = (name: string) => join(repo, 'node_modules', '.bin', name)
