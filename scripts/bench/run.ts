@@ -56,7 +56,7 @@ const WORKERS = Number(process.env.WORKERS ?? availableParallelism())
  * Stream connections per worker, so that every one of the load's connections may stream at once
  * (an operator sizes it for the exports expected). As many as the load has: node:cluster hands
  * each new connection to whichever worker is free first, not in strict turn, and ten at once were
- * split 6 to 4 or 7 to 3; with CONNECTIONS / WORKERS each, the busier worker's extra exports waited
+ * split 6 to 4 (three tries); with CONNECTIONS / WORKERS each, the busier worker's extra exports waited
  * DB_ACQUIRE_TIMEOUT_MS and got 503 (35 in (b)'s load at a million, fifteenth pass).
  */
 const STREAMS_PER_WORKER = CONNECTIONS
@@ -196,7 +196,7 @@ function rawDownload(url: string, timeoutMs: number): Promise<{ status: string; 
 
 /**
  * One request at a time for `seconds` (at least 3), each timed with hrtime from
- * the request to the last byte. The load generators' latency is wrong against php -S,
+ * the request to the last byte. autocannon's latency is wrong against php -S (wrk's unchecked),
  * which closes every connection; this client reconnects as any client would.
  */
 async function serial(url: string, seconds: number): Promise<Serial> {
@@ -494,7 +494,7 @@ for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q
     await expressFloor.stop()
   }
 })
-table('', `WordPress's latency under load is left out: the load generator (autocannon, and wrk too) misreports it against \`php -S\`, which closes every connection. Its serial latency is below, from our own client.`)
+table('', `WordPress's latency under load is left out: autocannon misreports it against \`php -S\`, which closes every connection, and wrk's was not checked against it. Its serial latency is below, from our own client.`)
 table('', `### One request at a time for ${SECONDS} s (process.hrtime, request to last byte; raw SQL: the query through mysql2, no HTTP; the service and the raw SQL in ${SERIAL_ROUNDS} alternating rounds)`, '')
 table('| query | contender | requests | p50 ms | p99 ms | mean ms |', '|---|---|---:|---:|---:|---:|', ...serialRows)
 
