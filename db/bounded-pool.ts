@@ -64,7 +64,7 @@ let leaseCount = 0
  */
 export function killSession(target: KillTarget, threadId: number, marker: string): Promise<void> {
   return new Promise((resolve) => {
-    const connection = createConnection({ ...target, connectTimeout: KILL_TIMEOUT_MS })
+    const connection = createConnection({ ...target, connectTimeout: KILL_TIMEOUT_MS, maxPreparedStatements: 1 }) // no 512 KB of room for prepared statements (db/connect.ts)
     const done = () => {
       clearTimeout(timer)
       destroyConnection(connection)
