@@ -125,8 +125,8 @@ export function createAccess(config: Config, log: Logger, options: AccessOptions
   }
 
   const wordpressUrl = new URL(config.wordpressUrl!)
-  // axios is loaded only here, where WordPress is asked: with it and what it imports, a worker's
-  // heap held 5 MB more, and its RSS about 20 MB more, in every mode (scripts/bench/README.md,
+  // axios is loaded only here, where WordPress is asked: with what it imports, it held 5 MB of
+  // heap, and an idle worker's RSS was 4 to 5 MB larger, in every mode (scripts/bench/README.md,
   // sixteenth pass). Loaded as the service starts, so no request waits for it.
   const http: Promise<AxiosInstance> = options.http ? Promise.resolve(options.http) : import('axios').then((module) => module.default.create())
   http.catch(() => { /* the first credentials check reports it, as a 503 */ })
