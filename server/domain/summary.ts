@@ -448,7 +448,8 @@ export async function answerSummary(
     Promise.all(splitByBookingDate({ filter, dateOf: params.filter_by, byStatus: groupBy.status })
       .map((part) => queries.findSummaryRows(db, part))).then((parts) => parts.flat()),
     queries.findRules(db, service?.ID),
-    queries.findAllServices(db),
+    // With a service, its row is the only one the answer names (as in domain/disabled-time.ts).
+    service ? [service] : queries.findAllServices(db),
   ])
 
   const slugs = new Map(posts.map((post) => [post.ID, decodeSlug(post.post_name)]))

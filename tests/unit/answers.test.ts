@@ -687,7 +687,7 @@ describe('answerSummary: which queries answer summary/, and how their rows combi
     expect(bySlug.calls).to.deep.equal([
       'bySlug haircut',
       `rows ${JSON.stringify({ filter: { serviceId: 12, statuses: ['booked'], bookingDate: { from: '2026-11-23', to: '2026-11-23' } }, dateOf: 'booking_date', byStatus: false })}`,
-      'rules 12', 'services',
+      'rules 12',
     ])
     // Monday 23 November: 09:00-10:00 of its own and 08:00-09:00 site-wide are closed.
     expect(bySlug.answer.groups).to.deep.equal([{
