@@ -14,6 +14,7 @@ import { createMetrics } from './metrics.ts'
 import type { Deps } from './deps.ts'
 import { buildOpenApiDocument } from './openapi.ts'
 import { setPublicUrl } from './http/public-url.ts'
+import { addVary } from './http/negotiate.ts'
 
 export interface AppOptions {
   db: Db
@@ -73,7 +74,7 @@ function cors(origins: string[]): RequestHandler {
         res.setHeader('Access-Control-Max-Age', '600')
       }
     }
-    res.vary('Origin')
+    addVary(res, 'Origin')
     next()
   }
 }

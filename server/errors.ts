@@ -2,6 +2,7 @@
 import type { ErrorRequestHandler, Response } from 'express'
 import type { Logger } from 'pino'
 import { markCut } from './http/cut-answer.ts'
+import { requestLogger } from './http/request-log.ts'
 
 /**
  * WordPress's own 401 codes (wp_authenticate(), application passwords) that the
@@ -112,18 +113,18 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
       // (no last chunk) and can never look complete to the client.
       const reason = known.code === 'rest_query_timeout' ? 'database_timeout' : 'database_lost'
       markCut(res, reason)
-      ;(req.log ?? log).warn({ err: errorFields(error), cutReason: reason }, 'answer cut: the database failed mid-stream')
+      requestLogger(req, log).warn({ err: errorFields(error), cutReason: reason }, 'answer cut: the database failed mid-stream')
       res.destroy()
       return
     }
     if (known && known.status < 500) {
-      req.log?.debug({ code: known.code }, 'request refused')
+      if (log.isLevelEnabled('debug')) requestLogger(req, log).debug({ code: known.code }, 'request refused')
     } else if (known) {
       // 503 and 504: a database that is busy, hung or down. Expected under load
       // or an outage, and answered as designed: worth a warning, not an error.
-      ;(req.log ?? log).warn({ err: errorFields(error), answered: known.code }, 'request failed')
+      requestLogger(req, log).warn({ err: errorFields(error), answered: known.code }, 'request failed')
     } else {
-      ;(req.log ?? log).error({ err: errorFields(error), answered: 'rest_internal_error' }, 'request failed')
+      requestLogger(req, log).error({ err: errorFields(error), answered: 'rest_internal_error' }, 'request failed')
     }
     if (res.headersSent) {
       // Mid-stream: the status is gone; cutting the connection tells the client the body is incomplete.
@@ -146,6 +147,10 @@ function errorFields(error: unknown): { message?: string; code?: unknown; errno?
 
 declare module 'express-serve-static-core' {
   interface Request {
+    /** Made by requestLogger(req) on first use; read it through that. */
     log?: Logger
+    /** Set by requestLog: this request's id and the logger its lines go to. */
+    requestId?: string
+    baseLog?: Logger
   }
 }

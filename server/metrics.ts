@@ -76,6 +76,8 @@ export function createMetrics(options: { pool: DbPools; access: Access; token: s
     collect() { this.set(access.stats.wordpressCalls) },
   })
 
+  // One function for every response: markCut (http/cut-answer.ts) finds it in res.locals.
+  const countCut = (reason: string) => cuts.inc({ reason })
   const observe: RequestHandler = (req, res, next) => {
     const started = process.hrtime.bigint()
     let done = false
@@ -89,7 +91,7 @@ export function createMetrics(options: { pool: DbPools; access: Access; token: s
     }
     res.on('finish', finish)
     res.on('close', finish)
-    res.locals.countCut = (reason: string) => cuts.inc({ reason })
+    res.locals.countCut = countCut
     next()
   }
 

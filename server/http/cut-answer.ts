@@ -3,6 +3,7 @@
 // GET /metrics (booking_calendar_answers_cut_total).
 import type { Response } from 'express'
 import { ClientGoneError, type GoneSignal } from '../../db/bounded-pool.ts'
+import { requestLogger } from './request-log.ts'
 
 export type CutReason = 'database_lost' | 'database_timeout' | 'send_timeout'
 
@@ -21,7 +22,7 @@ export function markCut(res: Response, reason: CutReason): void {
 export function cutWhenClientStopsReading(res: Response, sendTimeoutMs: number): void {
   res.setTimeout(sendTimeoutMs, () => {
     markCut(res, 'send_timeout')
-    res.req.log?.info({ sendTimeoutMs }, 'answer cut: the client read nothing for SEND_TIMEOUT_MS')
+    if (res.req.baseLog) requestLogger(res.req).info({ sendTimeoutMs }, 'answer cut: the client read nothing for SEND_TIMEOUT_MS')
     res.destroy()
   })
 }

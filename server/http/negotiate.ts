@@ -1,7 +1,7 @@
 // Which body a request gets (API.md, "Parameters", `format`): `format=` wins;
 // without it the Accept header chooses, quality values included, through
 // Express's req.accepts() (the `accepts` package), never a regular expression.
-import type { Request } from 'express'
+import type { Request, Response } from 'express'
 
 export type BodyFormat = 'json' | 'csv' | 'ics'
 
@@ -26,4 +26,22 @@ export function negotiateFormat<F extends BodyFormat>(req: Request, formatParam:
 
 function formatGiven(req: Request): boolean {
   return Object.keys(req.query).some((key) => key === 'format' || key.startsWith('format['))
+}
+
+/**
+ * Adds `field` to the response's Vary header, unless it is there already or
+ * the header is `*`: what Express's res.vary does through the `vary` package,
+ * which parses the header into a list on every call (two calls a request, a
+ * few µs of a small answer: scripts/bench/README.md, seventeenth pass).
+ */
+export function addVary(res: Response, field: string): void {
+  const current = res.getHeader('Vary')
+  if (current === undefined || current === '') {
+    res.setHeader('Vary', field)
+    return
+  }
+  const text = Array.isArray(current) ? current.join(', ') : String(current)
+  const names = text.split(',').map((name) => name.trim().toLowerCase())
+  if (names.includes('*') || names.includes(field.toLowerCase())) return
+  res.setHeader('Vary', `${text}, ${field}`)
 }

@@ -11,10 +11,13 @@ export type RawQuery = Record<string, string[]>
 
 export function collectQuery(query: Record<string, unknown>): RawQuery {
   const out: RawQuery = {}
-  for (const [key, value] of Object.entries(query)) {
-    const name = /^([^[\]]+)\[[^\]]*\]$/.exec(key)?.[1] ?? key
-    const values = (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string')
-    ;(out[name] ??= []).push(...values)
+  for (const key of Object.keys(query)) {
+    const value = query[key]
+    // Only a name ending in `]` can be a `name[]` form: the others skip the expression.
+    const name = key.endsWith(']') ? /^([^[\]]+)\[[^\]]*\]$/.exec(key)?.[1] ?? key : key
+    const list = (out[name] ??= [])
+    if (typeof value === 'string') list.push(value)
+    else if (Array.isArray(value)) for (const v of value) if (typeof v === 'string') list.push(v)
   }
   return out
 }

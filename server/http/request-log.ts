@@ -3,7 +3,7 @@
 // sent. The query string is left out: nothing a client sends is logged but
 // the path, so no credential or customer data can reach the log this way.
 import { randomUUID } from 'node:crypto'
-import type { RequestHandler } from 'express'
+import type { Request, RequestHandler } from 'express'
 import type { Logger } from 'pino'
 import { routeOf } from './response-locals.ts'
 
@@ -12,14 +12,17 @@ export function requestLog(log: Logger): RequestHandler {
     const incoming = req.get('x-request-id')
     const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID()
     res.setHeader('X-Request-Id', requestId)
-    req.log = log.child({ requestId })
+    req.requestId = requestId
+    req.baseLog = log
     const started = process.hrtime.bigint()
     let logged = false
     const done = () => {
       if (logged) return
       logged = true
+      // Tested before the line's fields are gathered: at LOG_LEVEL=warn no request line is written.
+      if (!log.isLevelEnabled('info')) return
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6
-      req.log!.info({
+      requestLogger(req).info({
         method: req.method, path: req.originalUrl.split('?')[0], route: routeOf(res), status: res.statusCode,
         durationMs: Math.round(durationMs * 10) / 10, rowsSent: res.locals.rowsSent ?? 0, completed: res.writableFinished,
       }, 'request')
@@ -28,4 +31,18 @@ export function requestLog(log: Logger): RequestHandler {
     res.on('close', done)
     next()
   }
+}
+
+/**
+ * The request's logger: every line it writes carries the request id. Made on
+ * first use, as most requests never log but their one line (and none at
+ * LOG_LEVEL=warn); a pino child per request cost a few µs of each small answer
+ * (scripts/bench/README.md, seventeenth pass). `fallback` serves a request that
+ * requestLog never saw.
+ */
+export function requestLogger(req: Request, fallback?: Logger): Logger {
+  if (req.log) return req.log
+  const base = req.baseLog ?? fallback
+  if (!base) throw new Error('requestLogger: no logger for this request')
+  return (req.log = req.requestId === undefined ? base : base.child({ requestId: req.requestId }))
 }

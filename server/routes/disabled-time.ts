@@ -2,7 +2,7 @@
 import type { RequestHandler } from 'express'
 import { z } from 'zod'
 import { dateParam, enumParam, nameListParam, parseParams, serviceParam } from '../http/params.ts'
-import { negotiateFormat } from '../http/negotiate.ts'
+import { negotiateFormat, addVary } from '../http/negotiate.ts'
 import { sendDisabledTimeFeed } from './feeds.ts'
 import { answerDisabledTime } from '../domain/disabled-time.ts'
 import { pickFields } from '../domain/pick-fields.ts'
@@ -22,7 +22,7 @@ export type DisabledTimeParams = z.output<typeof disabledTimeParams>
 export const disabledTimeHandler = (deps: Deps): RequestHandler => async (req, res) => {
   const params = parseParams(disabledTimeParams, req.query)
   if (negotiateFormat(req, params.format, ['json', 'ics']) === 'ics') return sendDisabledTimeFeed(deps, req, res, params)
-  res.vary('Accept')
+  addVary(res, 'Accept')
   const answer = await answerDisabledTime(deps.db, params, {
     zone: deps.siteTimezone.known() ?? await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
   })

@@ -1,5 +1,6 @@
 // The iCalendar answers of `slots/` and `disabled-time/` (API.md, "Calendar
 // feeds: format=ics"), called by those routes once the format is negotiated.
+import { addVary } from '../http/negotiate.ts'
 import type { Request, Response } from 'express'
 import type { Deps } from '../deps.ts'
 import { answerSlots, bookingMapping, type SlotsQuery } from '../domain/slots.ts'
@@ -17,7 +18,7 @@ import { signalClientGone } from '../http/cut-answer.ts'
 const CONTENT_TYPE = 'text/calendar; charset=utf-8'
 
 function feedHeaders(res: Response, filename: string): void {
-  res.vary('Accept')
+  addVary(res, 'Accept')
   res.setHeader('Content-Type', CONTENT_TYPE)
   res.setHeader('Content-Disposition', `attachment; filename="${filename}"`)
 }

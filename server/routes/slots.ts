@@ -10,7 +10,7 @@ import { CSV_FIELD_NAMES, csvColumns } from '../http/booking-text.ts'
 import { invalidParams } from '../errors.ts'
 import { sendWhole, startIterating, streamBody } from '../http/stream-body.ts'
 import { pagingLinks } from '../http/paging.ts'
-import { negotiateFormat } from '../http/negotiate.ts'
+import { negotiateFormat, addVary } from '../http/negotiate.ts'
 import { sendSlotsFeed } from './feeds.ts'
 import { addRowsSent } from '../http/response-locals.ts'
 import { cutWhenClientStopsReading, signalClientGone } from '../http/cut-answer.ts'
@@ -67,7 +67,7 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
       const link = pagingLinks(req, answer.paging.page, answer.paging.totalPages)
       if (link) res.setHeader('Link', link)
     }
-    res.vary('Accept')
+    addVary(res, 'Accept')
     if (csv) {
       res.setHeader('Content-Type', 'text/csv; charset=utf-8')
       res.setHeader('Content-Disposition', 'attachment; filename="bookings.csv"')
@@ -78,12 +78,15 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
       res.end()
       return
     }
-    cutWhenClientStopsReading(res, deps.config.sendTimeoutMs)
     if (whole) {
       addRowsSent(res, answer.total!)
       sendWhole(res, whole)
+      // Taken by the kernel at once (nearly always): the server's keep-alive
+      // timeout watches the socket from here, so no send timer is needed.
+      if (!res.writableFinished) cutWhenClientStopsReading(res, deps.config.sendTimeoutMs)
       return
     }
+    cutWhenClientStopsReading(res, deps.config.sendTimeoutMs)
     await streamBody(res, body!)
   })
 }

@@ -2,7 +2,7 @@
 import type { RequestHandler } from 'express'
 import { z } from 'zod'
 import { dateParam, enumListParam, enumParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, type ParamMeta } from '../http/params.ts'
-import { negotiateFormat } from '../http/negotiate.ts'
+import { negotiateFormat, addVary } from '../http/negotiate.ts'
 import { summaryCsv } from '../http/summary-body.ts'
 import { answerSummary, GROUP_NAMES, parseGroupBy } from '../domain/summary.ts'
 import { pickFields } from '../domain/pick-fields.ts'
@@ -45,7 +45,7 @@ export const summaryHandler = (deps: Deps): RequestHandler => async (req, res) =
     zone: deps.siteTimezone.known() ?? await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
   })
   addRowsSent(res, answer.groups.length)
-  res.vary('Accept')
+  addVary(res, 'Accept')
   if (csv) {
     res.setHeader('Content-Type', 'text/csv; charset=utf-8')
     res.setHeader('Content-Disposition', 'attachment; filename="summary.csv"')

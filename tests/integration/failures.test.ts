@@ -124,7 +124,7 @@ describe('failures', () => {
       await broken.admin.query(`ALTER TABLE ${broken.prefix}booking_calendar_bookings DROP COLUMN note`)
       const t = createTestApp(broken)
       try {
-        const res = await request(t.app).get(SLOTS).expect(500)
+        const res = await request(t.app).get(SLOTS).set('X-Request-Id', 'broken-report-1').expect(500)
         expect(res.body).to.deep.equal({
           code: 'rest_internal_error', message: 'The server could not answer this request. The error has been logged.', data: { status: 500 },
         })
@@ -132,6 +132,9 @@ describe('failures', () => {
         const logged = t.logs.find((line) => line.msg === 'request failed')
         expect(logged, 'an error log line').to.not.equal(undefined)
         expect(JSON.stringify(logged)).to.include('Unknown column')
+        // The error line and the request's own line both carry its id (requestLogger).
+        expect(logged).to.include({ requestId: 'broken-report-1' })
+        expect(t.logs.find((line) => line.msg === 'request')).to.include({ requestId: 'broken-report-1', status: 500 })
       } finally {
         await t.close()
         await broken.drop()
