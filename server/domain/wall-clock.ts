@@ -3,7 +3,7 @@
 // ISO 8601 strings with the site's UTC offset on that date (API.md, "A booking").
 import { DAY_MS, DAY_SECONDS, dayToMs, msToDay, pad2, pad4, timeToSeconds } from './day-arithmetic.ts'
 import { remember } from './remember.ts'
-import { formatInstant, formatOffset, offsetAt, wallClockToInstant, zoneLabel, type SiteZone } from './zone-offsets.ts'
+import { dayInstants, formatInstant, formatOffset, offsetAt, zoneLabel, type SiteZone } from './zone-offsets.ts'
 
 /** One calendar day, ready for the ISO strings of its wall-clock times. */
 export interface ClockDay {
@@ -68,7 +68,7 @@ export class WallClock {
   instantOf(wallMs: number): number {
     const day = Math.floor(wallMs / DAY_MS) * DAY_MS
     const offset = remember(this.#dayOffsets, 20_000, day, this.#steadyOffset)
-    return offset !== null ? wallMs - offset * 60_000 : wallClockToInstant(this.#zone, wallMs).utcMs
+    return offset !== null ? wallMs - offset * 60_000 : this.#changeDayInstant(wallMs).utcMs
   }
 
   /** ISO 8601 of a DATE and TIME pair as the plugin stores them; undefined when either is no value. */
@@ -156,8 +156,15 @@ export class WallClock {
   }
 
   readonly #changeDayIso = (wallMs: number): string => {
-    const { utcMs, offsetMinutes } = wallClockToInstant(this.#zone, wallMs)
+    const { utcMs, offsetMinutes } = this.#changeDayInstant(wallMs)
     return formatInstant(utcMs, offsetMinutes)
+  }
+
+  /** On a day whose offset changes: its changes found once (dayInstants), kept per day. */
+  readonly #changeDays = new Map<number, (wallMs: number) => { utcMs: number; offsetMinutes: number }>()
+  #changeDayInstant(wallMs: number): { utcMs: number; offsetMinutes: number } {
+    const day = Math.floor(wallMs / DAY_MS) * DAY_MS
+    return remember(this.#changeDays, 1_000, day, (dayMs) => dayInstants(this.#zone, dayMs))(wallMs)
   }
 }
 

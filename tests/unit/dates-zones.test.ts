@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { WallClock, wallClockFor } from '../../server/domain/wall-clock.ts'
-import { zoneFromOptions, type SiteZone } from '../../server/domain/zone-offsets.ts'
+import { dayInstants, formatInstant, offsetAt, offsetChanges, wallClockToInstant, zoneFromOptions, type SiteZone } from '../../server/domain/zone-offsets.ts'
 
 describe('the site\'s zone: edges of WordPress\'s options and the per-zone clock', () => {
   it('a timezone_string that only begins with UTC (UTC+2, no zone) falls back to gmt_offset', () => {
@@ -15,5 +15,77 @@ describe('the site\'s zone: edges of WordPress\'s options and the per-zone clock
     expect(clock).to.be.instanceOf(WallClock)
     expect(clock.zone).to.deep.equal(zone)
     expect(wallClockFor({ kind: 'fixed', offsetMinutes: minutes })).to.equal(clock)
+  })
+})
+
+describe('days near a change of offset: each change found once (dayInstants) answers as wallClockToInstant does', () => {
+  // Zones with unusual changes: 30 minutes (Lord Howe), +2 hours (Troll), a negative
+  // "summer" offset (Dublin), several a year (Casablanca), a whole day skipped
+  // (Apia, 2011-12-30), changes at midnight (Santiago, Havana), and the usual ones.
+  const zones = ['Europe/Berlin', 'America/New_York', 'Australia/Lord_Howe', 'Antarctica/Troll', 'Europe/Dublin',
+    'Africa/Casablanca', 'Pacific/Apia', 'America/Santiago', 'America/Havana', 'Asia/Tehran', 'Pacific/Chatham']
+  const DAY = 86_400_000
+  const dayMs = (date: string) => Date.parse(`${date}T00:00:00Z`)
+
+  /** The days of [from, to] whose offsets at their start and end differ, as WallClock finds them (14 h before, 36 h after). */
+  function changeDays(zone: SiteZone, from: string, to: string): number[] {
+    const days: number[] = []
+    for (let day = dayMs(from); day <= dayMs(to); day += DAY) {
+      if (offsetAt(zone, day - 14 * 3_600_000) !== offsetAt(zone, day + 36 * 3_600_000)) days.push(day)
+    }
+    return days
+  }
+
+  for (const name of zones) {
+    // Apia from 2011, for the day it skipped.
+    const since = name === 'Pacific/Apia' ? '2011' : '2018'
+    it(`${name}: every 7 minutes and 13 seconds of each such day from ${since} to 2027, each second of 2 minutes around its changes, each 61 s of the hours`, () => {
+      const zone: SiteZone = { kind: 'iana', name }
+      const days = changeDays(zone, `${since}-01-01`, '2027-12-31')
+      expect(days.length, 'days near a change').to.be.greaterThan(0)
+      let compared = 0
+      for (const day of days) {
+        const instants = dayInstants(zone, day)
+        const times = new Set<number>()
+        for (let ms = 0; ms < DAY; ms += 433_000) times.add(day + ms)
+        // Around each change's wall-clock time, on this day: each second of two minutes, each 61 s of two hours.
+        for (const change of offsetChanges(zone, day - DAY, day + 2 * DAY).at) {
+          for (const offset of [offsetAt(zone, change.utcMs - 1000), change.offsetMinutes]) {
+            const wall = change.utcMs + offset * 60_000
+            for (let s = -3600; s <= 3600; s += Math.abs(s) <= 60 ? 1 : 61) if (wall + s * 1000 >= day && wall + s * 1000 < day + DAY) times.add(wall + s * 1000)
+          }
+        }
+        for (const wallMs of times) {
+          expect(instants(wallMs), `${name} ${new Date(wallMs).toISOString()}`).to.deep.equal(wallClockToInstant(zone, wallMs))
+          compared++
+        }
+      }
+      expect(compared).to.be.greaterThan(days.length * 199)
+    }).timeout(60_000)
+  }
+
+  it('finds each change once, to the second: Apia\'s skipped day, Lord Howe\'s 30 minutes, Berlin\'s hour', () => {
+    // Each change lands on a whole second, with the offset just before it different.
+    for (const [name, from] of [['Pacific/Apia', '2011-12-29'], ['Australia/Lord_Howe', '2026-04-04'], ['Europe/Berlin', '2026-03-28']] as const) {
+      const zone: SiteZone = { kind: 'iana', name }
+      const { first, at } = offsetChanges(zone, dayMs(from), dayMs(from) + 2 * DAY)
+      expect(at, name).to.have.length(1)
+      const change = at[0]!
+      expect(change.utcMs % 1000).to.equal(0)
+      expect(offsetAt(zone, change.utcMs - 1000), name).to.equal(first)
+      expect(offsetAt(zone, change.utcMs), name).to.equal(change.offsetMinutes).and.not.equal(first)
+    }
+  })
+
+  it('a WallClock prints the times of a change day as wallClockToInstant does, created_at seconds and all', () => {
+    const zone: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
+    const clock = new WallClock(zone)
+    for (const text of ['2026-03-29 01:59:59', '2026-03-29 02:00:00', '2026-03-29 02:30:17', '2026-03-29 03:00:00', '2026-03-28 23:59:59',
+      '2026-10-25 02:00:00', '2026-10-25 02:59:59', '2026-10-25 03:00:00', '2026-10-24 12:00:01', '2026-10-26 00:00:00']) {
+      const wallMs = Date.parse(`${text.replace(' ', 'T')}Z`)
+      const { utcMs, offsetMinutes } = wallClockToInstant(zone, wallMs)
+      expect(clock.isoDateTime(text), text).to.equal(formatInstant(utcMs, offsetMinutes))
+      expect(clock.instantOf(wallMs), text).to.equal(utcMs)
+    }
   })
 })
