@@ -141,12 +141,14 @@ const HOUR_MS = 3_600_000
  * of this day (a day either side, and offsets of up to ±26 hours); any other
  * instant is looked up as before.
  */
-export function dayInstants(zone: SiteZone, dayMs: number): (wallMs: number) => { utcMs: number; offsetMinutes: number } {
+export function dayInstants(
+  zone: SiteZone, dayMs: number, lookUp: (utcMs: number) => number = (utcMs) => offsetAt(zone, utcMs),
+): (wallMs: number) => { utcMs: number; offsetMinutes: number } {
   const from = dayMs - 2 * DAY_MS
   const to = dayMs + 3 * DAY_MS
-  const changes = offsetChanges(zone, from, to)
+  const changes = offsetChanges(zone, from, to, lookUp)
   const offsetOf = (utcMs: number): number => {
-    if (utcMs < from || utcMs >= to) return offsetAt(zone, utcMs)
+    if (utcMs < from || utcMs >= to) return lookUp(utcMs)
     const second = Math.floor(utcMs / 1000) * 1000
     let offset = changes.first
     for (const change of changes.at) {
@@ -162,10 +164,13 @@ export function dayInstants(zone: SiteZone, dayMs: number): (wallMs: number) => 
  * The zone's offset at `from` and each change of it up to `to`: the first
  * whole second with the new offset. Hour by hour, then halving to the second
  * wherever two ends differ, so two changes in one hour are both found.
+ * `lookUp` is offsetAt in the zone (tests count its calls).
  */
-export function offsetChanges(zone: SiteZone, from: number, to: number): { first: number; at: { utcMs: number; offsetMinutes: number }[] } {
+export function offsetChanges(
+  zone: SiteZone, from: number, to: number, lookUp: (utcMs: number) => number = (utcMs) => offsetAt(zone, utcMs),
+): { first: number; at: { utcMs: number; offsetMinutes: number }[] } {
   const at: { utcMs: number; offsetMinutes: number }[] = []
-  const first = offsetAt(zone, from)
+  const first = lookUp(from)
   const search = (lo: number, loOffset: number, hi: number, hiOffset: number): void => {
     // Whole seconds: offsetAt reads an instant to the second.
     if (hi - lo <= 1000) {
@@ -173,7 +178,7 @@ export function offsetChanges(zone: SiteZone, from: number, to: number): { first
       return
     }
     const mid = lo + Math.floor((hi - lo) / 2000) * 1000
-    const midOffset = offsetAt(zone, mid)
+    const midOffset = lookUp(mid)
     if (midOffset !== loOffset) search(lo, loOffset, mid, midOffset)
     if (midOffset !== hiOffset) search(mid, midOffset, hi, hiOffset)
   }
@@ -181,7 +186,7 @@ export function offsetChanges(zone: SiteZone, from: number, to: number): { first
   let loOffset = first
   while (lo < to) {
     const hi = Math.min(lo + HOUR_MS, Math.ceil(to / 1000) * 1000)
-    const hiOffset = offsetAt(zone, hi)
+    const hiOffset = lookUp(hi)
     if (hiOffset !== loOffset) search(lo, loOffset, hi, hiOffset)
     lo = hi
     loOffset = hiOffset

@@ -77,6 +77,49 @@ describe('days near a change of offset: each change found once (dayInstants) ans
     }
   })
 
+  it('finds a change wherever it falls in the hour scanned, and none just outside the range', () => {
+    for (const name of ['Europe/Berlin', 'Australia/Lord_Howe', 'America/Santiago']) {
+      const zone: SiteZone = { kind: 'iana', name }
+      const change = offsetChanges(zone, dayMs('2026-01-01'), dayMs('2027-01-01')).at[0]!
+      const before = offsetAt(zone, change.utcMs - 1000)
+      for (const early of [1_000, 600_000, 1_033_000, 1_800_000, 2_999_000, 3_599_000, 3_600_000, 5_000_000]) {
+        const found = offsetChanges(zone, change.utcMs - early, change.utcMs - early + 2 * 3_600_000)
+        expect(found, `${name}, from ${early / 1000} s before`).to.deep.equal({ first: before, at: [change] })
+      }
+      // A range that ends just before the change, or begins at it.
+      expect(offsetChanges(zone, change.utcMs - 5_000_000, change.utcMs - 600_000)).to.deep.equal({ first: before, at: [] })
+      expect(offsetChanges(zone, change.utcMs - 5_000_000, change.utcMs - 1_000)).to.deep.equal({ first: before, at: [] })
+      expect(offsetChanges(zone, change.utcMs, change.utcMs + 5_000_000)).to.deep.equal({ first: change.offsetMinutes, at: [] })
+    }
+  })
+
+  it('a change day looks its zone up once: no look-up for any time of the day after that', () => {
+    for (const [name, date] of [['Europe/Berlin', '2026-03-29'], ['Europe/Berlin', '2026-10-25'], ['Australia/Lord_Howe', '2026-04-05']] as const) {
+      const zone: SiteZone = { kind: 'iana', name }
+      let lookUps = 0
+      const instants = dayInstants(zone, dayMs(date), (utcMs) => {
+        lookUps++
+        return offsetAt(zone, utcMs)
+      })
+      // Hour by hour over five days, then halving one hour to the second.
+      expect(lookUps, `${name} ${date}: look-ups to find the changes`).to.be.within(5 * 24, 5 * 24 + 1 + 13)
+      lookUps = 0
+      for (let ms = 0; ms < DAY; ms += 61_000) {
+        expect(instants(dayMs(date) + ms)).to.deep.equal(wallClockToInstant(zone, dayMs(date) + ms))
+      }
+      expect(lookUps, `${name} ${date}: look-ups for its times`).to.equal(0)
+    }
+  })
+
+  it('a time far from the day is answered right too: the instants outside its five days are looked up', () => {
+    const zone: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
+    const instants = dayInstants(zone, dayMs('2026-03-29'))
+    for (const text of ['2026-10-26T12:00:00', '2026-10-25T02:30:00', '2025-10-27T12:00:00', '2025-12-24T18:00:00', '2026-03-31T23:59:59']) {
+      const wallMs = Date.parse(`${text}Z`)
+      expect(instants(wallMs), text).to.deep.equal(wallClockToInstant(zone, wallMs))
+    }
+  })
+
   it('a WallClock prints the times of a change day as wallClockToInstant does, created_at seconds and all', () => {
     const zone: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
     const clock = new WallClock(zone)
