@@ -18,16 +18,58 @@ export function pad4(n: number): string {
   return String(n).padStart(4, '0')
 }
 
-/** Milliseconds since the epoch of a `YYYY-MM-DD` date at 00:00, read as UTC; NaN when it is no date. */
+/**
+ * Milliseconds since the epoch of a `YYYY-MM-DD` date at 00:00, read as UTC
+ * (the proleptic Gregorian calendar, years 0000 to 9999); NaN when it is no
+ * date. Read digit by digit and counted, without a regular expression or a
+ * Date: it runs for every whole-day row of a summary and every day of a rule's
+ * expansion, where the match and its strings were a megabyte a request
+ * (scripts/bench/README.md, seventeenth pass).
+ */
 export function dayToMs(date: string): number {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date)
-  if (!m) return NaN
-  const year = Number(m[1]), month = Number(m[2]), day = Number(m[3])
-  if (month < 1 || month > 12) return NaN
-  // Day 0 and days past the month's end roll into another month: their day of the month differs.
-  const d = new Date(0)
-  d.setUTCFullYear(year, month - 1, day)
-  return d.getUTCDate() === day ? d.getTime() : NaN
+  if (date.length !== 10 || date.charCodeAt(4) !== DASH || date.charCodeAt(7) !== DASH) return NaN
+  const year = digitsAt(date, 0, 4)
+  const month = digitsAt(date, 5, 2)
+  const day = digitsAt(date, 8, 2)
+  if (year < 0 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return NaN
+  return daysFromCivil(year, month, day) * DAY_MS
+}
+
+const DASH = 0x2d
+
+/** The number written by `count` ASCII digits at `at`; -1 when any of them is no digit. */
+function digitsAt(text: string, at: number, count: number): number {
+  let number = 0
+  for (let i = at; i < at + count; i++) {
+    const digit = text.charCodeAt(i) - 0x30
+    if (digit < 0 || digit > 9) return -1
+    number = number * 10 + digit
+  }
+  return number
+}
+
+function isLeapYear(year: number): boolean {
+  return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+function daysInMonth(year: number, month: number): number {
+  return month === 2 && isLeapYear(year) ? 29 : MONTH_DAYS[month - 1]!
+}
+
+/**
+ * Days from 1970-01-01 to a date of the proleptic Gregorian calendar, by
+ * counting whole 400-year cycles from 0000-03-01 (H. Hinnant, "chrono-Compatible
+ * Low-Level Date Algorithms", days_from_civil).
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year
+  const era = Math.floor(y / 400)
+  const yearOfEra = y - era * 400
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear
+  return era * 146_097 + dayOfEra - 719_468
 }
 
 /** `YYYY-MM-DD` of milliseconds read as UTC. */

@@ -202,6 +202,38 @@ describe('calendar arithmetic', () => {
     expect(weekdayOf('2026-11-28')).to.equal(6)
   })
 
+  it('reads every date of years 0000 to 0401, 1600 to 2400 and 9598 to 9999 as Date does, and no day that does not exist', () => {
+    // What dayToMs answered before it counted days itself: a regular expression and Date.
+    const byDate = (text: string) => {
+      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text)
+      if (!m) return NaN
+      const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])]
+      if (month < 1 || month > 12) return NaN
+      const d = new Date(0)
+      d.setUTCFullYear(year, month - 1, day)
+      return d.getUTCDate() === day ? d.getTime() : NaN
+    }
+    let dates = 0
+    for (const [first, last] of [[0, 401], [1600, 2400], [9598, 9999]] as const) {
+      for (let year = first; year <= last; year++) {
+        for (let month = 0; month <= 13; month++) {
+          for (let day = 0; day <= 32; day++) {
+            const text = `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`
+            const expected = byDate(text)
+            const got = dayToMs(text)
+            if (!(Object.is(got, expected))) expect(got, text).to.equal(expected)
+            if (!Number.isNaN(expected)) dates++
+          }
+        }
+      }
+    }
+    // Every real day of those 1,605 years, each read right.
+    expect(dates).to.equal(586_215)
+    for (const text of ['2026-1-25', '2026-11-5x', '+2026-11-25', '2026/11/25', '2026/11-25', '2026-11/25', '2026-11-2/', '2026-1!-25', '20#6-11-25', '2026-11-2５', '2026-11-25 ', '２026-11-25', '202a-11-25', '-026-11-25']) {
+      expect(dayToMs(text), text).to.be.NaN
+    }
+  }).timeout(20_000)
+
   it('reads TIME values, negative and fractional ones too', () => {
     const cases: [string, number][] = [
       ['09:30:15', 34215], ['09:30', 34200], ['24:00:00', 86400], ['-01:00:00', -3600], ['838:59:59', 3020399],
