@@ -114,7 +114,8 @@ describe('days near a change of offset: each change found once (dayInstants) ans
   it('a time far from the day is answered right too: the instants outside its five days are looked up', () => {
     const zone: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
     const instants = dayInstants(zone, dayMs('2026-03-29'))
-    for (const text of ['2026-10-26T12:00:00', '2026-10-25T02:30:00', '2025-10-27T12:00:00', '2025-12-24T18:00:00', '2026-03-31T23:59:59']) {
+    // Summer time before the five days, winter time after them: offsets other than the edges' own.
+    for (const text of ['2026-10-26T12:00:00', '2026-10-25T02:30:00', '2025-07-01T12:00:00', '2025-10-27T12:00:00', '2025-12-24T18:00:00', '2026-03-31T23:59:59']) {
       const wallMs = Date.parse(`${text}Z`)
       expect(instants(wallMs), text).to.deep.equal(wallClockToInstant(zone, wallMs))
     }
