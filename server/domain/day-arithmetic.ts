@@ -100,10 +100,42 @@ export function addMonthsClamped(date: string, months: number): string {
   return dayjs.utc(date).add(months, 'month').format('YYYY-MM-DD')
 }
 
-/** Seconds of a TIME value (`09:30:00`, `24:00:00`, `-01:00:00`); NaN when it is none. */
+/**
+ * Seconds of a TIME value (`09:30:00`, `24:00:00`, `-01:00:00`, `838:59:59`; the
+ * seconds may be left out, and a fraction is dropped); NaN when it is none.
+ * Read character by character, as dayToMs is: it runs for every period of an
+ * expanded rule.
+ */
 export function timeToSeconds(time: string): number {
-  const m = /^(-?)(\d{1,3}):(\d{2})(?::(\d{2}))?(?:\.\d+)?$/.exec(time)
-  if (!m) return NaN
-  const seconds = Number(m[2]) * 3600 + Number(m[3]) * 60 + Number(m[4] ?? 0)
-  return m[1] === '-' ? -seconds : seconds
+  const negative = time.charCodeAt(0) === DASH
+  let at = negative ? 1 : 0
+  let hours = 0
+  const hoursStart = at
+  while (at - hoursStart < 3 && isDigitAt(time, at)) hours = hours * 10 + time.charCodeAt(at++) - 0x30
+  if (at === hoursStart || time.charCodeAt(at) !== COLON) return NaN
+  const minutes = digitsAt(time, at + 1, 2)
+  if (minutes < 0) return NaN
+  at += 3
+  let seconds = 0
+  if (time.charCodeAt(at) === COLON) {
+    seconds = digitsAt(time, at + 1, 2)
+    if (seconds < 0) return NaN
+    at += 3
+  }
+  if (time.charCodeAt(at) === DOT) {
+    const fractionStart = ++at
+    while (isDigitAt(time, at)) at++
+    if (at === fractionStart) return NaN
+  }
+  if (at !== time.length) return NaN
+  const total = hours * 3600 + minutes * 60 + seconds
+  return negative ? -total : total
+}
+
+const COLON = 0x3a
+const DOT = 0x2e
+
+function isDigitAt(text: string, at: number): boolean {
+  const code = text.charCodeAt(at)
+  return code >= 0x30 && code <= 0x39
 }

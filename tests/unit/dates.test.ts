@@ -243,6 +243,32 @@ describe('calendar arithmetic', () => {
     for (const text of ['nope', 'x09:30:00', '09:30:00x', '09:30:00.', '9']) expect(timeToSeconds(text), text).to.be.NaN
   })
 
+  it('reads every TIME text of its grammar as the regular expression it replaced, and nothing else', () => {
+    const byExpression = (time: string) => {
+      const m = /^(-?)(\d{1,3}):(\d{2})(?::(\d{2}))?(?:\.\d+)?$/.exec(time)
+      if (!m) return NaN
+      const seconds = Number(m[2]) * 3600 + Number(m[3]) * 60 + Number(m[4] ?? 0)
+      return m[1] === '-' ? -seconds : seconds
+    }
+    // Every combination of these pieces: signs, hours of 0 to 4 digits, a colon or not,
+    // minutes and seconds of 0 to 3 digits, fractions, and something after.
+    const signs = ['', '-', '+', ' ']
+    const hours = ['', '0', '9', '09', '24', '99', '838', '999', '1234', 'x', '٣']
+    const separators = [':', '', '.', '::']
+    const minutes = ['', '0', '00', '30', '59', '75', '99', '305', '3x']
+    const seconds = ['', ':', ':0', ':00', ':59', ':99', ':123', '.5', ':00.', ':00.5', ':00.25', ':00.x', '.', ':0a']
+    const tails = ['', ' ', 'x', '.1', '\n']
+    let read = 0
+    for (const sign of signs) for (const h of hours) for (const sep of separators) for (const m of minutes) for (const sec of seconds) for (const tail of tails) {
+      const text = sign + h + sep + m + sec + tail
+      const expected = byExpression(text)
+      const got = timeToSeconds(text)
+      if (!Object.is(got, expected)) expect(got, JSON.stringify(text)).to.equal(expected)
+      if (!Number.isNaN(expected)) read++
+    }
+    expect(read, 'texts that are a TIME').to.be.greaterThan(500)
+  })
+
   it('counts both ends of a range', () => {
     expect(daysInclusive('2026-01-01', '2026-01-01')).to.equal(1)
     expect(daysInclusive('2026-01-01', '2027-12-31')).to.equal(730)
