@@ -63,8 +63,12 @@ interface RawAnswer {
   closed: Promise<number>
 }
 
-/** A request over a raw socket; `read: false` stops reading after the first chunk. */
-async function rawGet(port: number, path: string, options: { read: boolean } = { read: true }): Promise<RawAnswer> {
+/**
+ * A request over a raw socket; `read: false` stops reading after the first
+ * chunk; `keepAlive` leaves the connection open after the answer, as a client
+ * of many requests would.
+ */
+async function rawGet(port: number, path: string, options: { read: boolean; keepAlive?: boolean } = { read: true }): Promise<RawAnswer> {
   const socket = connect(port, '127.0.0.1')
   const received: Buffer[] = []
   const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())))
@@ -75,7 +79,7 @@ async function rawGet(port: number, path: string, options: { read: boolean } = {
       received.push(chunk)
       resolve()
     })
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`)
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: test\r\n${options.keepAlive ? '' : 'Connection: close\r\n'}\r\n`)
   })
   return { socket, received, bytes: () => received.reduce((n, c) => n + c.length, 0), closed }
 }
@@ -166,6 +170,28 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         expect(service.logs.some((line) => line.msg === 'answer cut: the client read nothing for SEND_TIMEOUT_MS')).to.equal(true)
         expect(await metric(service.port, 'booking_calendar_answers_cut_total{reason="send_timeout"}')).to.equal(1)
         expect(service.logs.filter((line) => (line.level as number) >= 50), 'no error line').to.deep.equal([])
+      } finally {
+        await service.close()
+      }
+    })
+
+    it('a narrow answer to a client that reads nothing: sent whole, and its connection still closed by the server within seconds', async () => {
+      // A whole answer the kernel takes at once gets no send timer (routes/slots.ts): the
+      // server's keep-alive timeout (5 s, and Node's second of grace) bounds the connection.
+      const service = await startService(mariadb, { SEND_TIMEOUT_MS: '1000' })
+      try {
+        const slow = await rawGet(service.port, SMALL, { read: false, keepAlive: true })
+        await sleep(7_000)
+        // Read now: the whole answer, then the end of a connection the server closed meanwhile.
+        slow.socket.resume()
+        await within(slow.closed, 1_000, 'the connection closed by the server')
+        const raw = Buffer.concat(slow.received).toString('utf8')
+        const [head, body] = raw.split('\r\n\r\n', 2) as [string, string]
+        expect(head.startsWith('HTTP/1.1 200 OK')).to.equal(true)
+        expect(Buffer.byteLength(body)).to.equal(Number(/content-length: (\d+)/i.exec(head)![1]))
+        expect(JSON.parse(body).booked_slots).to.have.property(String(FIRST_SERVICE_ID)).that.is.an('array').and.not.empty
+        expect(service.logs.some((line) => line.msg === 'answer cut: the client read nothing for SEND_TIMEOUT_MS'), 'no cut: the answer was whole').to.equal(false)
+        expect(service.logs.find((line) => line.msg === 'request')).to.include({ status: 200, completed: true })
       } finally {
         await service.close()
       }
