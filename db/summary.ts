@@ -5,6 +5,8 @@ import { sql, type CompiledQuery, type ExpressionBuilder } from 'kysely'
 import { matches, type BookingFilter } from './bookings.ts'
 import type { Database } from './database.ts'
 import type { Db } from './connect.ts'
+import type { BoundedPool } from './bounded-pool.ts'
+import { readCells, type RowPacketSink } from './row-packets.ts'
 
 export interface SummaryQuery {
   filter: BookingFilter
@@ -66,17 +68,95 @@ export function compileSummaryQuery(db: Db, query: SummaryQuery): CompiledQuery 
   return selectSummary(db, query).compile()
 }
 
-/** The rows of one statement; a long range is cut in two by the caller (domain/summary.ts, splitByBookingDate). */
-export async function findSummaryRows(db: Db, query: SummaryQuery): Promise<SummaryRow[]> {
-  const rows = await selectSummary(db, query).execute()
-  // COUNT and SUM arrive as strings (DECIMAL) from mysql2.
-  return rows.map((row) => ({
-    day: row.day,
-    service_id: Number(row.service_id),
-    status: row.status,
-    whole_day_date: Number(row.all_day_bookings ?? 0) > 0 ? row.whole_day_date : null,
-    bookings: Number(row.bookings),
-    all_day_bookings: Number(row.all_day_bookings ?? 0),
-    booked_seconds: Number(row.booked_seconds ?? 0),
-  }))
+/**
+ * Where a summary's rows go, one at a time as they arrive, each as findSummaryRows
+ * reads it (SummaryRow's fields, in its order). domain/summary.ts' SummaryRows
+ * keeps them as numbers: kept as objects until the last had arrived, the rows
+ * of a year (about 18,000 at a million bookings) survived the scavenges in
+ * between and made the garbage collector a third of a summary's CPU
+ * (scripts/bench/README.md, eighteenth pass).
+ */
+export interface SummaryRowSink {
+  add(day: string, serviceId: number, status: string | null, wholeDayDate: string | null, bookings: number, allDayBookings: number, bookedSeconds: number): void
+}
+
+/** A row as mysql2 makes it, for a result the packet reader leaves to it. */
+export interface ParsedSummaryRow {
+  day: string | null
+  service_id: number | string
+  status: string | null
+  whole_day_date: string | null
+  bookings: number | string
+  all_day_bookings: number | string | null
+  booked_seconds: number | string | null
+}
+
+/** The result's cells, in selectSummary's order. */
+const CELLS = 7
+const CELL_START = new Int32Array(CELLS)
+const CELL_LENGTH = new Int32Array(CELLS)
+
+/**
+ * The rows of one statement, each handed to `into` as it arrives; a long range
+ * is cut in two by the caller (domain/summary.ts, splitByBookingDate), both
+ * halves into the same sink. The cells are read from the row packets
+ * (db/row-packets.ts), so no row becomes an object; COUNT and SUM come as text
+ * (DECIMAL), NULL where no booking had times.
+ */
+export async function findSummaryRows(db: Db, pool: BoundedPool, query: SummaryQuery, into: SummaryRowSink): Promise<void> {
+  const compiled = selectSummary(db, query).compile()
+  const lease = await pool.acquire()
+  try {
+    const rows = await lease.query<ParsedSummaryRow | number>(compiled.sql, compiled.parameters, undefined, summaryRowPackets(into))
+    // Objects only if mysql2 no longer hands its packets over (db/row-packets.ts).
+    for (const row of rows) if (typeof row === 'object') addParsedSummaryRow(into, row)
+  } finally {
+    lease.release()
+  }
+}
+
+/** The rows of a summary's result, read from their packets into `into`. */
+export function summaryRowPackets(into: SummaryRowSink): RowPacketSink<ParsedSummaryRow> {
+  return {
+    accepts: (columns) => columns.length === CELLS,
+    row(bytes, start, end, row) {
+      if (!readCells(bytes, start, end, CELLS, CELL_START, CELL_LENGTH)) return addParsedSummaryRow(into, row.parsed())
+      const allDayBookings = cellNumber(bytes, 5)
+      into.add(
+        cellText(bytes, 0, 'latin1') ?? '', cellNumber(bytes, 1), cellText(bytes, 2, 'utf8'),
+        allDayBookings > 0 ? cellText(bytes, 3, 'latin1') : null,
+        cellNumber(bytes, 4), allDayBookings, cellNumber(bytes, 6),
+      )
+    },
+  }
+}
+
+/** A row as mysql2 reads it, into the sink: the values the packet reader gives. */
+export function addParsedSummaryRow(into: SummaryRowSink, row: ParsedSummaryRow): void {
+  const allDayBookings = Number(row.all_day_bookings ?? 0)
+  into.add(row.day ?? '', Number(row.service_id), row.status, allDayBookings > 0 ? row.whole_day_date : null,
+    Number(row.bookings), allDayBookings, Number(row.booked_seconds ?? 0))
+}
+
+/** Cell `cell` of the row read last as text; null for SQL NULL. */
+function cellText(bytes: Buffer, cell: number, encoding: 'latin1' | 'utf8'): string | null {
+  const length = CELL_LENGTH[cell]!
+  if (length < 0) return null
+  const start = CELL_START[cell]!
+  return bytes.toString(encoding, start, start + length)
+}
+
+/** Cell `cell` of the row read last as a number, 0 for SQL NULL: its digits read here, any other text by Number. */
+function cellNumber(bytes: Buffer, cell: number): number {
+  const length = CELL_LENGTH[cell]!
+  if (length < 0) return 0
+  const start = CELL_START[cell]!
+  let value = 0
+  for (let at = start; at < start + length; at++) {
+    const digit = bytes[at]! - 48
+    // A sign, a fraction (times with fractional seconds) or an exponent.
+    if (digit < 0 || digit > 9) return Number(bytes.toString('latin1', start, start + length))
+    value = value * 10 + digit
+  }
+  return value
 }

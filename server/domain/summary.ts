@@ -7,7 +7,9 @@ import type { Db } from '../../db/connect.ts'
 import { findRules, type RuleRow } from '../../db/disabled-times.ts'
 import { readStartOfWeek } from '../../db/options.ts'
 import { findAllServices } from '../../db/services.ts'
-import { findSummaryRows, type SummaryQuery as SummaryRowsQuery, type SummaryRow } from '../../db/summary.ts'
+import { findSummaryRows, type SummaryQuery as SummaryRowsQuery } from '../../db/summary.ts'
+import type { BoundedPool } from '../../db/bounded-pool.ts'
+import { SummaryRows } from './summary-rows.ts'
 import { invalidParams } from '../errors.ts'
 import { DAY_MS, addDays, dayToMs, daysInclusive, msToDay, timeToSeconds, weekdayOf } from './day-arithmetic.ts'
 import { remember } from './remember.ts'
@@ -235,12 +237,17 @@ export class OpenMinutes {
    * that cannot be read (the zero date) has no open minutes.
    */
   on(serviceId: number, date: string): number {
-    const dayMs = dayToMs(date)
+    return this.onDay(serviceId, dayToMs(date))
+  }
+
+  /** `on` for a day given as dayToMs gives it (NaN: a day that cannot be read). */
+  onDay(serviceId: number, dayMs: number): number {
     if (Number.isNaN(dayMs) || !this.#ids.has(serviceId)) return 0
     const index = Math.round((dayMs - this.#startMs) / DAY_MS)
     if (index >= 0 && index < this.#days) return this.sum(serviceId, index, index)
+    const date = msToDay(dayMs)
     return remember(this.#outside, 10_000, `${serviceId}|${date}`,
-      () => new OpenMinutes(this.#rules, { start: date, end: date }, [serviceId], this.#clock).on(serviceId, date))
+      () => new OpenMinutes(this.#rules, { start: date, end: date }, [serviceId], this.#clock).onDay(serviceId, dayMs))
   }
 }
 
@@ -324,7 +331,7 @@ export interface SummaryInput {
   startOfWeek: number
   /** The services of the answer, ascending by ID: the one named by `service`, or every published one and every one with a matching booking. */
   services: SummaryService[]
-  rows: SummaryRow[]
+  rows: SummaryRows
   /** Open minutes of those services over the range (and, through `on`, on any whole-day booking's day). */
   open: OpenMinutes
   /** Whether open_minutes is given: not with filter_by=created_date nor with status in group_by. */
@@ -333,11 +340,11 @@ export interface SummaryInput {
 
 /** The groups (every combination, with zeros where nothing matched) and the totals. */
 export function summarize(input: SummaryInput): { groups: SummaryGroup[]; totals: SummaryMeasures } {
-  const { groupBy, range, services, open, withOpenMinutes } = input
+  const { groupBy, range, services, rows, open, withOpenMinutes } = input
   const periods = periodsOf(range, groupBy.period, input.startOfWeek)
   const offset = daysInclusive(open.span.start, range.start) - 1
   // Status groups only for the statuses that occur (API.md).
-  const statuses = groupBy.status ? [...new Set(input.rows.map((row) => normalStatus(row.status)))].sort() : [undefined]
+  const statuses = groupBy.status ? [...new Set(rows.statuses.map(normalStatus))].sort() : [undefined]
   const serviceDim = groupBy.service ? services : [undefined]
   // Each day of the range: the index of its period.
   const periodOfDay: number[] = []
@@ -368,25 +375,30 @@ export function summarize(input: SummaryInput): { groups: SummaryGroup[]; totals
   const bookedSeconds = new Float64Array(groups.length)
   const serviceIndexes = new Map(services.map((service, index) => [service.id, index]))
   const statusIndexes = new Map(statuses.map((status, index) => [status, index]))
+  // Each stored status of the rows: the index of its group's status.
+  const statusOfRows = rows.statuses.map((status) => statusIndexes.get(normalStatus(status)))
 
   // Per row (thousands for a year): numbers and Map lookups, no string keys built.
-  const dayIndexes = new Map<string, number>()
-  for (const row of input.rows) {
-    let day = dayIndexes.get(row.day)
-    if (day === undefined) dayIndexes.set(row.day, day = daysInclusive(range.start, row.day) - 1)
-    const period = periodOfDay[day]
-    const service = groupBy.service ? serviceIndexes.get(row.service_id) : 0
-    const status = groupBy.status ? statusIndexes.get(normalStatus(row.status)) : 0
+  const rangeStartMs = dayToMs(range.start)
+  for (let row = 0; row < rows.length; row++) {
+    const period = periodOfDay[Math.round((rows.dayMs[row]! - rangeStartMs) / DAY_MS)]
+    const serviceId = rows.serviceId[row]!
+    const service = groupBy.service ? serviceIndexes.get(serviceId) : 0
+    const status = groupBy.status ? statusOfRows[rows.status[row]!] : 0
     // A row outside every period, service or status makes the index NaN, which names no group.
     const index = ((period ?? NaN) * serviceDim.length + (service ?? NaN)) * statuses.length + (status ?? NaN)
     const group = groups[index]
-    if (!group) throw new Error(`a summary row fell outside every group: ${row.day} ${row.service_id} ${row.status ?? ''}`)
-    group.bookings += row.bookings
-    group.all_day_bookings += row.all_day_bookings
-    bookedSeconds[index] = bookedSeconds[index]! + row.booked_seconds
+    if (!group) {
+      const day = Number.isNaN(rows.dayMs[row]) ? 'a day that is no date' : msToDay(rows.dayMs[row]!)
+      throw new Error(`a summary row fell outside every group: ${day} ${serviceId} ${rows.statuses[rows.status[row]!] ?? ''}`)
+    }
+    const allDayBookings = rows.allDayBookings[row]!
+    group.bookings += rows.bookings[row]!
+    group.all_day_bookings += allDayBookings
+    bookedSeconds[index] = bookedSeconds[index]! + rows.bookedSeconds[row]!
     // A whole-day booking counts the open minutes of its day for its service.
-    if (row.whole_day_date !== null) {
-      bookedSeconds[index] = bookedSeconds[index]! + row.all_day_bookings * open.on(row.service_id, row.whole_day_date) * 60
+    if (allDayBookings > 0) {
+      bookedSeconds[index] = bookedSeconds[index]! + allDayBookings * open.onDay(serviceId, rows.wholeDayMs[row]!) * 60
     }
   }
 
@@ -428,6 +440,7 @@ export const summaryQueries: SummaryQueries = { ...serviceLookups, readStartOfWe
 /** Answers `GET summary/`: counts in the database, periods, services and open minutes here. */
 export async function answerSummary(
   db: Db,
+  pool: BoundedPool,
   params: SummaryQuery,
   options: { zone: SiteZone; now: number; maxRangeDays: number; problems: RuleProblemLog },
   queries: SummaryQueries = summaryQueries,
@@ -444,9 +457,11 @@ export async function answerSummary(
   const startOfWeek = startOfWeekFrom(startOfWeekText)
   // The same filter as slots/ for the same parameters, so the counts agree with it.
   const filter = bookingFilter({ status: params.status, start: range.start, end: range.end, filter_by: params.filter_by }, service?.ID)
-  const [rows, ruleRows, posts] = await Promise.all([
+  // Both halves fold into the same columns as their rows arrive.
+  const rows = new SummaryRows()
+  const [, ruleRows, posts] = await Promise.all([
     Promise.all(splitByBookingDate({ filter, dateOf: params.filter_by, byStatus: groupBy.status })
-      .map((part) => queries.findSummaryRows(db, part))).then((parts) => parts.flat()),
+      .map((part) => queries.findSummaryRows(db, pool, part, rows))),
     queries.findRules(db, service?.ID),
     // With a service, its row is the only one the answer names (as in domain/disabled-time.ts).
     service ? [service] : queries.findAllServices(db),
@@ -456,7 +471,7 @@ export async function answerSummary(
   // The services of the answer: the one named, else every published one and any other with a matching booking.
   const ids = service
     ? [service.ID]
-    : [...new Set([...posts.filter((post) => post.post_status === 'publish').map((post) => post.ID), ...rows.map((row) => row.service_id)])]
+    : [...new Set([...posts.filter((post) => post.post_status === 'publish').map((post) => post.ID), ...rows.serviceIds()])]
   const services = ids.sort((a, b) => a - b).map((id) => ({ id, slug: slugs.get(id) ?? null }))
 
   const rules: ValidRule[] = []

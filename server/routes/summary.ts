@@ -41,7 +41,7 @@ export type SummaryParams = z.output<typeof summaryParams>
 export const summaryHandler = (deps: Deps): RequestHandler => async (req, res) => {
   const params = parseParams(summaryParams, req.query)
   const csv = negotiateFormat(req, params.format, ['json', 'csv']) === 'csv'
-  const answer = await answerSummary(deps.db, params, {
+  const answer = await answerSummary(deps.db, deps.pool.short, params, {
     zone: deps.siteTimezone.known() ?? await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
   })
   addRowsSent(res, answer.groups.length)

@@ -6,6 +6,7 @@ import { expect } from 'chai'
 import type { Logger } from 'pino'
 import type { BookingFilter, BookingOrder, BookingRow } from '../../db/bookings.ts'
 import type { Db } from '../../db/connect.ts'
+import type { BoundedPool } from '../../db/bounded-pool.ts'
 import type { RuleRow } from '../../db/disabled-times.ts'
 import type { ServiceRow } from '../../db/services.ts'
 import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
@@ -28,6 +29,8 @@ import { disabledTimeParams } from '../../server/routes/disabled-time.ts'
 import { slotsParams } from '../../server/routes/slots.ts'
 
 const db = {} as Db
+// The summary's rows come from findSummaryRows' stand-in below, which takes no connection.
+const pool = {} as BoundedPool
 const berlin = { kind: 'iana', name: 'Europe/Berlin' } as const
 
 const services: ServiceRow[] = [
@@ -621,9 +624,11 @@ describe('answerSummary: which queries answer summary/, and how their rows combi
         calls.push('start_of_week')
         return setup.startOfWeek
       },
-      findSummaryRows: async (_db, summaryQuery) => {
+      findSummaryRows: async (_db, _pool, summaryQuery, into) => {
         calls.push(`rows ${JSON.stringify(summaryQuery)}`)
-        return setup.rows ?? []
+        for (const row of setup.rows ?? []) {
+          into.add(row.day, row.service_id, row.status, row.whole_day_date, row.bookings, row.all_day_bookings, row.booked_seconds)
+        }
       },
       findRules: async (_db, serviceId) => {
         calls.push(`rules ${serviceId}`)
@@ -638,7 +643,7 @@ describe('answerSummary: which queries answer summary/, and how their rows combi
       },
     }
     const params = 'parsed' in query && typeof query.parsed === 'object' ? query.parsed : parseParams(summaryParams, query)
-    const answer = await answerSummary(db, params, {
+    const answer = await answerSummary(db, pool, params, {
       zone: berlin, now: Date.UTC(2026, 10, 22, 23, 30), maxRangeDays: setup.maxRangeDays ?? 731,
       problems: setup.problems ?? new RuleProblemLog(warnings().log),
     }, queries)

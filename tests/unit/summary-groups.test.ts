@@ -2,6 +2,7 @@ import { expect } from 'chai'
 import type { RuleRow } from '../../db/disabled-times.ts'
 import type { SummaryRow } from '../../db/summary.ts'
 import { WallClock } from '../../server/domain/wall-clock.ts'
+import { SummaryRows } from '../../server/domain/summary-rows.ts'
 import { daysInclusive } from '../../server/domain/day-arithmetic.ts'
 import { type SiteZone } from '../../server/domain/zone-offsets.ts'
 import { readRule, type ValidRule } from '../../server/domain/rules.ts'
@@ -127,7 +128,7 @@ describe('summarize: status groups, week periods, a range inside the open minute
       row({ day: '2026-11-30', status: 'booked' }),
       row({ day: '2026-12-01', status: null, bookings: 3, booked_seconds: 90 }),
     ]
-    const { groups, totals } = summarize({ groupBy: { period: 'week', service: false, status: true }, range, startOfWeek: 1, services, rows, open, withOpenMinutes: false })
+    const { groups, totals } = summarize({ groupBy: { period: 'week', service: false, status: true }, range, startOfWeek: 1, services, rows: SummaryRows.of(rows), open, withOpenMinutes: false })
     const week = (start: string, end: string, status: string, bookings: number, booked: number) =>
       ({ period_start: start, period_end: end, status, bookings, all_day_bookings: 0, booked_minutes: booked, open_minutes: null, occupancy: null })
     expect(groups).to.deep.equal([
@@ -140,7 +141,7 @@ describe('summarize: status groups, week periods, a range inside the open minute
     // The span starts a week earlier; Mondays off site-wide.
     const open = new OpenMinutes([rule({ id: 1, weekday: 1 })], { start: '2026-11-16', end: '2026-12-06' }, [12], clock)
     const rows = [row({ day: '2026-11-30', whole_day_date: '2026-11-24', bookings: 1, all_day_bookings: 1, booked_seconds: 0 })]
-    const { groups, totals } = summarize({ groupBy: { period: 'week', service: true, status: false }, range, startOfWeek: 1, services, rows, open, withOpenMinutes: true })
+    const { groups, totals } = summarize({ groupBy: { period: 'week', service: true, status: false }, range, startOfWeek: 1, services, rows: SummaryRows.of(rows), open, withOpenMinutes: true })
     expect(groups.map((g) => [g.period_start, g.service_id, g.bookings, g.booked_minutes, g.open_minutes, g.occupancy])).to.deep.equal([
       ['2026-11-23', 12, 0, 0, 6 * 1440, 0],
       ['2026-11-30', 12, 1, 1440, 6 * 1440, 0.1667],
@@ -150,7 +151,7 @@ describe('summarize: status groups, week periods, a range inside the open minute
   it('a row outside every group is an error, not a silently lost count', () => {
     const open = new OpenMinutes([], range, [12], clock)
     const rows = [row({ day: '2026-12-07' })]
-    expect(() => summarize({ groupBy: { period: 'week', service: true, status: false }, range, startOfWeek: 1, services, rows, open, withOpenMinutes: true }))
+    expect(() => summarize({ groupBy: { period: 'week', service: true, status: false }, range, startOfWeek: 1, services, rows: SummaryRows.of(rows), open, withOpenMinutes: true }))
       .to.throw('a summary row fell outside every group: 2026-12-07 12')
   })
 })

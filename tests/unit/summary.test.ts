@@ -2,6 +2,7 @@ import { expect } from 'chai'
 import type { RuleRow } from '../../db/disabled-times.ts'
 import type { SummaryQuery, SummaryRow } from '../../db/summary.ts'
 import { WallClock } from '../../server/domain/wall-clock.ts'
+import { SummaryRows } from '../../server/domain/summary-rows.ts'
 import { readRule, type ValidRule } from '../../server/domain/rules.ts'
 import {
   mergeIntervals, occupancyOf, OpenMinutes, parseGroupBy, periodStartOf, periodsOf, resolveSummaryRange, splitByBookingDate, startOfWeekFrom, summarize,
@@ -121,7 +122,7 @@ describe('summarize: groups with zeros, whole-day bookings, totals', () => {
   const novemberOpen = (30 - 5) * 1440
   const decemberOpen = (31 - 4) * 1440
   it('every month × service, zeros where nothing matched', () => {
-    const { groups, totals } = summarize({ groupBy: { period: 'month', service: true, status: false }, range, startOfWeek: 1, services, rows, open, withOpenMinutes: true })
+    const { groups, totals } = summarize({ groupBy: { period: 'month', service: true, status: false }, range, startOfWeek: 1, services, rows: SummaryRows.of(rows), open, withOpenMinutes: true })
     expect(groups).to.deep.equal([
       { period_start: '2026-11-01', period_end: '2026-11-30', service_id: 12, service_slug: 'haircut', bookings: 6, all_day_bookings: 3, booked_minutes: 180 + 1440, open_minutes: novemberOpen, occupancy: occupancyOf(1620, novemberOpen) },
       { period_start: '2026-11-01', period_end: '2026-11-30', service_id: 15, service_slug: 'стрижка', bookings: 0, all_day_bookings: 0, booked_minutes: 0, open_minutes: novemberOpen, occupancy: 0 },
@@ -131,14 +132,33 @@ describe('summarize: groups with zeros, whole-day bookings, totals', () => {
     expect(totals).to.deep.equal({ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, open_minutes: 2 * (novemberOpen + decemberOpen), occupancy: occupancyOf(1620, 2 * (novemberOpen + decemberOpen)) })
   })
   it('without service in group_by, open minutes sum over every service of the answer; null when not wanted', () => {
-    const { groups } = summarize({ groupBy: { period: undefined, service: false, status: false }, range, startOfWeek: 1, services, rows, open, withOpenMinutes: false })
+    const { groups } = summarize({ groupBy: { period: undefined, service: false, status: false }, range, startOfWeek: 1, services, rows: SummaryRows.of(rows), open, withOpenMinutes: false })
     expect(groups).to.deep.equal([{ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, open_minutes: null, occupancy: null }])
   })
   it('a whole-day booking counts its own day\'s open minutes when the open minutes\' span starts before the range', () => {
     // The span starts on Tuesday 27 October, five days before the range: Sunday 29 November is its 34th day but the range's 29th.
     const wider = new OpenMinutes(rules, { start: '2026-10-27', end: '2026-12-31' }, [12, 15], clock)
-    const { groups } = summarize({ groupBy: { period: undefined, service: false, status: false }, range, startOfWeek: 1, services, rows, open: wider, withOpenMinutes: false })
+    const { groups } = summarize({ groupBy: { period: undefined, service: false, status: false }, range, startOfWeek: 1, services, rows: SummaryRows.of(rows), open: wider, withOpenMinutes: false })
     expect(groups).to.deep.equal([{ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, open_minutes: null, occupancy: null }])
+  })
+})
+
+describe('SummaryRows: a summary\'s rows as columns of numbers', () => {
+  it('keeps each row\'s values, each status once as stored, days as dayToMs gives them (NaN for no date), past its first capacity', () => {
+    const rows = new SummaryRows()
+    const statuses = [' Booked ', null, 'booked', 'подтверждено']
+    for (let i = 0; i < 1000; i++) rows.add('2026-11-05', 10 + (i % 3), statuses[i % 4]!, i % 5 === 0 ? '2026-11-06' : null, i, i % 7, i * 60)
+    rows.add('0000-00-00', 99, null, '2026-02-30', 1, 1, 0)
+    expect(rows.length).to.equal(1001)
+    expect(rows.statuses).to.deep.equal(statuses)
+    expect([...rows.serviceIds()]).to.deep.equal([10, 11, 12, 99])
+    const at = (row: number) => [rows.dayMs[row], rows.serviceId[row], rows.status[row], rows.wholeDayMs[row], rows.bookings[row], rows.allDayBookings[row], rows.bookedSeconds[row]]
+    const nov5 = Date.UTC(2026, 10, 5)
+    expect(at(0)).to.deep.equal([nov5, 10, 0, nov5 + 86_400_000, 0, 0, 0])
+    expect(at(999)).to.deep.equal([nov5, 10, 3, NaN, 999, 5, 999 * 60])
+    expect(at(1000)).to.deep.equal([NaN, 99, 1, NaN, 1, 1, 0])
+    expect(SummaryRows.of([{ day: '2026-11-05', service_id: 12, status: 'x', whole_day_date: null, bookings: 2, all_day_bookings: 0, booked_seconds: 60 }]).bookings.slice(0, 1))
+      .to.deep.equal(new Float64Array([2]))
   })
 })
 
