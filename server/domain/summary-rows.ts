@@ -7,15 +7,15 @@ import { dayToMs } from './day-arithmetic.ts'
 export class SummaryRows implements SummaryRowSink {
   length = 0
   /** The row's day as dayToMs gives it: NaN for a text that is no date. */
-  dayMs = new Float64Array(256)
-  serviceId = new Float64Array(256)
+  dayMs = new Float64Array(1024)
+  serviceId = new Float64Array(1024)
   /** The row's stored status, as an index into `statuses`. */
-  status = new Float64Array(256)
+  status = new Float64Array(1024)
   /** The day of the row's whole-day bookings, as dayToMs gives it; NaN when it has none. */
-  wholeDayMs = new Float64Array(256)
-  bookings = new Float64Array(256)
-  allDayBookings = new Float64Array(256)
-  bookedSeconds = new Float64Array(256)
+  wholeDayMs = new Float64Array(1024)
+  bookings = new Float64Array(1024)
+  allDayBookings = new Float64Array(1024)
+  bookedSeconds = new Float64Array(1024)
   /** Each status met, as stored (null when the rows are not grouped by status), in the order met. */
   readonly statuses: Array<string | null> = []
   readonly #statusIndexes = new Map<string | null, number>()
