@@ -147,16 +147,17 @@ describe('SummaryRows: a summary\'s rows as columns of numbers', () => {
   it('keeps each row\'s values, each status once as stored, days as dayToMs gives them (NaN for no date), past its first capacity', () => {
     const rows = new SummaryRows()
     const statuses = [' Booked ', null, 'booked', 'подтверждено']
-    for (let i = 0; i < 1000; i++) rows.add('2026-11-05', 10 + (i % 3), statuses[i % 4]!, i % 5 === 0 ? '2026-11-06' : null, i, i % 7, i * 60)
+    for (let i = 0; i < 2500; i++) rows.add('2026-11-05', 10 + (i % 3), statuses[i % 4]!, i % 5 === 0 ? '2026-11-06' : null, i, i % 7, i * 60)
     rows.add('0000-00-00', 99, null, '2026-02-30', 1, 1, 0)
-    expect(rows.length).to.equal(1001)
+    expect(rows.length).to.equal(2501)
     expect(rows.statuses).to.deep.equal(statuses)
     expect([...rows.serviceIds()]).to.deep.equal([10, 11, 12, 99])
     const at = (row: number) => [rows.dayMs[row], rows.serviceId[row], rows.status[row], rows.wholeDayMs[row], rows.bookings[row], rows.allDayBookings[row], rows.bookedSeconds[row]]
     const nov5 = Date.UTC(2026, 10, 5)
     expect(at(0)).to.deep.equal([nov5, 10, 0, nov5 + 86_400_000, 0, 0, 0])
     expect(at(999)).to.deep.equal([nov5, 10, 3, NaN, 999, 5, 999 * 60])
-    expect(at(1000)).to.deep.equal([NaN, 99, 1, NaN, 1, 1, 0])
+    expect(at(2499)).to.deep.equal([nov5, 10, 3, NaN, 2499, 0, 2499 * 60])
+    expect(at(2500)).to.deep.equal([NaN, 99, 1, NaN, 1, 1, 0])
     expect(SummaryRows.of([{ day: '2026-11-05', service_id: 12, status: 'x', whole_day_date: null, bookings: 2, all_day_bookings: 0, booked_seconds: 60 }]).bookings.slice(0, 1))
       .to.deep.equal(new Float64Array([2]))
   })
