@@ -72,8 +72,8 @@ export function compileSummaryQuery(db: Db, query: SummaryQuery): CompiledQuery 
  * Where a summary's rows go, one at a time as they arrive, each as findSummaryRows
  * reads it (SummaryRow's fields, in its order). domain/summary.ts' SummaryRows
  * keeps them as numbers: kept as objects until the last had arrived, the rows
- * of a year (about 18,000 at a million bookings) survived the scavenges in
- * between and made the garbage collector a third of a summary's CPU
+ * of a year (about 9,500 at a million bookings) survived the scavenges in
+ * between and made the garbage collector a quarter of a summary's CPU
  * (scripts/bench/README.md, eighteenth pass).
  */
 export interface SummaryRowSink {
