@@ -21,6 +21,8 @@ const BOOKINGS = 100_000
 const READER = { user: 'fault_reader', password: 'fault-reader-pw' }
 const EXPORT = '/wp-json/booking-calendar/v1/slots?flat'
 const SMALL = `/wp-json/booking-calendar/v1/slots?service=${FIRST_SERVICE_ID}&start=2026-03-01&end=2026-03-07`
+/** A year, counted in two halves at once, each half's rows read from their packets (db/summary.ts). */
+const SUMMARY = '/wp-json/booking-calendar/v1/summary?start=2025-01-01&end=2025-12-31&group_by=month,service'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 interface Service {
@@ -329,6 +331,7 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         const answers = await Promise.all([
           get(service.port, SMALL), get(service.port, SMALL), get(service.port, EXPORT),
           get(service.port, `/wp-json/booking-calendar/v1/slots?per_page=5&page=3`),
+          get(service.port, SUMMARY), get(service.port, '/wp-json/booking-calendar/v1/disabled-time'),
           ...Array.from({ length: 10 }, () => get(service.port, '/readyz')),
         ])
         for (const answer of answers) {
@@ -339,6 +342,11 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         expect(answers.some((answer) => answer.body?.code === 'rest_query_timeout'), 'a 504 for a query on a frozen server').to.equal(true)
         // Nothing is left waiting for a connection, however many /readyz came.
         expect(service.handle.pool.short.waiting).to.equal(0)
+        // Every statement ends on its lease's own timer, the summary's halves too: within a
+        // statement timer's length no lease is still held by a statement on the frozen server.
+        const freeBy = Date.now() + 3_000
+        while (service.handle.pool.short.inUse > 0 && Date.now() < freeBy) await sleep(50)
+        expect(service.handle.pool.short.inUse, 'connections still held by statements on the frozen server').to.equal(0)
         // 503 and 504 from a hung database are expected outcomes: warnings, never error lines.
         expect(service.logs.filter((line) => (line.level as number) >= 50), 'no error line').to.deep.equal([])
         expect(service.logs.some((line) => line.msg === 'request failed' && line.level === 40)).to.equal(true)
@@ -354,6 +362,37 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         const whole = await get(service.port, `${EXPORT}&_fields=id`)
         expect(whole.status).to.equal(200)
         expect(whole.body?.total).to.equal(BOOKINGS)
+        const summary = await get(service.port, SUMMARY)
+        expect(summary.status).to.equal(200)
+        expect(summary.body?.groups).to.have.length.above(12)
+      } finally {
+        try { process.kill(pid, 'SIGCONT') } catch { /* gone */ }
+        await service.close()
+      }
+    })
+
+    it('summary/ for a year (two halves at once, read from their packets): 504 with Retry-After, and every connection it took freed by its statement timer', async () => {
+      const service = await startService(mariadb, { QUERY_TIMEOUT_MS: '1000', DB_POOL_SIZE: '6' })
+      const pid = mariadbPid(mariadb)
+      try {
+        expect((await get(service.port, SUMMARY)).status).to.equal(200)
+        process.kill(pid, 'SIGSTOP')
+        const answer = await get(service.port, SUMMARY)
+        expect([503, 504], JSON.stringify(answer.body)).to.include(answer.status)
+        expect(answer.ms).to.be.below(4_500)
+        expect(answer.headers.get('retry-after')).to.match(/^\d+$/)
+        // A half without its own timer would hold its connection until the server woke.
+        const freeBy = Date.now() + 3_000
+        while (service.handle.pool.short.inUse > 0 && Date.now() < freeBy) await sleep(50)
+        expect(service.handle.pool.short.inUse, 'connections still held by statements on the frozen server').to.equal(0)
+        process.kill(pid, 'SIGCONT')
+        let back = await get(service.port, SUMMARY)
+        const deadline = Date.now() + 10_000
+        while (back.status !== 200 && Date.now() < deadline) {
+          await sleep(200)
+          back = await get(service.port, SUMMARY)
+        }
+        expect(back.status).to.equal(200)
       } finally {
         try { process.kill(pid, 'SIGCONT') } catch { /* gone */ }
         await service.close()
