@@ -15,7 +15,8 @@ const PREFIX = '/wp-json/booking-calendar/v1'
 export const SUMMARY_PATH = `${PREFIX}/summary?start=2025-01-01&end=2025-12-31&group_by=month,service`
 export const SLOTS_YEAR_PATH = `${PREFIX}/slots?start=2025-01-01&end=2025-12-31&flat`
 const SUMMARY_RUNS = Number(process.env.BENCH_SUMMARY_RUNS ?? 30)
-const SLOTS_RUNS = Number(process.env.BENCH_SUMMARY_SLOTS_RUNS ?? 5)
+/** At least one: the requests of summary/ are shared out between those of slots/. */
+const SLOTS_RUNS = Math.max(1, Number(process.env.BENCH_SUMMARY_SLOTS_RUNS ?? 5))
 const TIMEOUT_MS = 120_000
 
 /** One GET, its body read whole and dropped: milliseconds to the last byte, or an error for anything but 200. */
@@ -32,23 +33,36 @@ function timeOne(url: string): Promise<number> {
   })
 }
 
-/** p50 of `runs` serial requests, after one warm-up request. */
-export async function p50Of(url: string, runs: number): Promise<number> {
-  await timeOne(url)
-  const times: number[] = []
-  for (let i = 0; i < runs; i++) times.push(await timeOne(url))
-  times.sort((a, b) => a - b)
-  const middle = Math.floor(times.length / 2)
-  return times.length % 2 === 1 ? times[middle]! : (times[middle - 1]! + times[middle]!) / 2
+function p50(times: number[]): number {
+  const sorted = [...times].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
 }
 
-/** Measures both, serially, and returns the markdown lines of the result. */
+/**
+ * Measures both, one request at a time, and returns the markdown lines of the
+ * result. After one warm-up request of each, they take turns: each request of
+ * slots/ follows its share of summary/'s, so that the machine's drift over the
+ * run (its speed varies up to 2× within minutes) falls on both alike, as the
+ * ratio needs (scripts/bench/README.md, eighteenth pass).
+ */
 export async function benchSummary(ctx: SummaryBenchContext): Promise<string[]> {
-  const summary = await p50Of(`${ctx.serviceUrl}${SUMMARY_PATH}`, SUMMARY_RUNS)
-  const slots = await p50Of(`${ctx.serviceUrl}${SLOTS_YEAR_PATH}`, SLOTS_RUNS)
+  const summaryUrl = `${ctx.serviceUrl}${SUMMARY_PATH}`
+  const slotsUrl = `${ctx.serviceUrl}${SLOTS_YEAR_PATH}`
+  await timeOne(summaryUrl)
+  await timeOne(slotsUrl)
+  const summaryTimes: number[] = []
+  const slotsTimes: number[] = []
+  for (let round = 0; round < SLOTS_RUNS; round++) {
+    const until = Math.round((SUMMARY_RUNS * (round + 1)) / SLOTS_RUNS)
+    while (summaryTimes.length < until) summaryTimes.push(await timeOne(summaryUrl))
+    slotsTimes.push(await timeOne(slotsUrl))
+  }
+  const summary = p50(summaryTimes)
+  const slots = p50(slotsTimes)
   const lines = [
     '',
-    '| (e) a year by month and service, 1 at a time | requests | p50 ms |',
+    '| (e) a year by month and service, 1 at a time, the two in turn | requests | p50 ms |',
     '|---|---:|---:|',
     `| summary/ (\`${SUMMARY_PATH.slice(PREFIX.length + 1)}\`) | ${SUMMARY_RUNS} | ${summary.toFixed(1)} |`,
     `| slots/, the same year's bookings (\`${SLOTS_YEAR_PATH.slice(PREFIX.length + 1)}\`) | ${SLOTS_RUNS} | ${slots.toFixed(1)} |`,
