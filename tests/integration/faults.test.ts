@@ -105,6 +105,27 @@ async function get(port: number, path: string): Promise<{ status: number; header
   return { status: res.status, headers: res.headers, body, ms: Date.now() - started }
 }
 
+/** Asks `path` until it answers 200, for at most 10 s (the pool heals after SIGCONT); the last answer. */
+async function getUntilOk(port: number, path: string): Promise<Awaited<ReturnType<typeof get>>> {
+  let answer = await get(port, path)
+  const deadline = Date.now() + 10_000
+  while (answer.status !== 200 && Date.now() < deadline) {
+    await sleep(200)
+    answer = await get(port, path)
+  }
+  return answer
+}
+
+/**
+ * The short pool's connections still leased after at most 3 s: every statement ends on its
+ * lease's own timer, so none stays held by a statement on a frozen server.
+ */
+async function leasedAfterTimers(service: Service): Promise<number> {
+  const freeBy = Date.now() + 3_000
+  while (service.handle.pool.short.inUse > 0 && Date.now() < freeBy) await sleep(50)
+  return service.handle.pool.short.inUse
+}
+
 function mariadbPid(mariadb: MariaDbServer): number {
   return Number(readFileSync(join(mariadb.dataDir, 'mariadbd.pid'), 'utf8').trim())
 }
@@ -342,22 +363,12 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         expect(answers.some((answer) => answer.body?.code === 'rest_query_timeout'), 'a 504 for a query on a frozen server').to.equal(true)
         // Nothing is left waiting for a connection, however many /readyz came.
         expect(service.handle.pool.short.waiting).to.equal(0)
-        // Every statement ends on its lease's own timer, the summary's halves too: within a
-        // statement timer's length no lease is still held by a statement on the frozen server.
-        const freeBy = Date.now() + 3_000
-        while (service.handle.pool.short.inUse > 0 && Date.now() < freeBy) await sleep(50)
-        expect(service.handle.pool.short.inUse, 'connections still held by statements on the frozen server').to.equal(0)
+        expect(await leasedAfterTimers(service), 'connections still held by statements on the frozen server').to.equal(0)
         // 503 and 504 from a hung database are expected outcomes: warnings, never error lines.
         expect(service.logs.filter((line) => (line.level as number) >= 50), 'no error line').to.deep.equal([])
         expect(service.logs.some((line) => line.msg === 'request failed' && line.level === 40)).to.equal(true)
         process.kill(pid, 'SIGCONT')
-        let back = await get(service.port, SMALL)
-        const deadline = Date.now() + 10_000
-        while (back.status !== 200 && Date.now() < deadline) {
-          await sleep(200)
-          back = await get(service.port, SMALL)
-        }
-        expect(back.status).to.equal(200)
+        expect((await getUntilOk(service.port, SMALL)).status).to.equal(200)
         expect((await get(service.port, '/readyz')).status).to.equal(200)
         const whole = await get(service.port, `${EXPORT}&_fields=id`)
         expect(whole.status).to.equal(200)
@@ -382,17 +393,9 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         expect(answer.ms).to.be.below(4_500)
         expect(answer.headers.get('retry-after')).to.match(/^\d+$/)
         // A half without its own timer would hold its connection until the server woke.
-        const freeBy = Date.now() + 3_000
-        while (service.handle.pool.short.inUse > 0 && Date.now() < freeBy) await sleep(50)
-        expect(service.handle.pool.short.inUse, 'connections still held by statements on the frozen server').to.equal(0)
+        expect(await leasedAfterTimers(service), 'connections still held by statements on the frozen server').to.equal(0)
         process.kill(pid, 'SIGCONT')
-        let back = await get(service.port, SUMMARY)
-        const deadline = Date.now() + 10_000
-        while (back.status !== 200 && Date.now() < deadline) {
-          await sleep(200)
-          back = await get(service.port, SUMMARY)
-        }
-        expect(back.status).to.equal(200)
+        expect((await getUntilOk(service.port, SUMMARY)).status).to.equal(200)
       } finally {
         try { process.kill(pid, 'SIGCONT') } catch { /* gone */ }
         await service.close()
