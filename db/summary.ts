@@ -131,7 +131,7 @@ export function summaryRowPackets(into: SummaryRowSink): RowPacketSink<ParsedSum
   }
 }
 
-/** A row as mysql2 reads it, into the sink: the values the packet reader gives. */
+/** A row as an object (mysql2's, or a SummaryRow), into the sink: the values the packet reader gives. */
 export function addParsedSummaryRow(into: SummaryRowSink, row: ParsedSummaryRow): void {
   const allDayBookings = Number(row.all_day_bookings ?? 0)
   into.add(row.day ?? '', Number(row.service_id), row.status, allDayBookings > 0 ? row.whole_day_date : null,

@@ -1,7 +1,7 @@
 // The rows of a summary (db/summary.ts, one per day, service and status) as
 // columns of numbers, filled as the rows arrive: nothing of a row outlives its
 // packet but its numbers (scripts/bench/README.md, eighteenth pass).
-import type { SummaryRow, SummaryRowSink } from '../../db/summary.ts'
+import { addParsedSummaryRow, type SummaryRow, type SummaryRowSink } from '../../db/summary.ts'
 import { dayToMs } from './day-arithmetic.ts'
 
 export class SummaryRows implements SummaryRowSink {
@@ -23,9 +23,7 @@ export class SummaryRows implements SummaryRowSink {
   /** Rows given as objects (tests, and answers made without the database). */
   static of(rows: readonly SummaryRow[]): SummaryRows {
     const columns = new SummaryRows()
-    for (const row of rows) {
-      columns.add(row.day, row.service_id, row.status, row.whole_day_date, row.bookings, row.all_day_bookings, row.booked_seconds)
-    }
+    for (const row of rows) addParsedSummaryRow(columns, row)
     return columns
   }
 

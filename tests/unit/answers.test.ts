@@ -14,7 +14,7 @@ import { countBookings, findBookingsPage, findFirstBookingPackets, findFirstBook
 import { findAllServices, findServiceById, findServiceBySlug } from '../../db/services.ts'
 import { findRules } from '../../db/disabled-times.ts'
 import { readStartOfWeek } from '../../db/options.ts'
-import { findSummaryRows, type SummaryRow } from '../../db/summary.ts'
+import { addParsedSummaryRow, findSummaryRows, type SummaryRow } from '../../db/summary.ts'
 import { RestError } from '../../server/errors.ts'
 import { parseParams } from '../../server/http/params.ts'
 import { answerDisabledTime, disabledTimeQueries, RuleProblemLog, type DisabledTimeQueries } from '../../server/domain/disabled-time.ts'
@@ -626,9 +626,7 @@ describe('answerSummary: which queries answer summary/, and how their rows combi
       },
       findSummaryRows: async (_db, _pool, summaryQuery, into) => {
         calls.push(`rows ${JSON.stringify(summaryQuery)}`)
-        for (const row of setup.rows ?? []) {
-          into.add(row.day, row.service_id, row.status, row.whole_day_date, row.bookings, row.all_day_bookings, row.booked_seconds)
-        }
+        for (const row of setup.rows ?? []) addParsedSummaryRow(into, row)
       },
       findRules: async (_db, serviceId) => {
         calls.push(`rules ${serviceId}`)
