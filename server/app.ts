@@ -15,6 +15,7 @@ import type { Deps } from './deps.ts'
 import { buildOpenApiDocument } from './openapi.ts'
 import { setPublicUrl } from './http/public-url.ts'
 import { addVary } from './http/negotiate.ts'
+import { SECURITY_HEADERS } from './http/security-headers.ts'
 
 export interface AppOptions {
   db: Db
@@ -51,13 +52,9 @@ function decodeURIComponentSafe(text: string): string {
   }
 }
 
-/** Headers fit for a JSON API: nothing to sniff, frame or refer. */
+/** Headers fit for a JSON API: nothing to sniff, frame or refer (http/security-headers.ts). */
 const securityHeaders: RequestHandler = (_req, res, next) => {
-  res.setHeader('X-Content-Type-Options', 'nosniff')
-  res.setHeader('X-Frame-Options', 'DENY')
-  res.setHeader('Referrer-Policy', 'no-referrer')
-  res.setHeader('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'")
-  res.setHeader('Cache-Control', 'no-store')
+  for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value)
   next()
 }
 

@@ -6,6 +6,7 @@ import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
 import type { RestErrorCode } from '../errors.ts'
+import { SECURITY_HEADERS } from './security-headers.ts'
 
 /** The raw answer to a request Node's HTTP parser refused (431 for headers too large, else 400). */
 export function parserRefusal(parserCode: string | undefined, requestId: string): string {
@@ -18,11 +19,10 @@ export function parserRefusal(parserCode: string | undefined, requestId: string)
   const body = JSON.stringify({ code, message, data: { status } })
   return [
     `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}`,
-    'Content-Type: application/json; charset=UTF-8',
+    'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     `X-Request-Id: ${requestId}`,
-    'X-Content-Type-Options: nosniff',
-    'Cache-Control: no-store',
+    ...SECURITY_HEADERS.map(([name, value]) => `${name}: ${value}`),
     'Connection: close',
     '', body,
   ].join('\r\n')

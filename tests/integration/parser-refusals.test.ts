@@ -63,8 +63,13 @@ describe('requests the HTTP parser refuses', () => {
     it(`${name}: 400 in WordPress's shape, with X-Request-Id`, async () => {
       const answer = parse(await rawExchange(port, bytes))
       expect(answer.status).to.equal(400)
-      expect(answer.headers['content-type']).to.equal('application/json; charset=UTF-8')
+      // As every other answer: charset spelt utf-8, and the same security headers.
+      expect(answer.headers['content-type']).to.equal('application/json; charset=utf-8')
       expect(answer.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/)
+      expect(answer.headers['content-security-policy']).to.equal("default-src 'none'; frame-ancestors 'none'")
+      expect(answer.headers['x-frame-options']).to.equal('DENY')
+      expect(answer.headers['referrer-policy']).to.equal('no-referrer')
+      expect(answer.headers['cache-control']).to.equal('no-store')
       expect(answer.body).to.deep.equal(badRequest)
     })
   }
@@ -72,6 +77,8 @@ describe('requests the HTTP parser refuses', () => {
   it('headers over 16 KB: 431 in WordPress\'s shape, with X-Request-Id', async () => {
     const answer = parse(await rawExchange(port, `GET / HTTP/1.1\r\nHost: test\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`))
     expect(answer.status).to.equal(431)
+    expect(answer.headers['content-type']).to.equal('application/json; charset=utf-8')
+    expect(answer.headers['content-security-policy']).to.equal("default-src 'none'; frame-ancestors 'none'")
     expect(answer.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/)
     expect(answer.body).to.deep.equal({
       code: 'rest_headers_too_large', message: 'The request headers are too large. Send at most 16 KB of headers.', data: { status: 431 },
