@@ -10,7 +10,8 @@ import { parseBooleanWord, parseWholeNumber } from '../parse-text.ts'
 export type RawQuery = Record<string, string[]>
 
 export function collectQuery(query: Record<string, unknown>): RawQuery {
-  const out: RawQuery = {}
+  // No prototype: a parameter named `toString`, `constructor` or `__proto__` is one more unknown name, not a list already there.
+  const out: RawQuery = Object.create(null) as RawQuery
   for (const key of Object.keys(query)) {
     const value = query[key]
     // Only a name ending in `]` can be a `name[]` form: the others skip the expression.

@@ -280,5 +280,13 @@ describe('GET slots/', () => {
       const res = await request(t.app).get(`${URL}?status=reject&flat&context=view&_embed=1`).expect(200)
       expect(res.body).to.deep.equal(flat([104]))
     })
+
+    it("ignores unknown parameters named after Object.prototype's members (they once gave a 500)", async () => {
+      for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty[]', 'valueOf[x]']) {
+        const res = await request(t.app).get(`${URL}?status=reject&flat&${name}=1`)
+        expect(res.status, name).to.equal(200)
+        expect(res.body, name).to.deep.equal(flat([104]))
+      }
+    })
   })
 })

@@ -143,6 +143,9 @@ describe('collectQuery: the query as lists of strings', () => {
     [{ '[0]': 'x' }, { '[0]': ['x'] }],
     [{ a: ['x', { nested: 'y' }, 5] }, { a: ['x'] }],
     [{ a: { nested: 'y' } }, { a: [] }],
+    // Names of Object.prototype's members are parameters like any other (they once gave a 500).
+    [{ toString: '1', constructor: ['a', 'b'], 'hasOwnProperty[]': 'x' }, { toString: ['1'], constructor: ['a', 'b'], hasOwnProperty: ['x'] }],
+    [JSON.parse('{"__proto__": "1", "valueOf[]": "2"}') as Record<string, unknown>, JSON.parse('{"__proto__": ["1"], "valueOf": ["2"]}') as Record<string, string[]>],
   ]
   for (const [query, expected] of cases) {
     it(`${JSON.stringify(query)} gives ${JSON.stringify(expected)}`, () => expect(collectQuery(query)).to.deep.equal(expected))
