@@ -35,9 +35,12 @@ export interface AppOptions {
 const restRouteForm: RequestHandler = (req, _res, next) => {
   // The path first: Express 5 parses the whole query string again on each read of req.query.
   if (!['/', '/index.php'].includes(req.path)) return next()
-  const route = req.query.rest_route
-  if (route === undefined) return next()
-  if (typeof route !== 'string' || !route.toLowerCase().startsWith(`/${NAMESPACE}`)) throw noRoute()
+  const given = req.query.rest_route
+  if (given === undefined) return next()
+  // Given twice, the last one, as PHP's $_GET keeps it.
+  const route = Array.isArray(given) ? given.at(-1) : given
+  // A `?` in the route (`rest_route=/booking-calendar/v1/slots?per_page=1`, or `%3F`) matches no route of WordPress's either.
+  if (typeof route !== 'string' || !route.toLowerCase().startsWith(`/${NAMESPACE}`) || /[?#]/.test(route)) throw noRoute()
   const rest = (req.url.split('?')[1] ?? '').split('&')
     .filter((pair) => pair !== '' && decodeURIComponentSafe(pair.split('=')[0]!.replace(/\+/g, ' ')) !== 'rest_route')
   req.url = route + (rest.length > 0 ? `?${rest.join('&')}` : '')
