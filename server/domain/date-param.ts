@@ -23,3 +23,11 @@ export function parseDateParam(value: string): string | undefined {
   }
   return undefined
 }
+
+/** Whether `value` has one of the three forms but a year before 1000, which parseDateParam refuses: its sentence says so. */
+export function isBeforeYear1000(value: string): boolean {
+  return DATE_FORMATS.some(({ pattern, order }) => {
+    const m = pattern.exec(value)
+    return m !== null && Number(m[order[0]]) < 1000
+  })
+}

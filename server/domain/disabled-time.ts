@@ -7,7 +7,7 @@ import { invalidParams } from '../errors.ts'
 import { wallClockFor } from './wall-clock.ts'
 import { todayInZone, zoneLabel, type SiteZone } from './zone-offsets.ts'
 import { decodeSlug } from './slugs.ts'
-import { checkRange, expandRules, readRule, resolveRange, type DisabledPeriod, type ValidRule } from './rules.ts'
+import { checkTimedRange, expandRules, readRule, resolveRange, type DisabledPeriod, type ValidRule } from './rules.ts'
 import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
 
 /** What the answer reads of disabled-time/'s parameters, as routes/disabled-time.ts parses them. */
@@ -59,7 +59,7 @@ export async function answerDisabledTime(
   queries: DisabledTimeQueries = disabledTimeQueries,
 ): Promise<DisabledTimeAnswer> {
   const range = resolveRange(params.start, params.end, todayInZone(options.zone, options.now))
-  const rangeProblem = checkRange(range, { start: params.start !== undefined, end: params.end !== undefined }, options.maxRangeDays)
+  const rangeProblem = checkTimedRange(range, { start: params.start !== undefined, end: params.end !== undefined }, options.maxRangeDays)
   if (rangeProblem) throw invalidParams({ [rangeProblem.param]: rangeProblem.message })
 
   const service = params.service === undefined ? undefined : await resolveService(db, params.service, queries)

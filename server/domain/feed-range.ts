@@ -3,7 +3,7 @@
 // Pure: today comes in as a date.
 import { invalidParams } from '../errors.ts'
 import { addDays, addMonthsClamped } from './day-arithmetic.ts'
-import { checkRange, type DateRange } from './rules.ts'
+import { checkTimedRange, notPastLastRangeDay, type DateRange } from './rules.ts'
 
 export const FEED_DAYS_BEFORE = 30
 export const FEED_MONTHS_AFTER = 12
@@ -17,19 +17,12 @@ export const FEED_MONTHS_AFTER = 12
 export function resolveFeedRange(start: string | undefined, end: string | undefined, today: string, maxRangeDays: number): DateRange {
   const range = {
     start: start ?? addDays(today, -FEED_DAYS_BEFORE),
-    end: end ?? lastDayUpTo(addMonthsClamped(start ?? today, FEED_MONTHS_AFTER)),
+    end: end ?? notPastLastRangeDay(addMonthsClamped(start ?? today, FEED_MONTHS_AFTER)),
   }
   if (start === undefined && range.end < range.start) {
     throw invalidParams({ end: `end must not be before start, which for a calendar feed defaults to ${FEED_DAYS_BEFORE} days before today (${range.start}).` })
   }
-  const problem = checkRange(range, { start: start !== undefined, end: end !== undefined }, maxRangeDays)
+  const problem = checkTimedRange(range, { start: start !== undefined, end: end !== undefined }, maxRangeDays)
   if (problem) throw invalidParams({ [problem.param]: problem.message })
   return range
 }
-
-/** The last day a date parameter can name is 9999-12-31: a default end past it (`10000-…`) stops there. */
-function lastDayUpTo(date: string): string {
-  return /^\d{4}-/.test(date) ? date : LAST_DAY
-}
-
-const LAST_DAY = '9999-12-31'

@@ -84,11 +84,37 @@ export interface DateRange {
  */
 export function resolveRange(start: string | undefined, end: string | undefined, today: string): DateRange {
   const from = start ?? today
-  return { start: from, end: end ?? addMonthsClamped(from, 3) }
+  return { start: from, end: end ?? notPastLastRangeDay(addMonthsClamped(from, 3)) }
+}
+
+/**
+ * The last day a range whose times are written out (disabled-time/, the
+ * calendar feeds) may reach: a window on 9999-12-31 can end at midnight, in
+ * the year 10000, which an ISO 8601 date or an iCalendar DATE-TIME cannot be
+ * written in. summary/ writes days only, and keeps 9999-12-31.
+ */
+export const LAST_RANGE_DAY = '9999-12-30'
+
+/** A default end, stopped at LAST_RANGE_DAY (addMonthsClamped past 9999 gives `10000-…`, which sorts before it as text). */
+export function notPastLastRangeDay(date: string): string {
+  return /^\d{4}-/.test(date) && date <= LAST_RANGE_DAY ? date : LAST_RANGE_DAY
+}
+
+/** A range's problem: the parameter to change, and a sentence that says how. */
+export type RangeProblem = { param: 'start' | 'end'; message: string }
+
+/** checkRange for a range whose times are written out: it must also end by LAST_RANGE_DAY. */
+export function checkTimedRange(range: DateRange, given: { start: boolean; end: boolean }, maxDays: number): RangeProblem | undefined {
+  for (const param of ['start', 'end'] as const) {
+    if (range[param] > LAST_RANGE_DAY) {
+      return { param, message: `${param} must be ${LAST_RANGE_DAY} or earlier: a time on the last day of 9999 can end in the year 10000, which the answer's dates cannot be written in.` }
+    }
+  }
+  return checkRange(range, given, maxDays)
 }
 
 /** Why a range cannot be served, naming the parameter to change; undefined when it is fine. */
-export function checkRange(range: DateRange, given: { start: boolean; end: boolean }, maxDays: number): { param: 'start' | 'end'; message: string } | undefined {
+export function checkRange(range: DateRange, given: { start: boolean; end: boolean }, maxDays: number): RangeProblem | undefined {
   if (range.start > range.end) {
     return given.start
       ? { param: 'start', message: `start must not be after end (${range.start} is after ${range.end}).` }

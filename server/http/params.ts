@@ -3,7 +3,7 @@
 // schema whose failures become 400 rest_invalid_param with a sentence per parameter.
 import { z } from 'zod'
 import { invalidParams } from '../errors.ts'
-import { parseDateParam } from '../domain/date-param.ts'
+import { isBeforeYear1000, parseDateParam } from '../domain/date-param.ts'
 import { parseBooleanWord, parseWholeNumber } from '../parse-text.ts'
 
 /** Every value of every parameter, `status[]` and `status[0]` folded into `status`. */
@@ -97,7 +97,9 @@ export function dateParam(name: string, description: string) {
   return values.transform((list, ctx) => {
     const value = single(name, list, ctx)
     if (value === undefined) return undefined
-    return parseDateParam(value) ?? fail(ctx, `${name} must be a date as DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.`)
+    return parseDateParam(value) ?? fail(ctx, isBeforeYear1000(value)
+      ? `${name} must be 1000-01-01 or later: years before 1000 are outside the database's dates.`
+      : `${name} must be a date as DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.`)
   }).meta({ type: 'string', pattern: DATE_PARAM_PATTERN, description } satisfies ParamMeta)
 }
 

@@ -141,6 +141,27 @@ describe('GET disabled-time/', () => {
       }
     })
 
+    it('a range reaching 9999-12-31 is 400 naming the parameter, in JSON and as a feed (the feed once gave a 500); 9999-12-30 is the last day', async () => {
+      const why = 'must be 9999-12-30 or earlier: a time on the last day of 9999 can end in the year 10000, which the answer\'s dates cannot be written in.'
+      for (const format of ['json', 'ics']) {
+        const end = await request(t.app).get(`${URL}?start=9999-12-25&end=9999-12-31&format=${format}`).expect(400)
+        expect(end.body.data.params, format).to.deep.equal({ end: `end ${why}` })
+        const start = await request(t.app).get(`${URL}?start=9999-12-31&format=${format}`).expect(400)
+        expect(start.body.data.params, format).to.deep.equal({ start: `start ${why}` })
+      }
+      // Start alone: the default end stops at 9999-12-30. Windows running to midnight end on 9999-12-31, never in 10000.
+      const last = await request(t.app).get(`${URL}?start=9999-12-01`).expect(200)
+      expect([last.body.start, last.body.end]).to.deep.equal(['9999-12-01', '9999-12-30'])
+      expect(last.body.disabled_times.length).to.be.greaterThan(0)
+      expect(JSON.stringify(last.body)).not.to.include('10000')
+      await request(t.app).get(`${URL}?start=9999-12-01&format=ics`).expect(200)
+    })
+
+    it('a year before 1000 is 400 saying so', async () => {
+      const res = await request(t.app).get(`${URL}?start=0999-12-31`).expect(400)
+      expect(res.body.data.params).to.deep.equal({ start: 'start must be 1000-01-01 or later: years before 1000 are outside the database\'s dates.' })
+    })
+
     it('a bad date is 400 naming it', async () => {
       const res = await request(t.app).get(`${URL}?start=2026-02-30`).expect(400)
       expect(res.body.data.params).to.deep.equal({ start: 'start must be a date as DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.' })

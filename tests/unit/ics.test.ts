@@ -189,8 +189,8 @@ describe('resolveFeedRange', () => {
     expect(resolveFeedRange(undefined, '2026-12-31', '2026-11-22', 731)).to.deep.equal({ start: '2026-10-23', end: '2026-12-31' })
   })
 
-  it('start alone in the last year a date can name: the default end stops at 9999-12-31 (it was a 400 saying start is after 10000-06-01)', () => {
-    expect(resolveFeedRange('9999-06-01', undefined, '2026-11-22', 731)).to.deep.equal({ start: '9999-06-01', end: '9999-12-31' })
+  it('start alone in the last year a date can name: the default end stops at 9999-12-30 (it was a 400 saying start is after 10000-06-01)', () => {
+    expect(resolveFeedRange('9999-06-01', undefined, '2026-11-22', 731)).to.deep.equal({ start: '9999-06-01', end: '9999-12-30' })
   })
 
   it('more than MAX_RANGE_DAYS gives 400 naming the parameter; an end before the default start names end', () => {

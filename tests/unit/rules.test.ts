@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import type { RuleRow } from '../../db/disabled-times.ts'
 import { WallClock } from '../../server/domain/wall-clock.ts'
 import { type SiteZone } from '../../server/domain/zone-offsets.ts'
-import { checkRange, expandRules, readRule, resolveRange, type ValidRule } from '../../server/domain/rules.ts'
+import { checkRange, checkTimedRange, expandRules, readRule, resolveRange, type ValidRule } from '../../server/domain/rules.ts'
 
 const berlin: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
 const newYork: SiteZone = { kind: 'iana', name: 'America/New_York' }
@@ -241,6 +241,10 @@ describe('the range of disabled-time/', () => {
     ['2026-01-31', undefined, '2026-11-21', ['2026-01-31', '2026-04-30']],
     [undefined, '2026-12-31', '2026-11-21', ['2026-11-21', '2026-12-31']],
     ['2026-01-01', '2026-01-05', '2026-11-21', ['2026-01-01', '2026-01-05']],
+    // A default end past 9999-12-30 stops there (it once read 10000-03-31).
+    ['9999-12-01', undefined, '2026-11-21', ['9999-12-01', '9999-12-30']],
+    ['9999-09-30', undefined, '2026-11-21', ['9999-09-30', '9999-12-30']],
+    ['9999-09-29', undefined, '2026-11-21', ['9999-09-29', '9999-12-29']],
   ]
   for (const [start, end, today, expected] of ranges) {
     it(`start ${start ?? '(default)'} and end ${end ?? '(default)'} on ${today} give ${expected.join(' to ')}`, () => {
@@ -253,6 +257,17 @@ describe('the range of disabled-time/', () => {
       .to.deep.equal({ param: 'start', message: 'start must not be after end (2026-12-02 is after 2026-12-01).' })
     expect(checkRange({ start: '2026-11-21', end: '2026-11-01' }, { start: false, end: true }, 731))
       .to.deep.equal({ param: 'end', message: 'end must not be before start, which defaults to today (2026-11-21).' })
+  })
+
+  it('checkTimedRange refuses a range reaching 9999-12-31, naming start when it is there (a window on that day can end in the year 10000)', () => {
+    const why = 'must be 9999-12-30 or earlier: a time on the last day of 9999 can end in the year 10000, which the answer\'s dates cannot be written in.'
+    expect(checkTimedRange({ start: '9999-12-25', end: '9999-12-31' }, { start: true, end: true }, 731)).to.deep.equal({ param: 'end', message: `end ${why}` })
+    expect(checkTimedRange({ start: '9999-12-31', end: '9999-12-31' }, { start: true, end: true }, 731)).to.deep.equal({ param: 'start', message: `start ${why}` })
+    expect(checkTimedRange({ start: '9999-12-30', end: '9999-12-30' }, { start: true, end: true }, 731)).to.equal(undefined)
+    // summary/ writes days only: its check keeps 9999-12-31.
+    expect(checkRange({ start: '9999-12-25', end: '9999-12-31' }, { start: true, end: true }, 731)).to.equal(undefined)
+    // The other checks still run after it.
+    expect(checkTimedRange({ start: '2026-12-02', end: '2026-12-01' }, { start: true, end: true }, 731)).to.have.property('param', 'start')
   })
 
   it('allows a one-day range', () => {
