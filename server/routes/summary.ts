@@ -3,12 +3,13 @@ import type { RequestHandler } from 'express'
 import { z } from 'zod'
 import { dateParam, enumListParam, enumParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, type ParamMeta } from '../http/params.ts'
 import { negotiateFormat, addVary } from '../http/negotiate.ts'
-import { summaryCsv } from '../http/summary-body.ts'
-import { answerSummary, GROUP_NAMES, parseGroupBy } from '../domain/summary.ts'
+import { summaryColumns, summaryCsv } from '../http/summary-body.ts'
+import { answerSummary, GROUP_NAMES, groupByNames, parseGroupBy } from '../domain/summary.ts'
 import { pickFields } from '../domain/pick-fields.ts'
 import { addRowsSent } from '../http/response-locals.ts'
 import { BOOKING_STATUSES } from './slots.ts'
 import type { Deps } from '../deps.ts'
+import { invalidParams } from '../errors.ts'
 
 /** group_by: comma-separated (or repeated, or group_by[]), any order and letter case; see parseGroupBy. */
 const groupByParam = z.array(z.string()).optional().transform((list, ctx) => {
@@ -41,6 +42,11 @@ export type SummaryParams = z.output<typeof summaryParams>
 export const summaryHandler = (deps: Deps): RequestHandler => async (req, res) => {
   const params = parseParams(summaryParams, req.query)
   const csv = negotiateFormat(req, params.format, ['json', 'csv']) === 'csv'
+  // As slots/: JSON keeps WordPress's empty records for unknown _fields; a CSV without a column is no file.
+  if (csv && summaryColumns(groupByNames(params.group_by), params._fields).length === 0) {
+    const columns = summaryColumns(groupByNames(params.group_by), undefined)
+    throw invalidParams({ _fields: `_fields names no column of this CSV export; use one or more of ${columns.join(', ')}.` })
+  }
   const answer = await answerSummary(deps.db, deps.pool.short, params, {
     zone: deps.siteTimezone.known() ?? await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
   })

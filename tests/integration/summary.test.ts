@@ -246,6 +246,15 @@ describe('GET summary/', () => {
     expect(status.text).to.equal('status,bookings,open_minutes\r\nbooked,2,\r\npending,1,\r\n')
   })
 
+  it('format=csv with _fields naming no column of the export is 400 listing the columns it has (it was blank lines); JSON keeps empty records', async () => {
+    const res = await request(t.app).get(`${URL}?start=2026-11-24&end=2026-11-25&group_by=day,status&format=csv&_fields=nope`).expect(400)
+    expect(res.body.data.params).to.deep.equal({
+      _fields: '_fields names no column of this CSV export; use one or more of period_start, period_end, status, bookings, all_day_bookings, booked_minutes, open_minutes, occupancy.',
+    })
+    const json = await request(t.app).get(`${URL}?start=2026-11-24&end=2026-11-25&group_by=day&_fields=nope`).expect(200)
+    expect(json.body.groups).to.deep.equal([{}, {}])
+  })
+
   it('a rule added since the last request counts in the next answer', async () => {
     const url = `${URL}?service=${HAIRCUT}&start=2026-11-26&end=2026-11-26&_fields=open_minutes`
     expect((await request(t.app).get(url).expect(200)).body.totals).to.deep.equal({ open_minutes: 1440 })
