@@ -20,5 +20,7 @@ export function publicBaseUrl(req: Request): string {
   const configured = req.app.get(PUBLIC_URL) as string | undefined
   if (configured) return configured
   const host = req.host
-  return `${req.protocol}://${host && HOST.test(host) ? host : 'localhost'}`
+  // A proxy's X-Forwarded-Proto is taken for http or https only (`javascript`, `ftp`: http).
+  const scheme = req.protocol === 'https' ? 'https' : 'http'
+  return `${scheme}://${host && HOST.test(host) ? host : 'localhost'}`
 }

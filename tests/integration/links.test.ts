@@ -46,6 +46,12 @@ describe('Links and addresses', () => {
     expect(await linkOf({}, { Host: 'shop.example.com', 'X-Forwarded-Proto': 'https' })).to.equal(next('https://shop.example.com'))
   })
 
+  it('takes http or https alone from X-Forwarded-Proto: any other scheme gives http', async () => {
+    for (const proto of ['javascript', 'ftp', 'data']) {
+      expect(await linkOf({}, { Host: 'shop.example.com', 'X-Forwarded-Proto': proto }), proto).to.equal(next('http://shop.example.com'))
+    }
+  })
+
   it('PUBLIC_URL wins over Host and every forwarded header', async () => {
     expect(await linkOf({ PUBLIC_URL: 'https://bookings.example.org/' }, behindProxy)).to.equal(next('https://bookings.example.org'))
   })
