@@ -2,6 +2,7 @@
 // reading) or by a database failure mid-stream. Each is counted by reason in
 // GET /metrics (booking_calendar_answers_cut_total).
 import type { Response } from 'express'
+import type { Socket } from 'node:net'
 import { ClientGoneError, type GoneSignal } from '../../db/bounded-pool.ts'
 import { requestLogger } from './request-log.ts'
 
@@ -15,16 +16,51 @@ export function markCut(res: Response, reason: CutReason): void {
 
 /**
  * SEND_TIMEOUT_MS: a streamed answer whose client reads nothing for that long
- * is cut, which frees its database connection. The socket's own inactivity
- * timer measures it: while back-pressure holds our writes no byte moves, and a
- * client that reads at any pace keeps it from firing.
+ * is cut, which frees its database connection. A client that reads at any pace
+ * keeps it from firing: each look (a tenth of the timeout, at most a second
+ * apart) asks whether the kernel took any byte since the last one.
+ *
+ * Not the socket's own inactivity timer (res.setTimeout): when it expires
+ * with a write still pending that the kernel took part of since it last
+ * looked, Node skips that expiry and starts it again, so a reader that stopped
+ * was cut after twice SEND_TIMEOUT_MS.
  */
 export function cutWhenClientStopsReading(res: Response, sendTimeoutMs: number): void {
-  res.setTimeout(sendTimeoutMs, () => {
-    markCut(res, 'send_timeout')
-    if (res.req.baseLog) requestLogger(res.req).info({ sendTimeoutMs }, 'answer cut: the client read nothing for SEND_TIMEOUT_MS')
-    res.destroy()
-  })
+  const socket = res.socket
+  if (!socket) return
+  const lookEveryMs = Math.max(20, Math.min(1_000, Math.floor(sendTimeoutMs / 10)))
+  let taken = bytesTakenByKernel(socket)
+  let lastTakenAt = Date.now()
+  const look = () => {
+    const now = Date.now()
+    const takenNow = bytesTakenByKernel(socket)
+    if (takenNow !== taken) {
+      taken = takenNow
+      lastTakenAt = now
+    } else if (now - lastTakenAt >= sendTimeoutMs) {
+      markCut(res, 'send_timeout')
+      if (res.req.baseLog) requestLogger(res.req).info({ sendTimeoutMs }, 'answer cut: the client read nothing for SEND_TIMEOUT_MS')
+      res.destroy()
+      return
+    }
+    timer = setTimeout(look, Math.min(lookEveryMs, Math.max(1, lastTakenAt + sendTimeoutMs - now)))
+  }
+  let timer = setTimeout(look, lookEveryMs)
+  // Every byte with the kernel (finish), or the connection gone: nothing left to watch.
+  const stop = () => clearTimeout(timer)
+  res.once('finish', stop)
+  res.once('close', stop)
+}
+
+/**
+ * Bytes of the answer's socket that the kernel has taken: what Node handed
+ * to libuv, less what libuv still queues (the handle's writeQueueSize, as
+ * Node's own socket timer reads it). It moves only when the client reads.
+ */
+function bytesTakenByKernel(socket: Socket): number {
+  const handed = (socket as unknown as { _bytesDispatched?: number })._bytesDispatched ?? socket.bytesWritten
+  const queued = (socket as unknown as { _handle?: { writeQueueSize?: number } | null })._handle?.writeQueueSize ?? 0
+  return handed - queued
 }
 
 /**
