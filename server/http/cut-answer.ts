@@ -16,9 +16,11 @@ export function markCut(res: Response, reason: CutReason): void {
 
 /**
  * SEND_TIMEOUT_MS: a streamed answer whose client reads nothing for that long
- * is cut, which frees its database connection. A client that reads at any pace
- * keeps it from firing: each look (a tenth of the timeout, at most a second
- * apart) asks whether the kernel took any byte since the last one.
+ * while bytes wait for it is cut, which frees its database connection. A
+ * client that reads at any pace keeps it from firing: each look (a tenth of
+ * the timeout, at most a second apart) asks whether the kernel took any byte
+ * since the last one, or whether nothing waits at all (a slow database is
+ * QUERY_TIMEOUT_MS's to bound, not the client's fault).
  *
  * Not the socket's own inactivity timer (res.setTimeout): when it expires
  * with a write still pending that the kernel took part of since it last
@@ -34,7 +36,8 @@ export function cutWhenClientStopsReading(res: Response, sendTimeoutMs: number):
   const look = () => {
     const now = Date.now()
     const takenNow = bytesTakenByKernel(socket)
-    if (takenNow !== taken) {
+    // Nothing waiting to be sent (the next rows are still on their way from the database) is no client's stall.
+    if (takenNow !== taken || !bytesWaiting(socket)) {
       taken = takenNow
       lastTakenAt = now
     } else if (now - lastTakenAt >= sendTimeoutMs) {
@@ -59,8 +62,16 @@ export function cutWhenClientStopsReading(res: Response, sendTimeoutMs: number):
  */
 function bytesTakenByKernel(socket: Socket): number {
   const handed = (socket as unknown as { _bytesDispatched?: number })._bytesDispatched ?? socket.bytesWritten
-  const queued = (socket as unknown as { _handle?: { writeQueueSize?: number } | null })._handle?.writeQueueSize ?? 0
-  return handed - queued
+  return handed - queuedInLibuv(socket)
+}
+
+/** Whether bytes of the answer wait for the client, in Node's buffer or libuv's queue. */
+function bytesWaiting(socket: Socket): boolean {
+  return socket.writableLength > 0 || queuedInLibuv(socket) > 0
+}
+
+function queuedInLibuv(socket: Socket): number {
+  return (socket as unknown as { _handle?: { writeQueueSize?: number } | null })._handle?.writeQueueSize ?? 0
 }
 
 /**
