@@ -201,22 +201,21 @@ export function dbSettings(config: Config): DbSettings {
 function databaseSettings(env: z.infer<typeof envSchema>): DatabaseSettings {
   if (env.DATABASE_URL !== undefined && env.DATABASE_URL.trim() !== '') {
     let url: URL
+    let parts: { user: string; password: string; database: string }
     try {
       url = new URL(env.DATABASE_URL.trim())
+      parts = { user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database: decodeURIComponent(url.pathname.replace(/^\//, '')) }
     } catch {
-      // The value is never echoed: it may hold a password.
-      throw new ConfigError('DATABASE_URL must look like mysql://user:password@host:3306/name.')
+      // Not a URL, or a bad percent-escape (`%zz`). The value is never echoed: it may hold a password.
+      throw new ConfigError('DATABASE_URL must look like mysql://user:password@host:3306/name, with any %, @, : or / in the user, password or name percent-encoded (% as %25).')
     }
-    const database = decodeURIComponent(url.pathname.replace(/^\//, ''))
-    if (!['mysql:', 'mariadb:'].includes(url.protocol) || !url.hostname || !url.username || !database) {
+    if (!['mysql:', 'mariadb:'].includes(url.protocol) || !url.hostname || !parts.user || !parts.database) {
       throw new ConfigError('DATABASE_URL must look like mysql://user:password@host:3306/name.')
     }
     return {
       host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
       port: url.port ? Number(url.port) : 3306,
-      user: decodeURIComponent(url.username),
-      password: decodeURIComponent(url.password),
-      database,
+      ...parts,
     }
   }
   if (env.WORDPRESS_DB_HOST || env.WORDPRESS_DB_USER) {
