@@ -124,7 +124,10 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
       // or an outage, and answered as designed: worth a warning, not an error.
       requestLogger(req, log).warn({ err: errorFields(error), answered: known.code }, 'request failed')
     } else {
-      requestLogger(req, log).error({ err: errorFields(error), answered: 'rest_internal_error' }, 'request failed')
+      // An error we did not foresee: its type and stack too, which an operator needs to find its cause (never sent to the client).
+      // (pino's serializer writes err.type as the object's own, so the error's type goes beside it.)
+      const { type, stack } = stackFields(error)
+      requestLogger(req, log).error({ err: { ...errorFields(error), stack }, errorType: type, answered: 'rest_internal_error' }, 'request failed')
     }
     if (res.headersSent) {
       // Mid-stream: the status is gone; cutting the connection tells the client the body is incomplete.
@@ -139,10 +142,16 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
   }
 }
 
-/** The fields of an error fit for the log: never its stack, and no SQL beyond the driver's message. */
+/** The fields of an expected error fit for the log: no stack, and no SQL beyond the driver's message. */
 function errorFields(error: unknown): { message?: string; code?: unknown; errno?: unknown } {
   const { message, code, errno } = (error ?? {}) as { message?: string; code?: unknown; errno?: unknown }
   return { message, code, errno }
+}
+
+/** An unforeseen error's type and stack (its frames: file names and lines, no values), for the log only. */
+function stackFields(error: unknown): { type?: string; stack?: string } {
+  if (!(error instanceof Error)) return { type: typeof error }
+  return { type: error.name, stack: error.stack }
 }
 
 declare module 'express-serve-static-core' {

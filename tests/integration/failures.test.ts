@@ -132,6 +132,9 @@ describe('failures', () => {
         const logged = t.logs.find((line) => line.msg === 'request failed')
         expect(logged, 'an error log line').to.not.equal(undefined)
         expect(JSON.stringify(logged)).to.include('Unknown column')
+        // The log, never the answer, has the error's type and stack, to find where it came from.
+        expect(logged).to.include({ errorType: 'Error' })
+        expect((logged!.err as { stack: string }).stack).to.match(/\n\s+at /)
         // The error line and the request's own line both carry its id (requestLogger).
         expect(logged).to.include({ requestId: 'broken-report-1' })
         expect(t.logs.find((line) => line.msg === 'request')).to.include({ requestId: 'broken-report-1', status: 500 })
