@@ -61,6 +61,18 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
   next()
 }
 
+/**
+ * HTTP/1.1 requires a Host header. Node would answer its lack with an empty
+ * 400; configureServer (http/server-setup.ts) lets such a request through so
+ * that it is refused here, in WordPress's shape.
+ */
+const requireHost: RequestHandler = (req, _res, next) => {
+  if (req.headers.host === undefined && req.httpVersion === '1.1') {
+    throw new RestError(400, 'rest_bad_request', 'The request has no Host header, which HTTP/1.1 requires: send the host name of the site.')
+  }
+  next()
+}
+
 /** CORS for the origins in CORS_ORIGINS only; none by default. */
 function cors(origins: string[]): RequestHandler {
   return (req, res, next) => {
@@ -104,6 +116,7 @@ export function createApp(options: AppOptions): Express {
   app.use(requestLog(log))
   app.use(metrics.observe)
   app.use(securityHeaders)
+  app.use(requireHost)
 
   // Open in every access mode (METRICS_TOKEN guards /metrics); /healthz makes no database call.
   app.get('/healthz', (_req, res) => {

@@ -29,6 +29,7 @@ export type RestErrorCode =
   // Node's HTTP parser refused the request (server/http/server-setup.ts).
   | 'rest_bad_request'
   | 'rest_headers_too_large'
+  | 'rest_uri_too_long'
   // /metrics under WORKERS > 1: the primary did not gather the workers' metrics in time (server/metrics.ts).
   | 'rest_metrics_unavailable'
 

@@ -7,18 +7,36 @@ import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
 import type { RestErrorCode } from '../errors.ts'
 import { SECURITY_HEADERS } from './security-headers.ts'
+import { ALLOW } from '../routes/index.ts'
 
-/** The raw answer to a request Node's HTTP parser refused (431 for headers too large, else 400). */
-export function parserRefusal(parserCode: string | undefined, requestId: string): string {
-  const tooLarge = parserCode === 'HPE_HEADER_OVERFLOW'
-  const status = tooLarge ? 431 : 400
-  const code: RestErrorCode = tooLarge ? 'rest_headers_too_large' : 'rest_bad_request'
-  const message = tooLarge
-    ? 'The request headers are too large. Send at most 16 KB of headers.'
-    : 'The request is not valid HTTP/1.1: percent-encode spaces and non-ASCII characters in the URL, and use GET, HEAD or OPTIONS.'
+/** What a refusal says: its status, reason phrase, code and sentence. */
+interface Refusal { status: number; reason: string; code: RestErrorCode; message: string }
+
+/**
+ * Why Node's parser refused a request: headers over its limit (431), or a
+ * request line over it (414: the URL is what to shorten; `rawPacket`, the
+ * bytes it was reading, has no line end yet), else not valid HTTP/1.1 (400).
+ */
+export function refusalFor(parserCode: string | undefined, rawPacket?: Buffer): Refusal {
+  if (parserCode === 'HPE_HEADER_OVERFLOW') {
+    if (rawPacket && !rawPacket.includes('\r\n')) {
+      return { status: 414, reason: 'URI Too Long', code: 'rest_uri_too_long', message: 'The URL is too long. Keep the request line under 16 KB; ask for a shorter list of values, or page through the answer.' }
+    }
+    return { status: 431, reason: 'Request Header Fields Too Large', code: 'rest_headers_too_large', message: 'The request headers are too large. Send at most 16 KB of headers.' }
+  }
+  return {
+    status: 400, reason: 'Bad Request', code: 'rest_bad_request',
+    message: 'The request is not valid HTTP/1.1: percent-encode spaces and non-ASCII characters in the URL, use GET, HEAD or OPTIONS, and send each header as one "Name: value" line, with Content-Length or Transfer-Encoding, not both.',
+  }
+}
+
+/** The raw answer to a request Node's HTTP parser refused, or to a method it hands us a bare socket for (CONNECT). */
+export function parserRefusal(refusal: Refusal, requestId: string, allow?: string): string {
+  const { status, reason, code, message } = refusal
   const body = JSON.stringify({ code, message, data: { status } })
   return [
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}`,
+    `HTTP/1.1 ${status} ${reason}`,
+    ...(allow ? [`Allow: ${allow}`] : []),
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(body)}`,
     `X-Request-Id: ${requestId}`,
@@ -29,15 +47,24 @@ export function parserRefusal(parserCode: string | undefined, requestId: string)
 }
 
 export function configureServer(server: Server, log: Logger): void {
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket) => {
     // A socket error (the client reset it), or an answer already under way: nothing can be said any more.
     if (error.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: unknown })._httpMessage) {
       socket.destroy()
       return
     }
     const requestId = randomUUID()
+    const refusal = refusalFor(error.code, error.rawPacket)
     // The path and headers are not logged: they are what the client sent.
-    log.info({ requestId, code: error.code, status: error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400 }, 'request refused by the HTTP parser')
-    socket.end(parserRefusal(error.code, requestId))
+    log.info({ requestId, code: error.code, status: refusal.status }, 'request refused by the HTTP parser')
+    socket.end(parserRefusal(refusal, requestId))
   })
+  // CONNECT comes as a bare socket, which Node closes without a word unless someone answers: 405, as any other method we do not serve.
+  server.on('connect', (_req: unknown, socket: Socket) => {
+    const refusal: Refusal = { status: 405, reason: 'Method Not Allowed', code: 'rest_no_route', message: 'Method not allowed: this API only reads. Use GET.' }
+    socket.on('error', () => socket.destroy())
+    socket.end(parserRefusal(refusal, randomUUID(), ALLOW))
+  })
+  // A request without Host goes on to the app, which refuses it in WordPress's shape (app.ts), not with Node's empty 400.
+  ;(server as Server & { requireHostHeader?: boolean }).requireHostHeader = false
 }

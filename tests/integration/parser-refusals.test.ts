@@ -51,7 +51,7 @@ describe('requests the HTTP parser refuses', () => {
 
   const badRequest = {
     code: 'rest_bad_request',
-    message: 'The request is not valid HTTP/1.1: percent-encode spaces and non-ASCII characters in the URL, and use GET, HEAD or OPTIONS.',
+    message: 'The request is not valid HTTP/1.1: percent-encode spaces and non-ASCII characters in the URL, use GET, HEAD or OPTIONS, and send each header as one "Name: value" line, with Content-Length or Transfer-Encoding, not both.',
     data: { status: 400 },
   }
 
@@ -59,6 +59,8 @@ describe('requests the HTTP parser refuses', () => {
     ['a raw space in the URL', 'GET /wp-json/booking-calendar/v1/slots?status=a b HTTP/1.1\r\nHost: test\r\n\r\n'],
     ['raw non-ASCII in the URL', 'GET /wp-json/booking-calendar/v1/slots?service=стрижка HTTP/1.1\r\nHost: test\r\n\r\n'],
     ['an unknown method', 'BREW /wp-json/booking-calendar/v1/slots HTTP/1.1\r\nHost: test\r\n\r\n'],
+    ['a header line without a colon', 'GET /wp-json/booking-calendar/v1/slots HTTP/1.1\r\nHost: test\r\nNoColonHere\r\n\r\n'],
+    ['Content-Length beside Transfer-Encoding', 'GET /wp-json/booking-calendar/v1/slots HTTP/1.1\r\nHost: test\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n'],
   ] as const) {
     it(`${name}: 400 in WordPress's shape, with X-Request-Id`, async () => {
       const answer = parse(await rawExchange(port, bytes))
@@ -73,6 +75,28 @@ describe('requests the HTTP parser refuses', () => {
       expect(answer.body).to.deep.equal(badRequest)
     })
   }
+
+  it('a URL over 16 KB: 414 in WordPress\'s shape, saying the URL is what to shorten', async () => {
+    const answer = parse(await rawExchange(port, `GET /wp-json/booking-calendar/v1/slots?service=${'a'.repeat(100_000)} HTTP/1.1\r\nHost: test\r\n\r\n`))
+    expect(answer.status).to.equal(414)
+    expect(answer.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/)
+    expect(answer.body).to.have.property('code', 'rest_uri_too_long')
+  })
+
+  it('no Host header: 400 in WordPress\'s shape, with the security headers, where Node sent an empty 400', async () => {
+    const answer = parse(await rawExchange(port, 'GET /wp-json/booking-calendar/v1/slots HTTP/1.1\r\nConnection: close\r\n\r\n'))
+    expect(answer.status).to.equal(400)
+    expect(answer.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/)
+    expect(answer.headers['content-security-policy']).to.equal("default-src 'none'; frame-ancestors 'none'")
+    expect(answer.body).to.deep.equal({ code: 'rest_bad_request', message: 'The request has no Host header, which HTTP/1.1 requires: send the host name of the site.', data: { status: 400 } })
+  })
+
+  it('CONNECT: 405 with Allow in WordPress\'s shape, where Node closed the connection without a word', async () => {
+    const answer = parse(await rawExchange(port, 'CONNECT test:443 HTTP/1.1\r\nHost: test:443\r\n\r\n'))
+    expect(answer.status).to.equal(405)
+    expect(answer.headers.allow).to.equal('GET, HEAD, OPTIONS')
+    expect(answer.body).to.deep.equal({ code: 'rest_no_route', message: 'Method not allowed: this API only reads. Use GET.', data: { status: 405 } })
+  })
 
   it('headers over 16 KB: 431 in WordPress\'s shape, with X-Request-Id', async () => {
     const answer = parse(await rawExchange(port, `GET / HTTP/1.1\r\nHost: test\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`))

@@ -5,7 +5,7 @@
 import { expect } from 'chai'
 import { RestError, toRestError, WORDPRESS_AUTH_CODES } from '../../server/errors.ts'
 import { DbTimeoutError, DbUnavailableError } from '../../db/bounded-pool.ts'
-import { parserRefusal } from '../../server/http/server-setup.ts'
+import { parserRefusal, refusalFor } from '../../server/http/server-setup.ts'
 
 describe('toRestError', () => {
   const cases: [string, unknown, { status: number; code: string; retryAfterSeconds: number } | undefined][] = [
@@ -27,7 +27,7 @@ describe('toRestError', () => {
 
 describe('parserRefusal', () => {
   it('headers too large: 431 rest_headers_too_large, JSON with its length, the request id, and Connection: close', () => {
-    const raw = parserRefusal('HPE_HEADER_OVERFLOW', 'id-1')
+    const raw = parserRefusal(refusalFor('HPE_HEADER_OVERFLOW', Buffer.from('GET / HTTP/1.1\r\nX-Big: aaaa')), 'id-1')
     const [head, body] = raw.split('\r\n\r\n')
     expect(head!.split('\r\n')[0]).to.equal('HTTP/1.1 431 Request Header Fields Too Large')
     expect(head).to.include('\r\nX-Request-Id: id-1\r\n').and.include('\r\nConnection: close')
@@ -37,9 +37,24 @@ describe('parserRefusal', () => {
     })
   })
 
+  it('a request line over the limit (no line end in what the parser read): 414 rest_uri_too_long, saying the URL is what to shorten', () => {
+    for (const packet of [Buffer.from(`GET /wp-json/booking-calendar/v1/slots?service=${'a'.repeat(100)}`), undefined]) {
+      const raw = parserRefusal(refusalFor('HPE_HEADER_OVERFLOW', packet), 'id-3')
+      expect(raw.split('\r\n')[0]).to.equal(packet ? 'HTTP/1.1 414 URI Too Long' : 'HTTP/1.1 431 Request Header Fields Too Large')
+    }
+    expect(JSON.parse(parserRefusal(refusalFor('HPE_HEADER_OVERFLOW', Buffer.from('GET /x')), 'id').split('\r\n\r\n')[1]!)).to.deep.equal({
+      code: 'rest_uri_too_long', message: 'The URL is too long. Keep the request line under 16 KB; ask for a shorter list of values, or page through the answer.', data: { status: 414 },
+    })
+  })
+
+  it('an Allow header when given one (CONNECT\'s 405)', () => {
+    const raw = parserRefusal({ status: 405, reason: 'Method Not Allowed', code: 'rest_no_route', message: 'x' }, 'id', 'GET, HEAD, OPTIONS')
+    expect(raw.split('\r\n').slice(0, 2)).to.deep.equal(['HTTP/1.1 405 Method Not Allowed', 'Allow: GET, HEAD, OPTIONS'])
+  })
+
   for (const code of ['HPE_INVALID_METHOD', 'HPE_INVALID_CONSTANT', undefined]) {
     it(`${code ?? 'no code'}: 400 rest_bad_request`, () => {
-      const raw = parserRefusal(code, 'id-2')
+      const raw = parserRefusal(refusalFor(code), 'id-2')
       expect(raw.split('\r\n')[0]).to.equal('HTTP/1.1 400 Bad Request')
       expect(JSON.parse(raw.split('\r\n\r\n')[1]!).code).to.equal('rest_bad_request')
     })
