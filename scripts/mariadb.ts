@@ -2,7 +2,7 @@
 // mariadb-server, installed when missing, run from a temporary data directory
 // on a free loopback port, and removed again by stop().
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServer } from 'node:net'
@@ -60,9 +60,13 @@ export async function startMariaDb(options: { port?: number; bufferPoolMb?: numb
   const dataDir = mkdtempSync(join(tmpdir(), 'bc-mariadb-'))
   const socketPath = join(dataDir, 'mariadb.sock')
   const runAsRoot = process.getuid?.() === 0 ? ['--user=root'] : []
+  // Its own temporary files' directory, not the shared /tmp: a bootstrap once failed there,
+  // unable to remove its '/tmp/#sql-temptable-…' while other servers started beside it.
+  const tmpDir = join(dataDir, 'tmp')
+  mkdirSync(tmpDir)
   const init = spawnSync(installDb, [
     '--no-defaults', `--datadir=${join(dataDir, 'data')}`, '--auth-root-authentication-method=socket',
-    '--skip-test-db', ...runAsRoot,
+    '--skip-test-db', `--tmpdir=${tmpDir}`, ...runAsRoot,
   ], { encoding: 'utf8' })
   if (init.status !== 0) {
     rmSync(dataDir, { recursive: true, force: true })
@@ -72,7 +76,7 @@ export async function startMariaDb(options: { port?: number; bufferPoolMb?: numb
   const port = options.port ?? await findFreePort()
   const child: ChildProcess = spawn(mariadbd, [
     '--no-defaults', `--datadir=${join(dataDir, 'data')}`, `--socket=${socketPath}`,
-    `--port=${port}`, '--bind-address=127.0.0.1', `--pid-file=${join(dataDir, 'mariadbd.pid')}`,
+    `--port=${port}`, '--bind-address=127.0.0.1', `--pid-file=${join(dataDir, 'mariadbd.pid')}`, `--tmpdir=${tmpDir}`,
     `--log-error=${join(dataDir, 'error.log')}`, '--skip-log-bin', '--skip-name-resolve',
     `--innodb-buffer-pool-size=${options.bufferPoolMb ?? 256}M`, '--innodb-log-file-size=256M',
     '--innodb-flush-log-at-trx-commit=0', '--max-connections=500',
