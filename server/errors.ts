@@ -65,7 +65,7 @@ const CONNECTION_ERRNOS = new Set([1040, 1045, 1049, 1053, 1203, 2002, 2003, 200
  */
 const TIMEOUT_ERRNOS = new Set([1969, 1317])
 
-const QUERY_TIMEOUT_MESSAGE = 'The database did not answer in time; the query was cancelled. Narrow the date range or ask for fewer bookings.'
+const QUERY_TIMEOUT_MESSAGE = 'The database did not answer in time; the query was cancelled. Try again in a moment; if a large report keeps failing, narrow its date range or ask for fewer bookings.'
 
 /** Driver errors mapped in one place: connection failures to 503, query time-outs to 504. */
 export function toRestError(error: unknown): RestError | undefined {

@@ -71,7 +71,7 @@ describe('failures', () => {
         expect(Date.now() - started).to.be.below(5000)
         expect(res.body).to.deep.equal({
           code: 'rest_query_timeout',
-          message: 'The database did not answer in time; the query was cancelled. Narrow the date range or ask for fewer bookings.',
+          message: 'The database did not answer in time; the query was cancelled. Try again in a moment; if a large report keeps failing, narrow its date range or ask for fewer bookings.',
           data: { status: 504 },
         })
         // The lock is still held: a query only abandoned by the client would still be waiting on the server.
