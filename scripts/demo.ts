@@ -54,6 +54,13 @@ void (async () => {
   }
 })()
 
+/** What each example must send to be let in (a placeholder: credentials are never printed); nothing in AUTH_MODE=none, the demo's default. */
+function credentials(): string {
+  if (config.authMode === 'token') return " -H 'Authorization: Bearer <one of API_TOKENS>'"
+  if (config.authMode === 'wordpress') return " -u '<user>:<application password>'"
+  return ''
+}
+
 function printExamples(): void {
   const base = `http://localhost:${config.port}`
   say('')
@@ -66,7 +73,7 @@ function printExamples(): void {
     '/wp-json/booking-calendar/v1/slots?format=csv&start=2026-12-01&end=2026-12-07',
     '/wp-json/booking-calendar/v1/disabled-time?service=haircut',
     '/?rest_route=/booking-calendar/v1/disabled-time&start=2026-12-20&end=2027-01-02',
-  ]) say(`  curl -s '${base}${path}'`)
+  ]) say(`  curl -s${credentials()} '${base}${path}'`)
   say('')
 }
 service.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); process.stderr.write(chunk) })
