@@ -16,6 +16,7 @@ import { buildOpenApiDocument } from './openapi.ts'
 import { setPublicUrl } from './http/public-url.ts'
 import { addVary } from './http/negotiate.ts'
 import { SECURITY_HEADERS } from './http/security-headers.ts'
+import { asksForEnvelope, envelopeAnswer } from './http/envelope.ts'
 
 export interface AppOptions {
   db: Db
@@ -117,6 +118,11 @@ export function createApp(options: AppOptions): Express {
   app.use(metrics.observe)
   app.use(securityHeaders)
   app.use(requireHost)
+  // WordPress's `_envelope` (http/envelope.ts): before any answer, refusals included, is written.
+  app.use((req, res, next) => {
+    if (asksForEnvelope(req.url)) envelopeAnswer(res)
+    next()
+  })
 
   // Open in every access mode (METRICS_TOKEN guards /metrics); /healthz makes no database call.
   app.get('/healthz', (_req, res) => {

@@ -8,6 +8,7 @@ import type { Response } from 'supertest'
 import type { App } from 'supertest/types.js'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { buildOpenApiDocument } from '../../server/openapi.ts'
+import { asksForEnvelope } from '../../server/http/envelope.ts'
 
 interface Parameter { name: string; schema: { type?: string; items?: unknown }; allowEmptyValue?: boolean }
 interface Operation { parameters?: Parameter[]; responses: Record<string, { content?: Record<string, { schema: unknown }> }> }
@@ -65,9 +66,22 @@ export function requestProblem(method: string, url: string): string | undefined 
   return undefined
 }
 
+/**
+ * An answer WordPress's `_envelope` wrapped (http/envelope.ts), unwrapped: the
+ * status, headers and body it stands for, which the document describes.
+ */
+function unwrapped(url: string, res: Response): Response {
+  const body = res.body as { body?: unknown; status?: unknown; headers?: Record<string, string> } | undefined
+  if (!asksForEnvelope(url) || res.status !== 200 || !body || typeof body.status !== 'number' || !body.headers) return res
+  const headers = { ...res.headers }
+  for (const [name, value] of Object.entries(body.headers)) headers[name.toLowerCase()] = value
+  return { ...res, status: body.status, headers, body: body.body } as Response
+}
+
 /** What is wrong with an answer by the document; undefined when nothing is. */
-export function contractProblem(method: string, url: string, res: Response): string | undefined {
+export function contractProblem(method: string, url: string, answer: Response): string | undefined {
   if (method !== 'GET' && method !== 'HEAD') return undefined
+  const res = unwrapped(url, answer)
   if (res.status < 300) {
     const refused = requestProblem(method, url)
     if (refused) return refused
