@@ -73,6 +73,7 @@ describe('slots/ parameters', () => {
     ['13/13/2026', { start: '13/13/2026' }, { start: 'start must be a date as DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.' }],
     ['0999-12-31', { start: '0999-12-31' }, { start: 'start must be 1000-01-01 or later: years before 1000 are outside the database\'s dates.' }],
     ['31/12/0999', { end: '31/12/0999' }, { end: 'end must be 1000-01-01 or later: years before 1000 are outside the database\'s dates.' }],
+    ['30.02.1000 (no such day, in year 1000 itself: the day is what to change)', { start: '30.02.1000' }, { start: 'start must be a date as DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.' }],
     ['31.02.0999 (no such day either: the form is right, the year is what to change)', { start: '31.02.0999' }, { start: 'start must be 1000-01-01 or later: years before 1000 are outside the database\'s dates.' }],
     ['start after end', { start: '2026-12-01', end: '2026-11-30' }, { start: 'start must not be after end (2026-12-01 is after 2026-11-30).' }],
     ['start given twice', { start: ['2026-01-01', '2026-01-02'] }, { start: 'start must be given only once.' }],
