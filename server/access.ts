@@ -141,16 +141,22 @@ export function createAccess(config: Config, log: Logger, options: AccessOptions
   async function askWordPress(authorization: string): Promise<Verdict> {
     stats.wordpressCalls++
     let response
+    const timeoutMs = options.timeoutMs ?? 5_000
     try {
       response = await (await http).get(`${config.wordpressUrl}/wp-json/wp/v2/users/me`, {
         params: { context: 'edit' },
         headers: { Authorization: authorization, Accept: 'application/json' },
-        timeout: options.timeoutMs ?? 5_000,
+        timeout: timeoutMs,
+        // The whole call, body included: axios's timeout (follow-redirects') stops at the
+        // headers, and a body that trickles in held the request for as long as it lasted.
+        signal: AbortSignal.timeout(timeoutMs),
+        // users/me is a few KB; a larger answer is no WordPress's, and is not held in memory.
+        maxContentLength: MAX_WORDPRESS_ANSWER_BYTES,
         validateStatus: () => true,
         maxRedirects: 3,
-        // Credentials never follow a redirect to another host.
-        beforeRedirect: (redirect: { hostname?: string; host?: string }) => {
-          if ((redirect.hostname ?? redirect.host) !== wordpressUrl.hostname) throw new Error('redirect to another host refused')
+        // Credentials never follow a redirect to another origin: another scheme, host or port is another site.
+        beforeRedirect: (redirect: { protocol?: string; hostname?: string; host?: string; port?: string | number }) => {
+          if (!sameOrigin(redirect, wordpressUrl)) throw new Error('redirect to another origin refused')
         },
         responseType: 'json',
       })
@@ -207,4 +213,16 @@ export function createAccess(config: Config, log: Logger, options: AccessOptions
     next()
   }
   return { guard, exposeCustomer, stats }
+}
+
+/** The most of WordPress's answer to the credentials check that is read (users/me is a few KB). */
+const MAX_WORDPRESS_ANSWER_BYTES = 1_000_000
+
+/** Whether a redirect (follow-redirects' options for the next request) stays on `site`'s scheme, host and port. */
+export function sameOrigin(redirect: { protocol?: string; hostname?: string; host?: string; port?: string | number }, site: URL): boolean {
+  const defaultPort = (protocol: string | undefined) => (protocol === 'https:' ? '443' : '80')
+  const port = redirect.port === undefined || redirect.port === '' ? defaultPort(redirect.protocol) : String(redirect.port)
+  return redirect.protocol === site.protocol &&
+    (redirect.hostname ?? redirect.host) === site.hostname.replace(/^\[(.*)\]$/, '$1') &&
+    port === (site.port || defaultPort(site.protocol))
 }

@@ -165,6 +165,70 @@ describe('AUTH_MODE=wordpress, against a real WordPress', function () {
     }
   })
 
+  it('does not follow a redirect to another port of the same host, nor to another scheme', async () => {
+    const seen: IncomingHttpHeaders[] = []
+    const elsewhere = createServer((req, res) => { seen.push(req.headers); res.end('{"capabilities":{"manage_options":true}}') })
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve))
+    const port = (elsewhere.address() as AddressInfo).port
+    for (const location of [`http://127.0.0.1:${port}`, `https://127.0.0.1:${port}`]) {
+      const redirector = createServer((req, res) => { res.writeHead(302, { Location: `${location}${req.url}` }).end() })
+      await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve))
+      const redirected = createTestApp(db, {
+        env: { AUTH_MODE: 'wordpress', WORDPRESS_URL: `http://127.0.0.1:${(redirector.address() as AddressInfo).port}`, AUTH_CACHE_SECONDS: '0' },
+      })
+      try {
+        const res = await request(redirected.app).get(SLOTS).set('Authorization', basic(wp.admin)).expect(503)
+        expect(res.body.code, location).to.equal('rest_auth_unavailable')
+      } finally {
+        await redirected.close()
+        redirector.close()
+      }
+    }
+    elsewhere.close()
+    // It once followed to the other port (without the credentials), whose answer let the caller in.
+    expect(seen, 'the other port was never asked').to.deep.equal([])
+  })
+
+  it('an answer whose body trickles in, or is over 1 MB: 503 within the timeout, not when the body ends', async () => {
+    const trickling = createServer((_req, res) => {
+      // The headers at once, then a space every 200 ms for 10 s, then a verdict that would let the caller in.
+      res.writeHead(200, { 'Content-Type': 'application/json' })
+      let spaces = 0
+      const timer = setInterval(() => {
+        if (res.destroyed) return clearInterval(timer)
+        if (++spaces < 50) return void res.write(' ')
+        clearInterval(timer)
+        res.end('{"capabilities":{"manage_options":true}}')
+      }, 200)
+    })
+    const huge = createServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' })
+      res.end(`{"capabilities":{"manage_options":true},"pad":"${'x'.repeat(5_000_000)}"}`)
+    })
+    for (const server of [trickling, huge]) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      for (const [name, server] of [['trickling', trickling], ['over 1 MB', huge]] as const) {
+        const app = createTestApp(db, {
+          env: { AUTH_MODE: 'wordpress', WORDPRESS_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, AUTH_CACHE_SECONDS: '0' },
+          access: { timeoutMs: 1000 },
+        })
+        try {
+          const started = Date.now()
+          const res = await request(app.app).get(SLOTS).set('Authorization', basic(wp.admin)).expect(503)
+          expect(res.body.code, name).to.equal('rest_auth_unavailable')
+          expect(res.headers['retry-after'], name).to.equal('5')
+          expect(Date.now() - started, name).to.be.below(2_500)
+        } finally {
+          await app.close()
+        }
+      }
+    } finally {
+      trickling.closeAllConnections()
+      trickling.close()
+      huge.close()
+    }
+  })
+
   it('concurrent requests with the same credentials share one call to WordPress', async () => {
     const shared = appWith()
     try {
