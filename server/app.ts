@@ -12,8 +12,8 @@ import { RuleProblemLog } from './domain/disabled-time.ts'
 import { createAccess, type Access } from './access.ts'
 import { createMetrics } from './metrics.ts'
 import type { Deps } from './deps.ts'
-import { buildOpenApiDocument } from './openapi.ts'
-import { setPublicUrl } from './http/public-url.ts'
+import { buildOpenApiDocument, withSiteAddress } from './openapi.ts'
+import { publicBaseUrl, setPublicUrl } from './http/public-url.ts'
 import { addVary } from './http/negotiate.ts'
 import { SECURITY_HEADERS } from './http/security-headers.ts'
 import { asksForEnvelope, envelopeAnswer } from './http/envelope.ts'
@@ -132,9 +132,9 @@ export function createApp(options: AppOptions): Express {
   app.get('/metrics', metrics.serve)
   // The document describes the API, not its data: open like /healthz.
   const openApi = buildOpenApiDocument()
-  app.get('/openapi.json', (_req, res) => {
+  app.get('/openapi.json', (req, res) => {
     res.locals.route = 'openapi'
-    res.json(openApi)
+    res.json(withSiteAddress(openApi, publicBaseUrl(req)))
   })
   app.get('/readyz', async (_req, res) => {
     res.locals.route = 'readyz'
@@ -158,7 +158,7 @@ export function createApp(options: AppOptions): Express {
         res.locals.route = 'openapi'
         next()
       })
-      .get(access.guard, (_req, res) => { res.json(openApi) })
+      .get(access.guard, (req, res) => { res.json(withSiteAddress(openApi, publicBaseUrl(req))) })
       .options((_req, res) => { res.setHeader('Allow', ALLOW).status(204).end() })
       .all(() => {
         throw new RestError(405, 'rest_no_route', 'Method not allowed: this API only reads. Use GET.', { allow: ALLOW })

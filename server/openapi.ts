@@ -119,6 +119,17 @@ function packageVersion(): string {
 
 const site = { default: 'http://localhost:8080', description: 'The site\'s address, or the service\'s own.' }
 
+/**
+ * The document as served to one request: each server's `site` defaults to the
+ * address the client used (publicBaseUrl: PUBLIC_URL, else its scheme and
+ * host), as every other absolute URL the service writes (API.md, "Links and
+ * addresses"); the file `npm run openapi` writes keeps http://localhost:8080.
+ */
+export function withSiteAddress(document: Record<string, unknown>, address: string): Record<string, unknown> {
+  const servers = document.servers as Array<{ variables: { site: typeof site } }>
+  return { ...document, servers: servers.map((server) => ({ ...server, variables: { site: { ...server.variables.site, default: address } } })) }
+}
+
 interface Operation {
   summary: string
   operationId: string

@@ -13,6 +13,8 @@ import type { ServerResponse } from 'node:http'
 /** The headers WordPress's envelope carries: the answer's own, not the server's (Content-Type, Vary, …). */
 const ENVELOPED_HEADERS = ['X-WP-Total', 'X-WP-TotalPages', 'Link', 'Allow', 'Retry-After'] as const
 
+const COUNT_HEADERS = new Set<string>(['X-WP-Total', 'X-WP-TotalPages'])
+
 const HEAD = '{"body":'
 
 /** Whether the request's query string names `_envelope`, or `_envelope[]` (as PHP's isset($_GET['_envelope'])). */
@@ -41,11 +43,13 @@ export function envelopeAnswer(res: ServerResponse): void {
       return (writeHead as (...args: unknown[]) => ServerResponse).call(this, statusCode, ...rest)
     }
     wrapping = true
-    const headers: Record<string, string> = {}
+    const headers: Record<string, string | number> = {}
     for (const name of ENVELOPED_HEADERS) {
       const value = this.getHeader(name)
       if (value === undefined) continue
-      headers[name] = Array.isArray(value) ? value.join(', ') : String(value)
+      const text = Array.isArray(value) ? value.join(', ') : String(value)
+      // WordPress's controllers set the totals as integers, so its envelope holds numbers.
+      headers[name] = COUNT_HEADERS.has(name) && /^\d+$/.test(text) ? Number(text) : text
       this.removeHeader(name)
     }
     tail = `,"status":${statusCode},"headers":${JSON.stringify(headers)}}`

@@ -118,8 +118,11 @@ export function bookingEvent(record: BookingRecord, context: EventContext): stri
   if (record.all_day) {
     out += `DTSTART;VALUE=DATE:${icsDate(record.booking_date)}${CRLF}DTEND;VALUE=DATE:${icsDate(addDays(record.booking_date, 1))}${CRLF}`
   } else {
-    out += `DTSTART:${utcDateTime(Date.parse(record.start))}${CRLF}`
-    if (record.end !== null) out += `DTEND:${utcDateTime(Date.parse(record.end))}${CRLF}`
+    const start = Date.parse(record.start)
+    out += `DTSTART:${utcDateTime(start)}${CRLF}`
+    // RFC 5545 wants DTEND later than DTSTART: an end equal to the start (a legacy row) is
+    // left out, which makes the event end when it starts (§3.6.1), as an unknown end does.
+    if (record.end !== null && Date.parse(record.end) > start) out += `DTEND:${utcDateTime(Date.parse(record.end))}${CRLF}`
   }
   out += foldLine(`SUMMARY:${escapeText(record.service_slug ?? `service ${record.service_id}`)}`)
   const status = bookingStatus(record.status)

@@ -5,7 +5,7 @@ import request from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { loadSite } from '../fixtures/site.ts'
-import { buildOpenApiDocument } from '../../server/openapi.ts'
+import { buildOpenApiDocument, withSiteAddress } from '../../server/openapi.ts'
 
 const SLOTS = '/wp-json/booking-calendar/v1/slots'
 
@@ -136,9 +136,14 @@ describe('operations', () => {
       const guarded = createTestApp(db, { env: { AUTH_MODE: 'token', API_TOKENS: 'a-token' } })
       try {
         await request(guarded.app).get(`${SLOTS}?flat`).expect(401)
-        const res = await request(guarded.app).get('/openapi.json').expect(200)
+        const res = await request(guarded.app).get('/openapi.json').set('Host', 'shop.example.com').expect(200)
         expect(res.headers['content-type']).to.equal('application/json; charset=utf-8')
-        expect(res.body).to.deep.equal(JSON.parse(JSON.stringify(buildOpenApiDocument())))
+        expect(res.body).to.deep.equal(JSON.parse(JSON.stringify(withSiteAddress(buildOpenApiDocument(), 'http://shop.example.com'))))
+        // Each server's site is the address the client used (it was always http://localhost:8080).
+        expect(res.body.servers.map((server: { variables: { site: { default: string } } }) => server.variables.site.default))
+          .to.deep.equal(['http://shop.example.com', 'http://shop.example.com', 'http://shop.example.com'])
+        const proxied = await request(guarded.app).get('/openapi.json').set({ Host: 'api.internal', 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'shop.example.com' }).expect(200)
+        expect(proxied.body.servers[0].variables.site.default).to.equal('https://shop.example.com')
       } finally {
         await guarded.close()
       }
@@ -151,8 +156,8 @@ describe('operations', () => {
         for (const form of forms) {
           const refused = await request(guarded.app).get(form).expect(401)
           expect(refused.body.code, form).to.equal('rest_not_logged_in')
-          const res = await request(guarded.app).get(form).set('Authorization', 'Bearer a-token').expect(200)
-          expect(res.body, form).to.deep.equal(JSON.parse(JSON.stringify(buildOpenApiDocument())))
+          const res = await request(guarded.app).get(form).set('Authorization', 'Bearer a-token').set('Host', 'shop.example.com').expect(200)
+          expect(res.body, form).to.deep.equal(JSON.parse(JSON.stringify(withSiteAddress(buildOpenApiDocument(), 'http://shop.example.com'))))
         }
         await request(guarded.app).head(forms[0]!).set('Authorization', 'Bearer a-token').expect(200)
         const options = await request(guarded.app).options(forms[0]!).expect(204)

@@ -71,10 +71,10 @@ export function requestProblem(method: string, url: string): string | undefined 
  * status, headers and body it stands for, which the document describes.
  */
 function unwrapped(url: string, res: Response): Response {
-  const body = res.body as { body?: unknown; status?: unknown; headers?: Record<string, string> } | undefined
+  const body = res.body as { body?: unknown; status?: unknown; headers?: Record<string, string | number> } | undefined
   if (!asksForEnvelope(url) || res.status !== 200 || !body || typeof body.status !== 'number' || !body.headers) return res
   const headers = { ...res.headers }
-  for (const [name, value] of Object.entries(body.headers)) headers[name.toLowerCase()] = value
+  for (const [name, value] of Object.entries(body.headers)) headers[name.toLowerCase()] = String(value)
   return { ...res, status: body.status, headers, body: body.body } as Response
 }
 

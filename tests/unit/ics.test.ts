@@ -99,6 +99,13 @@ describe('bookingEvent', () => {
     expect(text).to.include('\r\nSUMMARY:service 12\r\nSTATUS:CANCELLED\r\nTRANSP:TRANSPARENT\r\nCATEGORIES:reject\r\n')
   })
 
+  it('no DTEND when end equals start (RFC 5545: DTEND must be later; the event ends when it starts), written in another offset too', () => {
+    expect(bookingEvent({ ...booking, end: booking.start }, context)).to.not.include('DTEND')
+    const sameInstant = new Date(Date.parse(booking.start!)).toISOString().replace('.000Z', '+00:00')
+    expect(bookingEvent({ ...booking, end: sameInstant }, context)).to.not.include('DTEND')
+    expect(bookingEvent(booking, context)).to.include('\r\nDTEND:')
+  })
+
   it('a legacy status gets CATEGORIES but no STATUS', () => {
     const text = bookingEvent({ ...booking, status: 'legacy_hold' }, context)
     expect(text).to.not.include('STATUS:')
