@@ -33,7 +33,7 @@ if (cluster.isPrimary && config.workers > 1) {
 }
 
 async function serve(config: Config, log: Logger): Promise<void> {
-  const [{ createDb }, { createApp }, { shutDownGracefully }, { configureServer }, { createAppServer }] = await Promise.all([
+  const [{ createDb }, { createApp }, { shutDownGracefully, watchConnections }, { configureServer }, { createAppServer }] = await Promise.all([
     import('../db/connect.ts'), import('./app.ts'), import('./shutdown.ts'), import('./http/server-setup.ts'), import('./http/app-server.ts'),
   ])
   // The first time zone a process names loads ICU's zone data: 12 to 26 ms
@@ -50,6 +50,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     process.exit(1)
   })
   configureServer(server, log)
+  watchConnections(server)
 
   let stopping = false
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -3,11 +3,49 @@
 // pool, and let the process exit 0. A streamed million-row answer in flight
 // ends whole when it fits in the grace period.
 import type { Server } from 'node:http'
-import { Server as NetServer } from 'node:net'
+import { Server as NetServer, type Socket } from 'node:net'
 import type { Logger } from 'pino'
 
 /** How long a connection accepted just before SIGTERM has to send its request before it counts as idle. */
 const FRESH_CONNECTION_MS = 1_000
+/** The most a stop waits, once it has cut them, for the connections' close events (each request's log line). */
+const CLOSE_EVENTS_MS = 1_000
+
+const openSockets = new WeakMap<Server, Set<Socket>>()
+
+/**
+ * Keeps the server's open connections (main.ts calls it once), so that a stop
+ * that cuts them can wait for each one's close event, which writes its
+ * request's log line: the server's own close comes before them, and the
+ * process exited without those lines.
+ */
+export function watchConnections(server: Server): void {
+  const sockets = new Set<Socket>()
+  openSockets.set(server, sockets)
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket)
+    socket.once('close', () => sockets.delete(socket))
+  })
+}
+
+/** Resolves when every socket has emitted close, or after `ms`. */
+function closeEvents(sockets: Set<Socket> | undefined, ms: number): Promise<void> {
+  const open = [...(sockets ?? [])].filter((socket) => !socket.closed)
+  if (open.length === 0) return Promise.resolve()
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    let left = open.length
+    for (const socket of open) {
+      socket.once('close', () => {
+        if (--left === 0) {
+          clearTimeout(timer)
+          // After the other close listeners of this emit (the response's, which logs).
+          setImmediate(resolve)
+        }
+      })
+    }
+  })
+}
 
 export async function shutDownGracefully(server: Server, options: { graceMs: number; log: Logger; closeDb: () => Promise<void> }): Promise<void> {
   const { graceMs, log } = options
@@ -32,8 +70,10 @@ export async function shutDownGracefully(server: Server, options: { graceMs: num
   clearTimeout(graceTimer)
   if (outcome === 'grace over') {
     log.warn({ graceMs }, 'requests still in flight when SHUTDOWN_GRACE_MS ran out: cutting them')
+    const cut = closeEvents(openSockets.get(server), CLOSE_EVENTS_MS)
     server.closeAllConnections()
     await closed
+    await cut
   }
   await options.closeDb()
   log.info('stopped')

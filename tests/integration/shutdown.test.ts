@@ -165,6 +165,10 @@ describe('SIGTERM', function () {
           await slow.ended
           expect(() => JSON.parse(dechunk(Buffer.concat(slow.received)))).to.throw()
           expect(service.logs.some((line) => line.level === 40 && String(line.msg).includes('SHUTDOWN_GRACE_MS'))).to.equal(true)
+          // The cut request still has its line, before the worker's last: the process once exited first.
+          const request = service.logs.findIndex((line) => line.msg === 'request')
+          expect(service.logs[request], 'the cut request\'s line').to.include({ route: 'slots', status: 200, completed: false })
+          expect(request).to.be.below(service.logs.findIndex((line) => line.msg === 'stopped' && line.worker === service.logs[request]!.worker))
         } finally {
           service.child.kill('SIGKILL')
         }
