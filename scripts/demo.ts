@@ -77,8 +77,17 @@ function printExamples(): void {
   say('')
 }
 service.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8'); process.stderr.write(chunk) })
+// Set when the demo itself is asked to stop (Ctrl-C), which stops the service first.
+let demoStopping = false
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => { demoStopping = true })
 service.once('exit', async (code) => {
-  if (code === 0) return
+  if (demoStopping) return
+  if (code === 0) {
+    // Stopped on its own (a SIGTERM to it alone): the database has nothing left to serve.
+    say('[demo] the service stopped: stopping the database too.')
+    process.kill(process.pid, 'SIGTERM')
+    return
+  }
   if (stderr.includes('EADDRINUSE')) process.stderr.write(`[demo] cannot listen on port ${config.port}. Set PORT to another port.\n`)
   await mariadb.stop()
   process.exit(1)

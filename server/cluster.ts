@@ -77,7 +77,9 @@ export function runPrimary(options: { workers: number; graceMs: number; log: Log
       stop({ reason: 'restart loop' }, 1)
       return
     }
-    log.error({ workerId: worker.id, pid: worker.process.pid, code, signal }, 'a worker died: starting another')
+    // A worker stopped cleanly (a SIGTERM to it alone) is no crash, though it counts in the budget above.
+    if (code === 0) log.warn({ workerId: worker.id, pid: worker.process.pid, code, signal }, 'a worker stopped: starting another')
+    else log.error({ workerId: worker.id, pid: worker.process.pid, code, signal }, 'a worker died: starting another')
     fork()
   })
 
@@ -89,7 +91,12 @@ export function runPrimary(options: { workers: number; graceMs: number; log: Log
     )
   })
 
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => stop({ signal }, 0))
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) log.info({ signal }, 'already stopping: the workers still have SHUTDOWN_GRACE_MS')
+      else stop({ signal }, 0)
+    })
+  }
   for (let i = 0; i < options.workers; i++) fork()
 }
 

@@ -55,7 +55,10 @@ async function serve(config: Config, log: Logger): Promise<void> {
   let stopping = false
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
-      if (stopping) return
+      if (stopping) {
+        log.info({ signal }, 'already stopping: the requests in flight still have SHUTDOWN_GRACE_MS')
+        return
+      }
       stopping = true
       log.info({ signal, graceMs: config.shutdownGraceMs }, 'stopping: no new connections; finishing the requests in flight')
       // Should closing the pool hang on a dead database, the process still ends.

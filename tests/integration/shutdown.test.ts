@@ -239,8 +239,18 @@ describe('WORKERS=2 (node:cluster)', function () {
       expect(died).to.include({ level: 50, workerId: started[0]!.workerId, pid: started[0]!.pid, signal: 'SIGKILL' })
       expect(service.logs.filter((line) => line.msg === 'worker started')).to.have.length(3)
       for (let i = 0; i < 4; i++) expect((await getOnce(service.port, '/healthz')).status).to.equal(200)
+      // A worker stopped cleanly on its own SIGTERM is started again too, logged as a stop (warn), not a death.
+      const second = service.logs.filter((line) => line.msg === 'worker started')[1]!
+      process.kill(second.pid as number, 'SIGTERM')
+      await until(() => service.logs.filter((line) => line.msg === 'listening').length === 4, 20_000)
+      expect(service.logs.find((line) => line.msg === 'a worker stopped: starting another')).to.include({ level: 40, workerId: second.workerId, code: 0 })
+      for (let i = 0; i < 4; i++) expect((await getOnce(service.port, '/healthz')).status).to.equal(200)
+      service.child.kill('SIGTERM')
+      // A second signal while stopping is said, and changes nothing.
+      await until(() => service.logs.some((line) => String(line.msg).startsWith('primary: stopping')), 5_000)
       service.child.kill('SIGTERM')
       expect(await service.exited).to.equal(0)
+      expect(service.logs.some((line) => line.msg === 'already stopping: the workers still have SHUTDOWN_GRACE_MS')).to.equal(true)
     } finally {
       service.child.kill('SIGKILL')
     }
