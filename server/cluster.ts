@@ -22,6 +22,39 @@ export function restartAllowed(previous: readonly number[], now: number, limit =
 
 interface MetricsMessage { type: string; id: number; text?: string; error?: string }
 
+/** node:cluster's own messages between primary and worker (lib/internal/cluster, Node 20). */
+interface ClusterMessage { cmd?: string; act?: string; seq?: number; ack?: number }
+
+/**
+ * node:cluster's round-robin primary accepts each connection and hands it to a
+ * worker, closing its own copy only when the worker says it took it. A worker
+ * that dies in between (kill -9, the OOM killer) never says so, and the client
+ * waited on an open connection that no one would answer until its own
+ * timeout. Here the primary notes each connection it hands `worker`, forgets it
+ * when the worker answers, and closes what is left when the worker exits: the
+ * client sees the connection close, as for every request of a dead worker.
+ */
+function closeHandoffsOfDeadWorker(worker: Worker): void {
+  const handedOff = new Map<number, { close(): void }>()
+  const child = worker.process as unknown as {
+    send(message: unknown, handle?: unknown, ...rest: unknown[]): boolean
+    on(event: 'internalMessage', listener: (message: ClusterMessage) => void): void
+  }
+  const send = child.send.bind(child)
+  child.send = (message: unknown, handle?: unknown, ...rest: unknown[]) => {
+    const sent = message as ClusterMessage | undefined
+    if (sent?.cmd === 'NODE_CLUSTER' && sent.act === 'newconn' && sent.seq !== undefined && handle) handedOff.set(sent.seq, handle as { close(): void })
+    return send(message, handle, ...rest)
+  }
+  child.on('internalMessage', (message) => {
+    if (message?.cmd === 'NODE_CLUSTER' && message.ack !== undefined) handedOff.delete(message.ack)
+  })
+  worker.once('exit', () => {
+    for (const handle of handedOff.values()) handle.close()
+    handedOff.clear()
+  })
+}
+
 /** The workers' node flags: the primary's own (a preloaded module, a profiler), then WORKER_V8_FLAGS, which win over them. */
 export function workerExecArgv(primaryExecArgv: readonly string[], v8Flags: readonly string[]): string[] {
   return [...primaryExecArgv, ...v8Flags]
@@ -40,6 +73,7 @@ export function runPrimary(options: { workers: number; graceMs: number; log: Log
   const fork = () => {
     const worker = cluster.fork()
     running.add(worker)
+    closeHandoffsOfDeadWorker(worker)
     log.info({ workerId: worker.id, pid: worker.process.pid }, 'worker started')
   }
   const liveWorkers = () => [...running]

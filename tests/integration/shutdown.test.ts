@@ -256,6 +256,34 @@ describe('WORKERS=2 (node:cluster)', function () {
     }
   })
 
+  it('a worker killed while the primary hands it a connection: that connection is closed, not left open unanswered', async () => {
+    const service = await startService(db, { WORKERS: '2' })
+    try {
+      const [stopped] = service.logs.filter((line) => line.msg === 'worker started')
+      // A stopped worker takes the next connection the primary hands it, and never says so.
+      process.kill(stopped!.pid as number, 'SIGSTOP')
+      const ends = Array.from({ length: 4 }, () => new Promise<string>((resolve) => {
+        const socket = connect(service.port, '127.0.0.1')
+        let text = ''
+        socket.on('data', (chunk: Buffer) => { text += chunk.toString('latin1') })
+        socket.on('error', () => { /* seen as the close */ })
+        socket.on('close', () => resolve(text.startsWith('HTTP/1.1 200') ? 'answered' : 'closed'))
+        socket.write('GET /healthz HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n')
+      }))
+      await new Promise((resolve) => setTimeout(resolve, 500))
+      process.kill(stopped!.pid as number, 'SIGKILL')
+      const outcomes = await Promise.race([
+        Promise.all(ends),
+        new Promise<string[]>((resolve) => setTimeout(() => resolve(['a connection still open 3 s after the kill']), 3_000)),
+      ])
+      expect(outcomes).to.have.length(4)
+      // The one handed to the stopped worker is closed without an answer; the others are answered.
+      expect(outcomes.filter((outcome) => outcome === 'closed')).to.have.length.below(4)
+    } finally {
+      service.child.kill('SIGKILL')
+    }
+  })
+
   it('gives up and exits 1 when workers keep dying', async () => {
     const service = await startService(db, { WORKERS: '2' })
     try {
