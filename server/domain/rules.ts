@@ -176,7 +176,12 @@ export function expandRules(
   // hundreds per request (scripts/bench/README.md, tenth pass).
   const addPeriod = (rule: ValidRule, fromMs: number, toMs: number) => {
     const startMs = Math.max(fromMs, rangeStartMs)
-    raw.push({ rule, startMs, endMs: Math.min(toMs, rangeEndMs), startUtc: clock.instantOf(startMs) })
+    const endMs = Math.min(toMs, rangeEndMs)
+    const startUtc = clock.instantOf(startMs)
+    // A window (or its part in the range) that lies in a spring-forward gap covers no
+    // instant: its start, moved forward by the gap, is at or past its end. No period.
+    if (clock.instantOf(endMs) <= startUtc) return
+    raw.push({ rule, startMs, endMs, startUtc })
   }
   for (const rule of rules) {
     const windowFrom = rule.window.from * 1000

@@ -120,7 +120,8 @@ export function bookingEvent(record: BookingRecord, context: EventContext): stri
   } else {
     const start = Date.parse(record.start)
     out += `DTSTART:${utcDateTime(start)}${CRLF}`
-    // RFC 5545 wants DTEND later than DTSTART: an end equal to the start (a legacy row) is
+    // RFC 5545 wants DTEND later than DTSTART: an end not after the start (equal, in a legacy
+    // row; or before it, when a start in a spring-forward gap moved forward past the end) is
     // left out, which makes the event end when it starts (§3.6.1), as an unknown end does.
     if (record.end !== null && Date.parse(record.end) > start) out += `DTEND:${utcDateTime(Date.parse(record.end))}${CRLF}`
   }

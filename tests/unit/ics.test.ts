@@ -99,10 +99,12 @@ describe('bookingEvent', () => {
     expect(text).to.include('\r\nSUMMARY:service 12\r\nSTATUS:CANCELLED\r\nTRANSP:TRANSPARENT\r\nCATEGORIES:reject\r\n')
   })
 
-  it('no DTEND when end equals start (RFC 5545: DTEND must be later; the event ends when it starts), written in another offset too', () => {
+  it('no DTEND when end is not after start (RFC 5545: DTEND must be later; the event ends when it starts), written in another offset too', () => {
     expect(bookingEvent({ ...booking, end: booking.start }, context)).to.not.include('DTEND')
     const sameInstant = new Date(Date.parse(booking.start!)).toISOString().replace('.000Z', '+00:00')
     expect(bookingEvent({ ...booking, end: sameInstant }, context)).to.not.include('DTEND')
+    // Before the start: 02:30 to 03:00 on Berlin's spring-forward day reads 03:30 to 03:00 (API.md's rule).
+    expect(bookingEvent({ ...booking, start: '2026-03-29T03:30:00+02:00', end: '2026-03-29T03:00:00+02:00' }, context)).to.not.include('DTEND')
     expect(bookingEvent(booking, context)).to.include('\r\nDTEND:')
   })
 

@@ -75,6 +75,19 @@ describe('expandRules: rules into periods', () => {
     ['Berlin, spring: a window starting in the gap moves forward by the gap', [rule({ weekday: 0, time_from: '02:30:00', time_to: '05:00:00' })], '2026-03-29', '2026-03-29', berlin, [
       ['2026-03-29T03:30:00+02:00', '2026-03-29T05:00:00+02:00', false],
     ]],
+    // A window that covers no instant once its start moved forward by the gap is no period:
+    // it once came out ending before it started (03:30 to 03:00), or with no length at all.
+    ['Berlin, spring: a window inside the gap (02:30 to 03:00) covers no instant: no period', [rule({ weekday: 0, time_from: '02:30:00', time_to: '03:00:00' })], '2026-03-29', '2026-03-29', berlin, []],
+    ['Berlin, spring: a window from the gap to just past it keeps what lies past it', [rule({ weekday: 0, time_from: '02:30:00', time_to: '03:45:00' })], '2026-03-29', '2026-03-29', berlin, [
+      ['2026-03-29T03:30:00+02:00', '2026-03-29T03:45:00+02:00', false],
+    ]],
+    ['Santiago, clocks forward at midnight: a window past midnight the day before, cut to a range starting in the gap, is no period', [
+      rule({ rule_type: 'date', weekday: null, date_from: '2025-09-06', time_from: '23:00:00', time_to: '01:00:00' }),
+      rule({ id: 2, rule_type: 'date', weekday: null, date_from: '2025-09-07', time_from: '00:30:00', time_to: '01:00:00' }),
+      rule({ id: 3, rule_type: 'date', weekday: null, date_from: '2025-09-07', time_from: '00:30:00', time_to: '02:00:00' }),
+    ], '2025-09-07', '2025-09-07', { kind: 'iana', name: 'America/Santiago' }, [
+      ['2025-09-07T01:30:00-03:00', '2025-09-07T02:00:00-03:00', false],
+    ]],
     ['Berlin, autumn: a whole Sunday is 25 hours', [rule({ weekday: 0 })], '2026-10-25', '2026-10-25', berlin, [
       ['2026-10-25T00:00:00+02:00', '2026-10-26T00:00:00+01:00', true],
     ]],
