@@ -4,7 +4,7 @@ import type { Logger } from 'pino'
 import type { Db, DbPools } from '../db/connect.ts'
 import { pingDatabase } from '../db/options.ts'
 import type { Config } from './config.ts'
-import { errorMiddleware, noRoute, toRestError, sendRestError, RestError } from './errors.ts'
+import { errorMiddleware, methodNotAllowed, noRoute, toRestError, sendRestError, RestError } from './errors.ts'
 import { requestLog } from './http/request-log.ts'
 import { ALLOW, mountApi, NAMESPACE, PREFIXES } from './routes/index.ts'
 import { createSiteTimezone, type SiteTimezone } from './site-timezone.ts'
@@ -161,7 +161,7 @@ export function createApp(options: AppOptions): Express {
       .get(access.guard, (req, res) => { res.json(withSiteAddress(openApi, publicBaseUrl(req))) })
       .options((_req, res) => { res.setHeader('Allow', ALLOW).status(204).end() })
       .all(() => {
-        throw new RestError(405, 'rest_no_route', 'Method not allowed: this API only reads. Use GET.', { allow: ALLOW })
+        throw methodNotAllowed(ALLOW)
       })
   }
   // Everything under the prefixes is guarded, the namespace index included.

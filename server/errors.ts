@@ -52,6 +52,10 @@ export function invalidParams(params: Record<string, string>): RestError {
 export const noRoute = () =>
   new RestError(404, 'rest_no_route', 'No route was found matching the URL and request method.')
 
+/** 405 for any method but GET, HEAD and OPTIONS (`allow`), on a route or a CONNECT's bare socket (http/server-setup.ts). */
+export const methodNotAllowed = (allow: string) =>
+  new RestError(405, 'rest_no_route', 'Method not allowed: this API only reads. Use GET.', { allow })
+
 // MariaDB's error numbers and mysql2's error codes that mean "the database cannot be reached".
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE',

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto'
 import type { Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
-import type { RestErrorCode } from '../errors.ts'
+import { methodNotAllowed, type RestErrorCode } from '../errors.ts'
 import { SECURITY_HEADERS } from './security-headers.ts'
 import { ALLOW } from '../routes/index.ts'
 
@@ -61,9 +61,9 @@ export function configureServer(server: Server, log: Logger): void {
   })
   // CONNECT comes as a bare socket, which Node closes without a word unless someone answers: 405, as any other method we do not serve.
   server.on('connect', (_req: unknown, socket: Socket) => {
-    const refusal: Refusal = { status: 405, reason: 'Method Not Allowed', code: 'rest_no_route', message: 'Method not allowed: this API only reads. Use GET.' }
+    const { status, code, message } = methodNotAllowed(ALLOW)
     socket.on('error', () => socket.destroy())
-    socket.end(parserRefusal(refusal, randomUUID(), ALLOW))
+    socket.end(parserRefusal({ status, reason: 'Method Not Allowed', code, message }, randomUUID(), ALLOW))
   })
   // A request without Host goes on to the app, which refuses it in WordPress's shape (app.ts), not with Node's empty 400.
   ;(server as Server & { requireHostHeader?: boolean }).requireHostHeader = false

@@ -3,7 +3,7 @@
 import { Router, type Express, type RequestHandler } from 'express'
 import type { z } from 'zod'
 import { describeParams } from '../http/params.ts'
-import { RestError, noRoute } from '../errors.ts'
+import { methodNotAllowed, noRoute } from '../errors.ts'
 import { slotsHandler, slotsParams } from './slots.ts'
 import { disabledTimeHandler, disabledTimeParams } from './disabled-time.ts'
 import { summaryHandler, summaryParams } from './summary.ts'
@@ -81,7 +81,7 @@ function apiRouter(handlers: Map<RouteDef, RequestHandler>): Router {
       .get(handlers.get(route)!)
       .options((_req, res) => { res.setHeader('Allow', ALLOW).status(204).end() })
       .all(() => {
-        throw new RestError(405, 'rest_no_route', 'Method not allowed: this API only reads. Use GET.', { allow: ALLOW })
+        throw methodNotAllowed(ALLOW)
       })
   }
   router.use(() => { throw noRoute() })
