@@ -14,20 +14,22 @@ const DATE_FORMATS: { pattern: RegExp; order: [year: number, month: number, day:
  * MariaDB's DATE range starts there.
  */
 export function parseDateParam(value: string): string | undefined {
-  for (const { pattern, order } of DATE_FORMATS) {
-    const m = pattern.exec(value)
-    if (!m) continue
-    const iso = `${m[order[0]]}-${m[order[1]]}-${m[order[2]]}`
-    if (Number(m[order[0]]) < 1000) return undefined
-    return Number.isNaN(dayToMs(iso)) ? undefined : iso
-  }
-  return undefined
+  const written = readDateForm(value)
+  if (written === undefined || written.year < 1000) return undefined
+  return Number.isNaN(dayToMs(written.iso)) ? undefined : written.iso
 }
 
 /** Whether `value` has one of the three forms but a year before 1000, which parseDateParam refuses: its sentence says so. */
 export function isBeforeYear1000(value: string): boolean {
-  return DATE_FORMATS.some(({ pattern, order }) => {
+  const written = readDateForm(value)
+  return written !== undefined && written.year < 1000
+}
+
+/** `value` in one of the three forms, as `YYYY-MM-DD` (not checked as a date) and its year; undefined in none. */
+function readDateForm(value: string): { iso: string; year: number } | undefined {
+  for (const { pattern, order } of DATE_FORMATS) {
     const m = pattern.exec(value)
-    return m !== null && Number(m[order[0]]) < 1000
-  })
+    if (m) return { iso: `${m[order[0]]}-${m[order[1]]}-${m[order[2]]}`, year: Number(m[order[0]]) }
+  }
+  return undefined
 }
