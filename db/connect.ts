@@ -147,9 +147,17 @@ function createRawPool(settings: DbSettings, size: number): Pool {
     // QUERY_TIMEOUT_MS is enforced by the server, which cancels the statement
     // itself (ER_STATEMENT_TIMEOUT), instead of the client only giving up on it.
     connection.query(`SET SESSION max_statement_time = ${statementSeconds}`, failed)
+    // The SQL mode the service is written and tested for (MariaDB's default), whatever
+    // the server's is. Values are escaped by mysql2 with backslashes, which a server
+    // with NO_BACKSLASH_ESCAPES reads as text: a quote in a slug would end its string
+    // there and the rest be SQL. Other modes change what a read gives (PAD_CHAR_TO_FULL_LENGTH).
+    connection.query(`SET SESSION sql_mode = '${SESSION_SQL_MODE}'`, failed)
   })
   return pool
 }
+
+/** MariaDB 10.2's default sql_mode and later, the one the tests run under. */
+const SESSION_SQL_MODE = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION'
 
 /** Kysely's view of the short pool: every statement it sends goes through the lease's timer. */
 function kyselyPool(pool: BoundedPool): MysqlPool {

@@ -171,6 +171,39 @@ describe('failures', () => {
       }
     })
 
+    describe('a server whose sql_mode has NO_BACKSLASH_ESCAPES', () => {
+      // mysql2 escapes a quote in a value as \', which such a server reads as a
+      // backslash and the end of the string: a service slug could then carry SQL.
+      let globalMode: string
+      before(async () => {
+        const [rows] = await db.admin.query('SELECT @@GLOBAL.sql_mode AS mode') as [Array<{ mode: string }>, unknown]
+        globalMode = rows[0]!.mode
+        await db.admin.query(`SET GLOBAL sql_mode = CONCAT(@@GLOBAL.sql_mode, ',NO_BACKSLASH_ESCAPES,PAD_CHAR_TO_FULL_LENGTH')`)
+      })
+      after(async () => {
+        await db.admin.query('SET GLOBAL sql_mode = ?', [globalMode])
+      })
+
+      it('every session reads with the sql_mode the service is written for, so a value never becomes SQL', async () => {
+        const t = createTestApp(db)
+        try {
+          const slots = '/wp-json/booking-calendar/v1/slots?flat&service='
+          const unknown = await request(t.app).get(`${slots}nope`)
+          expect(unknown.status).to.equal(404)
+          for (const payload of ["x\\') OR (1=1) -- -", "x\\' OR 1=1 OR '"]) {
+            const res = await request(t.app).get(`${slots}${encodeURIComponent(payload)}`)
+            expect(res.status, payload).to.equal(404)
+            expect(res.body.code, payload).to.equal(unknown.body.code)
+          }
+          const { sql } = await import('kysely')
+          const mode = await sql<{ mode: string }>`SELECT @@SESSION.sql_mode AS mode`.execute(t.handle.db)
+          expect(mode.rows[0]!.mode).to.equal('STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION')
+        } finally {
+          await t.close()
+        }
+      })
+    })
+
     it('the test account the service reads with may only SELECT', async () => {
       const [grants] = await db.admin.query(`SHOW GRANTS FOR '${testServer().readerUser}'@'%'`) as [Record<string, string>[], unknown]
       const text = grants.map((row) => Object.values(row)[0]).join('\n')
