@@ -111,7 +111,12 @@ const envSchema = z.object({
     if (value === undefined || value.trim() === '') return undefined
     try {
       const url = new URL(value.trim())
-      if (url.protocol === 'http:' || url.protocol === 'https:') return url.toString().replace(/\/+$/, '')
+      if (url.username || url.password) {
+        // axios would send these instead of each caller's own Authorization: every caller would be checked as this user.
+        ctx.addIssue({ code: 'custom', message: 'WORDPRESS_URL must not hold a user name or password: each caller\'s own credentials are checked. Give the site\'s address, such as https://example.com.' })
+        return z.NEVER
+      }
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash) return url.toString().replace(/\/+$/, '')
     } catch { /* reported below */ }
     ctx.addIssue({ code: 'custom', message: 'WORDPRESS_URL must be the site\'s address, such as https://example.com.' })
     return z.NEVER
