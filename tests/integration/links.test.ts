@@ -56,6 +56,47 @@ describe('Links and addresses', () => {
     expect(await linkOf({ PUBLIC_URL: 'https://bookings.example.org/' }, behindProxy)).to.equal(next('https://bookings.example.org'))
   })
 
+  describe('the query repeated in a link', () => {
+    let t: ReturnType<typeof createTestApp>
+    before(() => { t = createTestApp(db, { env: { PUBLIC_URL: 'https://shop.example.com' } }) })
+    after(async () => { await t.close() })
+    const SLOTS = '/wp-json/booking-calendar/v1/slots'
+    const linkOfQuery = async (query: string) => (await request(t.app).get(`${SLOTS}?${query}`).expect(200)).headers.link as string
+    /** Links as node-wpapi's parser (`li` 1.3) reads them: split at every comma, each part's rel and its URL by li's own expressions. */
+    const asWpapiReadsThem = (link: string) => Object.fromEntries(link.split(',').map((part) => part.trim())
+      .map((part) => [/\brel="?([^"]+)"?\s*;?/.exec(part)?.[1], /^<(.*)>/.exec(part)?.[1]]))
+
+    it('percent-encodes what would end the link or split the header: < > " , ; and spaces, as WordPress does', async () => {
+      const link = await linkOfQuery('flat&per_page=1&_fields=id,status&x=a>b"c<d;e%20f g')
+      expect(link).to.equal(`<https://shop.example.com${SLOTS}?flat&per_page=1&_fields=id%2Cstatus&x=a%3Eb%22c%3Cd%3Be%20f%20g&page=2>; rel="next"`)
+      expect(asWpapiReadsThem(link)).to.deep.equal({ next: `https://shop.example.com${SLOTS}?flat&per_page=1&_fields=id%2Cstatus&x=a%3Eb%22c%3Cd%3Be%20f%20g&page=2` })
+    })
+
+    it('lets no query add a link of its own', async () => {
+      const link = await linkOfQuery('flat&per_page=1&x=>;rel="next",<http://evil.example/x')
+      expect(link).to.equal(`<https://shop.example.com${SLOTS}?flat&per_page=1&x=%3E%3Brel=%22next%22%2C%3Chttp://evil.example/x&page=2>; rel="next"`)
+      expect(Object.keys(asWpapiReadsThem(link))).to.deep.equal(['next'])
+    })
+
+    it('a link followed gives the next page with the same parameters', async () => {
+      const first = await request(t.app).get(`${SLOTS}?flat&per_page=2&_fields=id,status&status[]=booked&status[]=pending`).expect(200)
+      const next = asWpapiReadsThem(first.headers.link as string).next!
+      expect(next).to.equal(`https://shop.example.com${SLOTS}?flat&per_page=2&_fields=id%2Cstatus&status%5B%5D=booked&status%5B%5D=pending&page=2`)
+      const second = await request(t.app).get(next.slice('https://shop.example.com'.length)).expect(200)
+      expect(second.headers['x-wp-total']).to.equal(first.headers['x-wp-total'])
+      expect(Object.keys(second.body.booked_slots[0])).to.deep.equal(['id', 'status'])
+      expect(second.body.booked_slots.map((b: { status: string }) => b.status).every((s: string) => ['booked', 'pending'].includes(s))).to.equal(true)
+      expect(second.body.booked_slots[0].id).to.not.equal(first.body.booked_slots[0].id)
+    })
+
+    it('replaces the page however its name is written (%70age, page[]), in its place', async () => {
+      expect(await linkOfQuery('flat&per_page=1&%70age=2&_fields=id')).to.equal(
+        `<https://shop.example.com${SLOTS}?flat&per_page=1&page=1&_fields=id>; rel="prev", <https://shop.example.com${SLOTS}?flat&per_page=1&page=3&_fields=id>; rel="next"`)
+      expect(await linkOfQuery('flat&per_page=1&page[]=2&_fields=id')).to.equal(
+        `<https://shop.example.com${SLOTS}?flat&per_page=1&page=1&_fields=id>; rel="prev", <https://shop.example.com${SLOTS}?flat&per_page=1&page=3&_fields=id>; rel="next"`)
+    })
+  })
+
   it('writes no Host that is not a host name into a URL', async () => {
     expect(await linkOf({ TRUST_PROXY: 'false' }, { Host: 'evil.example>; rel="x"' })).to.equal(next('http://localhost'))
   })
