@@ -319,10 +319,21 @@ function roundMinutes(minutes: number): number {
   return Math.round(minutes * 100) / 100
 }
 
-/** booked ÷ open, to 4 decimals; null when open is 0 or unknown. Above 1 where bookings overlap. */
+/**
+ * booked ÷ open, to 4 decimals, an exact half rounded up; null when open is 0
+ * or unknown. Above 1 where bookings overlap. Both are minutes of at most two
+ * decimals, so the quotient is taken of whole hundredths, in integers: in
+ * floating point 18 / 120000 × 10000 is 1.4999999999999998, and 0.00015 came out 0.0001.
+ */
 export function occupancyOf(bookedMinutes: number, openMinutes: number | null): number | null {
   if (openMinutes === null || openMinutes === 0) return null
-  return Math.round((bookedMinutes / openMinutes) * 10_000) / 10_000
+  const booked = Math.round(bookedMinutes * 100) * 10_000
+  const open = Math.round(openMinutes * 100)
+  // Integers far below 2^53 (a million years of minutes): the floor of their
+  // float quotient is the true one, and the remainder is exact.
+  const quotient = Math.floor(booked / open)
+  const remainder = booked - quotient * open
+  return (2 * remainder >= open ? quotient + 1 : quotient) / 10_000
 }
 
 export interface SummaryInput {

@@ -84,6 +84,10 @@ describe('mergeIntervals and occupancyOf', () => {
   })
   it('rounds to 4 decimals, exceeds 1 where bookings overlap, null for no open minutes', () => {
     expect([occupancyOf(1800, 1080), occupancyOf(1, 3), occupancyOf(5, 0), occupancyOf(5, null)]).to.deep.equal([1.6667, 0.3333, null, null])
+    // Exact halves round up, where floating point put 18 / 120000 × 10000 at 1.4999999999999998.
+    expect([occupancyOf(18, 120_000), occupancyOf(57, 600_000), occupancyOf(0.57, 600), occupancyOf(1, 20_000), occupancyOf(3, 20_000)]).to.deep.equal([0.0002, 0.0001, 0.001, 0.0001, 0.0002])
+    // Just under and over a half, and minutes with decimals.
+    expect([occupancyOf(17.99, 120_000), occupancyOf(18.01, 120_000), occupancyOf(0, 600), occupancyOf(600, 600), occupancyOf(1234.56, 789.01)]).to.deep.equal([0.0001, 0.0002, 0, 1, 1.5647])
   })
 })
 
