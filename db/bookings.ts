@@ -39,15 +39,18 @@ export interface BookingRow {
 export type BookingOrder = 'booking' | 'service'
 
 // The zero date sorts below every real DATETIME, so any created_at range
-// starts here at the latest: a zero-date booking never matches (API.md, created_date).
+// starts here at the latest: a zero-date booking never matches (API.md, created_date;
+// README, "Choices made where API.md is silent").
 const FIRST_REAL_DATETIME = '1000-01-01 00:00:00'
+// The same for booking_date: a range given by its `end` alone never matches the zero date either.
+const FIRST_REAL_DATE = '1000-01-01'
 
 /** The WHERE of a filter; summary/ counts with the same one, so its counts agree with slots/. */
 export function matches(eb: ExpressionBuilder<Database, 'booking_calendar_bookings'>, filter: BookingFilter): Expression<SqlBool> {
   const conditions: Expression<SqlBool>[] = []
   if (filter.serviceId !== undefined) conditions.push(eb('booking_calendar_bookings.service_id', '=', filter.serviceId))
   if (filter.statuses) conditions.push(eb('booking_calendar_bookings.status', 'in', filter.statuses))
-  if (filter.bookingDate?.from !== undefined) conditions.push(eb('booking_calendar_bookings.booking_date', '>=', filter.bookingDate.from))
+  if (filter.bookingDate) conditions.push(eb('booking_calendar_bookings.booking_date', '>=', filter.bookingDate.from ?? FIRST_REAL_DATE))
   if (filter.bookingDate?.to !== undefined) conditions.push(eb('booking_calendar_bookings.booking_date', '<=', filter.bookingDate.to))
   if (filter.createdAt) {
     conditions.push(eb('booking_calendar_bookings.created_at', '>=', filter.createdAt.from ?? FIRST_REAL_DATETIME))
