@@ -89,11 +89,25 @@ export function toRestError(error: unknown): RestError | undefined {
   return undefined
 }
 
+/**
+ * rest_invalid_param's `details`, as WordPress 5.5 and later send it beside
+ * `params`: per bad parameter, its sentence as an error of its own. WordPress
+ * names its check there (rest_invalid_type, rest_out_of_bounds, ...); ours are all rest_invalid_param.
+ */
+function detailsOf(params: Record<string, string>): Record<string, { code: string; message: string; data: null }> {
+  const details: Record<string, { code: string; message: string; data: null }> = {}
+  for (const [name, message] of Object.entries(params)) details[name] = { code: 'rest_invalid_param', message, data: null }
+  return details
+}
+
 export function sendRestError(res: Response, error: RestError): void {
   if (error.extra.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.extra.retryAfterSeconds))
   if (error.extra.allow) res.setHeader('Allow', error.extra.allow)
   const data: Record<string, unknown> = { status: error.status }
-  if (error.extra.params) data.params = error.extra.params
+  if (error.extra.params) {
+    data.params = error.extra.params
+    data.details = detailsOf(error.extra.params)
+  }
   res.status(error.status).json({ code: error.code, message: error.message, data })
 }
 

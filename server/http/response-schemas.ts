@@ -109,6 +109,8 @@ export const restErrorSchema = z.object({
   data: z.object({
     status: z.number().int(),
     params: z.record(z.string(), z.string()).optional().meta({ description: 'With rest_invalid_param: a sentence per bad parameter.' }),
+    details: z.record(z.string(), z.object({ code: z.string(), message: z.string(), data: z.null() }).strict()).optional()
+      .meta({ description: 'With rest_invalid_param, as WordPress 5.5+ sends it: per bad parameter, the same sentence as an error.' }),
   }).strict(),
 }).strict().meta({ id: 'WP_Error', description: 'WordPress\'s error shape.' })
 

@@ -1,7 +1,7 @@
 // API.md, "CSV": format=csv and Accept: text/csv, RFC 4180, CRLF, the formula guard.
 import { expect } from 'chai'
 import { parse } from 'csv-parse/sync'
-import request from '../support/request.ts'
+import request, { invalidParamsData } from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { loadSite } from '../fixtures/site.ts'
@@ -55,12 +55,9 @@ describe('GET slots/ as CSV', () => {
     expect(res.body).to.deep.equal({
       code: 'rest_invalid_param',
       message: 'Invalid parameter(s): _fields',
-      data: {
-        status: 400,
-        params: {
-          _fields: '_fields names no column of the CSV export; use one or more of id, service_id, service_slug, status, booking_date, start, end, all_day, created_date, customer, note, customer.name, customer.email, customer.phone.',
-        },
-      },
+      data: invalidParamsData({
+        _fields: '_fields names no column of the CSV export; use one or more of id, service_id, service_slug, status, booking_date, start, end, all_day, created_date, customer, note, customer.name, customer.email, customer.phone.',
+      }),
     })
     const json = await request(t.app).get(`${URL}?_fields=nope&start=2026-11-29`).expect(200)
     expect(json.body).to.deep.equal({ booked_slots: { 22: [{}] }, total: 1 })

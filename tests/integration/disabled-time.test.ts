@@ -1,6 +1,6 @@
 // GET disabled-time/ over a real MariaDB, with a clock the test sets.
 import { expect } from 'chai'
-import request from '../support/request.ts'
+import request, { invalidParamsData } from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { loadSite, HAIRCUT, STRIZHKA, DELETED_SERVICE } from '../fixtures/site.ts'
@@ -112,7 +112,7 @@ describe('GET disabled-time/', () => {
       const res = await request(t.app).get(`${URL}?start=2026-12-02&end=2026-12-01`).expect(400)
       expect(res.body).to.deep.equal({
         code: 'rest_invalid_param', message: 'Invalid parameter(s): start',
-        data: { status: 400, params: { start: 'start must not be after end (2026-12-02 is after 2026-12-01).' } },
+        data: invalidParamsData({ start: 'start must not be after end (2026-12-02 is after 2026-12-01).' }),
       })
     })
 

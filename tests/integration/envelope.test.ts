@@ -3,7 +3,7 @@
 // calendar files as they are.
 import { expect } from 'chai'
 import express from 'express'
-import request from '../support/request.ts'
+import request, { invalidParamsData } from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { loadSite } from '../fixtures/site.ts'
@@ -67,7 +67,7 @@ describe('_envelope', () => {
     expect(res.body).to.deep.equal({
       body: {
         code: 'rest_invalid_param', message: 'Invalid parameter(s): start',
-        data: { status: 400, params: { start: 'start must be a date as DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.' } },
+        data: invalidParamsData({ start: 'start must be a date as DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.' }),
       },
       status: 400,
       headers: {},

@@ -7,7 +7,7 @@ import { expect } from 'chai'
 import ICAL from 'ical.js'
 import nodeIcal from 'node-ical'
 import type { App } from 'supertest/types.js'
-import request from '../support/request.ts'
+import request, { invalidParamsData } from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { loadSite, HAIRCUT, STRIZHKA, DELETED_SERVICE } from '../fixtures/site.ts'
@@ -307,7 +307,7 @@ describe('calendar feeds (format=ics)', function () {
     it('page and per_page with format=ics are 400 rest_invalid_param: a feed is never paged', async () => {
       const message = 'A calendar feed is never paged: leave out page and per_page with format=ics (or Accept: text/calendar).'
       const res = await request(t.app).get(`${PREFIX}/slots?format=ICS&per_page=10`).set('Authorization', `Bearer ${TOKEN}`).expect(400)
-      expect(res.body).to.deep.equal({ code: 'rest_invalid_param', message: 'Invalid parameter(s): per_page', data: { status: 400, params: { per_page: message } } })
+      expect(res.body).to.deep.equal({ code: 'rest_invalid_param', message: 'Invalid parameter(s): per_page', data: invalidParamsData({ per_page: message }) })
       const accept = await request(t.app).get(`${PREFIX}/slots?page=2&per_page=5`).set('Accept', 'text/calendar').set('Authorization', `Bearer ${TOKEN}`).expect(400)
       expect(accept.body.data.params).to.deep.equal({ per_page: message })
     })

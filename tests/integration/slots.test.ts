@@ -1,6 +1,6 @@
 // GET slots/ over a real MariaDB holding every quirk of PLUGIN_TABLES.md.
 import { expect } from 'chai'
-import request from '../support/request.ts'
+import request, { invalidParamsData } from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { BOOKING_ORDER, RECORDS, loadSite, type BookingId } from '../fixtures/site.ts'
@@ -87,11 +87,12 @@ describe('GET slots/', () => {
       expect(res.body.booked_slots.map((b: { status: string }) => b.status)).to.deep.equal(['booked', 'legacy_hold', 'booked'])
     })
 
-    it('an unknown status gives 400 rest_invalid_param naming status', async () => {
+    it('an unknown status gives 400 rest_invalid_param naming status, in params and in details as WordPress 5.5+ has them', async () => {
       const res = await request(t.app).get(`${URL}?status=booked,maybe`).expect(400)
+      const sentence = 'status must be one or more of pending, booked, reject, completed, expired, comma-separated (got "maybe").'
       expect(res.body).to.deep.equal({
         code: 'rest_invalid_param', message: 'Invalid parameter(s): status',
-        data: { status: 400, params: { status: 'status must be one or more of pending, booked, reject, completed, expired, comma-separated (got "maybe").' } },
+        data: { status: 400, params: { status: sentence }, details: { status: { code: 'rest_invalid_param', message: sentence, data: null } } },
       })
     })
   })
@@ -152,7 +153,7 @@ describe('GET slots/', () => {
         const res = await request(t.app).get(URL).query({ start: bad }).expect(400)
         expect(res.body).to.deep.equal({
           code: 'rest_invalid_param', message: 'Invalid parameter(s): start',
-          data: { status: 400, params: { start: 'start must be a date as DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.' } },
+          data: invalidParamsData({ start: 'start must be a date as DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.' }),
         })
       })
     }

@@ -1,7 +1,7 @@
 // GET summary/ over a real MariaDB: one case per rule of API.md's section, on
 // the quirky site of tests/fixtures/site.ts plus a few rules and bookings.
 import { expect } from 'chai'
-import request from '../support/request.ts'
+import request, { invalidParamsData } from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { loadSite, HAIRCUT, STRIZHKA, DELETED_SERVICE, NUMERIC_SLUG } from '../fixtures/site.ts'
@@ -206,7 +206,7 @@ describe('GET summary/', () => {
     const res = await request(t.app).get(`${URL}?start=2025-01-01&end=2027-01-02`).expect(400)
     expect(res.body).to.deep.equal({
       code: 'rest_invalid_param', message: 'Invalid parameter(s): end',
-      data: { status: 400, params: { end: 'The range from 2025-01-01 to 2027-01-02 spans 732 days; at most 731 are allowed. Choose a later start or an earlier end.' } },
+      data: invalidParamsData({ end: 'The range from 2025-01-01 to 2027-01-02 spans 732 days; at most 731 are allowed. Choose a later start or an earlier end.' }),
     })
   })
 

@@ -152,3 +152,12 @@ export default function request(app: App): Agent {
     },
   })
 }
+
+/**
+ * The `data` of a 400 rest_invalid_param with these sentences: `params`, and
+ * `details` as WordPress 5.5+ has it (tests/integration/slots.test.ts spells one out).
+ */
+export function invalidParamsData(params: Record<string, string>): Record<string, unknown> {
+  const details = Object.fromEntries(Object.entries(params).map(([name, message]) => [name, { code: 'rest_invalid_param', message, data: null }]))
+  return { status: 400, params, details }
+}
