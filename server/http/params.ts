@@ -113,26 +113,25 @@ export function enumParam<const T extends readonly string[]>(name: string, choic
   }).meta({ type: 'string', enum: choices, default: fallback, description, ...(caseInsensitive ? { caseInsensitive } : {}) } satisfies ParamMeta)
 }
 
-/** A list of words from a fixed set; spaces and letter case ignored. */
+/**
+ * A list of words from a fixed set; spaces and letter case ignored. An empty
+ * list (`status=`) is as if not given, as WordPress reads an empty list parameter.
+ */
 export function enumListParam<const T extends readonly string[]>(name: string, choices: T, description: string) {
   return values.transform((list, ctx): T[number][] | undefined => {
-    if (list === undefined) return undefined
-    const items = splitList(list).map((value) => value.toLowerCase())
+    const items = list && splitList(list).map((value) => value.toLowerCase())
+    if (items === undefined || items.length === 0) return undefined
     const unknown = items.filter((item) => !choices.includes(item))
-    if (items.length === 0 || unknown.length > 0) {
-      const got = unknown.length > 0 ? ` (got ${unknown.map((u) => `"${u}"`).join(', ')})` : ''
-      fail(ctx, `${name} must be one or more of ${choices.join(', ')}, comma-separated${got}.`)
-    }
+    if (unknown.length > 0) fail(ctx, `${name} must be one or more of ${choices.join(', ')}, comma-separated (got ${unknown.map((u) => `"${u}"`).join(', ')}).`)
     return [...new Set(items)] as T[number][]
   }).meta({ type: 'array', items: { type: 'string', enum: choices }, description } satisfies ParamMeta)
 }
 
-/** Free names, comma-separated (`_fields`). */
-export function nameListParam(name: string, description: string) {
-  return values.transform((list, ctx) => {
-    if (list === undefined) return undefined
-    const items = splitList(list)
-    return items.length > 0 ? [...new Set(items)] : fail(ctx, `${name} must name at least one field, comma-separated.`)
+/** Free names, comma-separated (`_fields`); empty is as if not given, as WordPress's `_fields=` gives whole records. */
+export function nameListParam(description: string) {
+  return values.transform((list) => {
+    const items = list && splitList(list)
+    return items === undefined || items.length === 0 ? undefined : [...new Set(items)]
   }).meta({ type: 'array', items: { type: 'string' }, description } satisfies ParamMeta)
 }
 

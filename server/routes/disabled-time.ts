@@ -13,7 +13,7 @@ export const disabledTimeParams = z.object({
   service: serviceParam('Only the rules of this service (its ID or slug) and the site-wide ones.'),
   start: dateParam('start', 'The first day, inclusive (default: today in the site\'s time zone).'),
   end: dateParam('end', 'The last day, inclusive (default: start plus three calendar months).'),
-  _fields: nameListParam('_fields', 'Keep only these fields of each period, comma-separated.'),
+  _fields: nameListParam('Keep only these fields of each period, comma-separated.'),
   format: enumParam('format', ['json', 'ics'] as const, 'json', 'json, or ics for a calendar app (Accept: text/calendar too).', true),
 })
 

@@ -29,7 +29,7 @@ export const slotsParams = z.object({
   flat: booleanParam('flat', 'A plain list of bookings instead of groups by service ID.'),
   page: integerParam('page', 1, Number.MAX_SAFE_INTEGER, 'The page to show; needs per_page.'),
   per_page: integerParam('per_page', 1, 1000, 'Bookings per page. Omitted: every matching booking at once.'),
-  _fields: nameListParam('_fields', 'Keep only these fields of each booking, comma-separated.'),
+  _fields: nameListParam('Keep only these fields of each booking, comma-separated.'),
   format: enumParam('format', ['json', 'csv', 'ics'] as const, 'json',
     'json, csv for a spreadsheet (Accept: text/csv too), or ics for a calendar app (Accept: text/calendar too).', true),
 }).superRefine(startNotAfterEnd, whenValid('start', 'end')).superRefine((params, ctx) => {

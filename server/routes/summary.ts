@@ -33,7 +33,7 @@ export const summaryParams = z.object({
   filter_by: enumParam('filter_by', ['booking_date', 'created_date'] as const, 'booking_date',
     'Which date start, end and the periods apply to: the booked day or the day the booking was made.'),
   group_by: groupByParam,
-  _fields: nameListParam('_fields', 'Keep only these fields of each group and of the totals, comma-separated.'),
+  _fields: nameListParam('Keep only these fields of each group and of the totals, comma-separated.'),
   format: enumParam('format', ['json', 'csv'] as const, 'json', 'json, or csv for a spreadsheet (Accept: text/csv too).', true),
 }).superRefine(startNotAfterEnd)
 

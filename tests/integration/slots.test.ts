@@ -87,6 +87,17 @@ describe('GET slots/', () => {
       expect(res.body.booked_slots.map((b: { status: string }) => b.status)).to.deep.equal(['booked', 'legacy_hold', 'booked'])
     })
 
+    it('empty (status=, status=,) is as if omitted, and so is an empty _fields, as in WordPress', async () => {
+      const omitted = await request(t.app).get(`${URL}?flat=1&start=2026-11-28&end=2026-11-28`).expect(200)
+      for (const query of ['status=', 'status=,', 'status[]=', '_fields=', 'status=&_fields=%20']) {
+        const res = await request(t.app).get(`${URL}?flat=1&start=2026-11-28&end=2026-11-28&${query}`).expect(200)
+        expect(res.body, query).to.deep.equal(omitted.body)
+      }
+      const csv = await request(t.app).get(`${URL}?format=csv&start=2026-11-28&end=2026-11-28&_fields=`).expect(200)
+      const csvOmitted = await request(t.app).get(`${URL}?format=csv&start=2026-11-28&end=2026-11-28`).expect(200)
+      expect(csv.text).to.equal(csvOmitted.text)
+    })
+
     it('an unknown status gives 400 rest_invalid_param naming status, in params and in details as WordPress 5.5+ has them', async () => {
       const res = await request(t.app).get(`${URL}?status=booked,maybe`).expect(400)
       const sentence = 'status must be one or more of pending, booked, reject, completed, expired, comma-separated (got "maybe").'
