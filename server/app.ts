@@ -74,16 +74,23 @@ const requireHost: RequestHandler = (req, _res, next) => {
   next()
 }
 
-/** CORS for the origins in CORS_ORIGINS only; none by default. */
+/**
+ * CORS for the origins in CORS_ORIGINS only; none by default. With what
+ * WordPress's rest_send_cors_headers sends, so a browser client written for the
+ * site works unchanged: credentials allowed (wp.apiFetch and others send
+ * `credentials: 'include'`; no cookie gives a caller anything here, only
+ * Authorization does), and X-WP-Nonce among the headers a request may carry (it is ignored).
+ */
 function cors(origins: string[]): RequestHandler {
   return (req, res, next) => {
     const origin = req.get('origin')
     if (origin && origins.includes(origin)) {
       res.setHeader('Access-Control-Allow-Origin', origin)
+      res.setHeader('Access-Control-Allow-Credentials', 'true')
       res.setHeader('Access-Control-Expose-Headers', 'X-WP-Total, X-WP-TotalPages, Link, X-Request-Id')
       if (req.method === 'OPTIONS') {
         res.setHeader('Access-Control-Allow-Methods', ALLOW)
-        res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, X-Request-Id')
+        res.setHeader('Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-Request-Id')
         res.setHeader('Access-Control-Max-Age', '600')
       }
     }

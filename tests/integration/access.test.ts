@@ -119,9 +119,13 @@ describe('access', () => {
           .set('Origin', 'https://reports.example').set('Access-Control-Request-Method', 'GET').expect(204)
         expect(preflight.headers['access-control-allow-origin']).to.equal('https://reports.example')
         expect(preflight.headers['access-control-allow-methods']).to.equal('GET, HEAD, OPTIONS')
-        expect(preflight.headers['access-control-allow-headers']).to.include('Authorization')
+        // What WordPress allows (rest_send_cors_headers): apiFetch's nonce header, and credentials.
+        expect(preflight.headers['access-control-allow-headers']).to.equal('Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-Request-Id')
+        expect(preflight.headers['access-control-allow-credentials']).to.equal('true')
+        expect(res.headers['access-control-allow-credentials']).to.equal('true')
         const other = await request(t.app).get(SLOTS).set('Origin', 'https://evil.example').expect(200)
         expect(other.headers).to.not.have.property('access-control-allow-origin')
+        expect(other.headers).to.not.have.property('access-control-allow-credentials')
       } finally {
         await t.close()
       }
