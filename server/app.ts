@@ -1,5 +1,5 @@
 // createApp builds the Express app without listening, so tests and main.ts build it the same way.
-import express, { type Express, type RequestHandler } from 'express'
+import express, { type Express, type Request, type RequestHandler } from 'express'
 import type { Logger } from 'pino'
 import type { Db, DbPools } from '../db/connect.ts'
 import { pingDatabase } from '../db/options.ts'
@@ -34,6 +34,7 @@ export interface AppOptions {
  * is served as `/booking-calendar/v1/slots`, with the other parameters kept.
  */
 const restRouteForm: RequestHandler = (req, _res, next) => {
+  collapseSlashes(req)
   // The path first: Express 5 parses the whole query string again on each read of req.query.
   if (!['/', '/index.php'].includes(req.path)) return next()
   const given = req.query.rest_route
@@ -46,6 +47,21 @@ const restRouteForm: RequestHandler = (req, _res, next) => {
     .filter((pair) => pair !== '' && decodeURIComponentSafe(pair.split('=')[0]!.replace(/\+/g, ' ')) !== 'rest_route')
   req.url = route + (rest.length > 0 ? `?${rest.join('&')}` : '')
   next()
+}
+
+/**
+ * A run of slashes in the path is one, as WordPress's routes read it:
+ * `/wp-json//booking-calendar/v1/slots` (a client's base URL ending in `/`
+ * joined to a route starting with one) is `/wp-json/booking-calendar/v1/slots`.
+ */
+function collapseSlashes(req: Request): void {
+  const url = req.url
+  const doubled = url.indexOf('//')
+  if (doubled < 0) return
+  const queryAt = url.indexOf('?')
+  if (queryAt >= 0 && doubled > queryAt) return
+  const path = queryAt < 0 ? url : url.slice(0, queryAt)
+  req.url = path.replace(/\/{2,}/g, '/') + (queryAt < 0 ? '' : url.slice(queryAt))
 }
 
 function decodeURIComponentSafe(text: string): string {

@@ -57,6 +57,7 @@ describe('access', () => {
         await request(t.app).get('/wp-json/booking-calendar/v1/').expect(401)
         await request(t.app).get('/booking-calendar/v1/nope').expect(401)
         await request(t.app).get('/?rest_route=/booking-calendar/v1/disabled-time').expect(401)
+        await request(t.app).get('//wp-json//booking-calendar/v1//slots').expect(401)
         await request(t.app).get('/healthz').expect(200)
         await request(t.app).get('/readyz').expect(200)
         await request(t.app).options('/wp-json/booking-calendar/v1/slots').expect(204)

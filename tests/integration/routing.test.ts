@@ -29,6 +29,10 @@ describe('routing', () => {
       '/?rest_route=/booking-calendar/v1/slots',
       '/?rest_route=/booking-calendar/v1/slots/',
       '/index.php?rest_route=/booking-calendar/v1/slots',
+      // A run of slashes is one, as WordPress reads it (a base URL ending in / joined to a route starting with one).
+      '/wp-json//booking-calendar/v1/slots',
+      '/wp-json/booking-calendar/v1/slots//',
+      '//wp-json/booking-calendar//v1///slots',
     ]
     for (const form of forms) {
       it(`answers ${form}`, async () => {
@@ -37,6 +41,12 @@ describe('routing', () => {
         expect(res.body.booked_slots[0].id).to.equal(104)
       })
     }
+
+    it('keeps doubled slashes in the query: only the path\'s are one', async () => {
+      const res = await request(t.app).get('/wp-json//booking-calendar/v1/slots?status=reject&flat&_fields=id&x=//y').expect(200)
+      expect(res.body).to.deep.equal({ booked_slots: [{ id: 104 }], total: 1 })
+      await request(t.app).get('/wp-json/booking-calendar/v1/nope//').expect(404)
+    })
 
     it('takes the last of two rest_route parameters, as PHP does', async () => {
       const res = await request(t.app).get('/?rest_route=/wp/v2/posts&rest_route=/booking-calendar/v1/slots&per_page=1').expect(200)
