@@ -14,12 +14,14 @@ interface Refusal { status: number; reason: string; code: RestErrorCode; message
 
 /**
  * Why Node's parser refused a request: headers over its limit (431), or a
- * request line over it (414: the URL is what to shorten; `rawPacket`, the
- * bytes it was reading, has no line end yet), else not valid HTTP/1.1 (400).
+ * request line over it (414: the URL is what to shorten), else not valid
+ * HTTP/1.1 (400). `rawPacket` is the bytes the parser was reading: the URL is
+ * to blame when they have no line end yet (a long URL arriving in parts), or
+ * when they start with the request line and it is most of them (one packet).
  */
 export function refusalFor(parserCode: string | undefined, rawPacket?: Buffer): Refusal {
   if (parserCode === 'HPE_HEADER_OVERFLOW') {
-    if (rawPacket && !rawPacket.includes('\r\n')) {
+    if (rawPacket && isRequestLineTooLong(rawPacket)) {
       return { status: 414, reason: 'URI Too Long', code: 'rest_uri_too_long', message: 'The URL is too long. Keep the request line under 16 KB; ask for a shorter list of values, or page through the answer.' }
     }
     return { status: 431, reason: 'Request Header Fields Too Large', code: 'rest_headers_too_large', message: 'The request headers are too large. Send at most 16 KB of headers.' }
@@ -28,6 +30,14 @@ export function refusalFor(parserCode: string | undefined, rawPacket?: Buffer): 
     status: 400, reason: 'Bad Request', code: 'rest_bad_request',
     message: 'The request is not valid HTTP/1.1: percent-encode spaces and non-ASCII characters in the URL, use GET, HEAD or OPTIONS, and send each header as one "Name: value" line, with Content-Length or Transfer-Encoding, not both.',
   }
+}
+
+function isRequestLineTooLong(packet: Buffer): boolean {
+  const lineEnd = packet.indexOf('\r\n')
+  if (lineEnd < 0) return true
+  const headersEnd = packet.indexOf('\r\n\r\n')
+  const headerBytes = (headersEnd < 0 ? packet.length : headersEnd) - lineEnd
+  return /^[A-Z]+ /.test(packet.toString('latin1', 0, 16)) && lineEnd > headerBytes
 }
 
 /** The raw answer to a request Node's HTTP parser refused, or to a method it hands us a bare socket for (CONNECT). */
