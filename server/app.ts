@@ -72,6 +72,26 @@ function decodeURIComponentSafe(text: string): string {
   }
 }
 
+/**
+ * A request target in absolute form (`GET http://host/path?query`, which
+ * RFC 9112 says a server must take) read as its path and query, its host as
+ * the Host (the RFC's rule): a user name and password in it reach neither the
+ * log nor a Link header, which repeat the request's URL.
+ */
+const originForm: RequestHandler = (req, _res, next) => {
+  if (req.url.charCodeAt(0) === 0x2f) return next() // '/': the usual form
+  let target: URL
+  try {
+    target = new URL(req.url)
+  } catch {
+    throw noRoute()
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw noRoute()
+  req.url = req.originalUrl = target.pathname + target.search
+  req.headers.host = target.host
+  next()
+}
+
 /** Headers fit for a JSON API: nothing to sniff, frame or refer (http/security-headers.ts). */
 const securityHeaders: RequestHandler = (_req, res, next) => {
   for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value)
@@ -138,6 +158,7 @@ export function createApp(options: AppOptions): Express {
   setPublicUrl(app, config.publicUrl)
   const metrics = createMetrics({ pool: options.pool, access, token: config.metricsToken })
   app.use(requestLog(log))
+  app.use(originForm)
   app.use(metrics.observe)
   app.use(securityHeaders)
   app.use(requireHost)

@@ -7,6 +7,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { configureServer } from '../../server/http/server-setup.ts'
 import { createLogger } from '../../server/log.ts'
+import { loadSite } from '../fixtures/site.ts'
 
 /** Sends raw bytes and returns everything the server answers before it closes. */
 function rawExchange(port: number, bytes: string): Promise<string> {
@@ -36,6 +37,7 @@ describe('requests the HTTP parser refuses', () => {
 
   before(async () => {
     db = await createTestDatabase('parser')
+    await loadSite(db)
     t = createTestApp(db, { env: { SITE_TIMEZONE: 'UTC' } })
     server = t.app.listen(0, '127.0.0.1')
     configureServer(server, createLogger('silent'))
@@ -81,6 +83,25 @@ describe('requests the HTTP parser refuses', () => {
     expect(answer.status).to.equal(414)
     expect(answer.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/)
     expect(answer.body).to.have.property('code', 'rest_uri_too_long')
+  })
+
+  it('a URL of 20 KB arriving in one packet with its headers is 414 too; 20 KB of headers is 431', async () => {
+    const longUrl = parse(await rawExchange(port, `GET /wp-json/booking-calendar/v1/slots?service=${'a'.repeat(20_000)} HTTP/1.1\r\nHost: test\r\n\r\n`))
+    expect([longUrl.status, (longUrl.body as { code: string }).code]).to.deep.equal([414, 'rest_uri_too_long'])
+    const longHeaders = parse(await rawExchange(port, `GET /wp-json/booking-calendar/v1/slots?service=${'a'.repeat(2_000)} HTTP/1.1\r\nHost: test\r\nX-Big: ${'b'.repeat(20_000)}\r\n\r\n`))
+    expect([longHeaders.status, (longHeaders.body as { code: string }).code]).to.deep.equal([431, 'rest_headers_too_large'])
+  })
+
+  it('a request target in absolute form is read as its path, its host as the Host: its user name and password reach neither a Link nor the log', async () => {
+    const raw = await rawExchange(port, `GET http://someone:pw-in-url@shop.example/wp-json/booking-calendar/v1/slots?per_page=1&flat HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`)
+    const answer = parse(raw)
+    expect(answer.status).to.equal(200)
+    expect(answer.headers.link).to.equal('<http://shop.example/wp-json/booking-calendar/v1/slots?per_page=1&flat&page=2>; rel="next"')
+    const line = t.logs.filter((entry) => entry.msg === 'request').at(-1)!
+    expect(line).to.include({ path: '/wp-json/booking-calendar/v1/slots', status: 200 })
+    expect(JSON.stringify(t.logs)).to.not.include('pw-in-url')
+    const other = parse(await rawExchange(port, `GET ftp://shop.example/wp-json/booking-calendar/v1/slots HTTP/1.1\r\nHost: shop.example\r\nConnection: close\r\n\r\n`))
+    expect((other.body as { code: string }).code).to.equal('rest_no_route')
   })
 
   it('no Host header: 400 in WordPress\'s shape, with the security headers, where Node sent an empty 400', async () => {
