@@ -25,6 +25,9 @@ const log = createLogger(config.logLevel)
 if (cluster.isPrimary && config.authMode === 'none' && config.exposeCustomerData) {
   log.warn('EXPOSE_CUSTOMER_DATA is true while AUTH_MODE is none: anyone who can reach this service reads customer names, emails and phone numbers')
 }
+if (cluster.isPrimary && config.authMode !== 'none' && config.metricsToken === undefined) {
+  log.warn(`/metrics is open while AUTH_MODE is ${config.authMode}: anyone who can reach this service reads its request counts per route and status and the rows it sent; set METRICS_TOKEN to guard it`)
+}
 if (cluster.isPrimary && config.workers > 1) {
   const { runPrimary } = await import('./cluster.ts')
   runPrimary({ workers: config.workers, graceMs: config.shutdownGraceMs, log, v8Flags: config.workerV8Flags })

@@ -78,11 +78,11 @@ describe('access', () => {
       }
     })
 
-    it('warns at start-up when customer data is exposed without authentication', async function () {
-      this.timeout(30_000)
+    /** The warnings main.ts logs before it listens, with this environment. */
+    async function startupWarnings(env: Record<string, string>): Promise<string[]> {
       const port = await findFreePort()
       const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-        env: { PATH: process.env.PATH, DATABASE_URL: 'mysql://u:p@127.0.0.1:1/db', PORT: String(port), EXPOSE_CUSTOMER_DATA: 'true' },
+        env: { PATH: process.env.PATH, DATABASE_URL: 'mysql://u:p@127.0.0.1:1/db', PORT: String(port), WORKERS: '1', ...env },
       })
       let output = ''
       await new Promise<void>((resolve) => {
@@ -93,8 +93,24 @@ describe('access', () => {
       })
       child.kill('SIGTERM')
       const lines = output.trim().split('\n').map((line) => JSON.parse(line))
-      const warning = lines.find((line) => line.level === 40)
-      expect(warning?.msg).to.match(/^EXPOSE_CUSTOMER_DATA is true while AUTH_MODE is none/)
+      return lines.filter((line) => line.level === 40).map((line) => line.msg as string)
+    }
+
+    it('warns at start-up when customer data is exposed without authentication', async function () {
+      this.timeout(30_000)
+      const warnings = await startupWarnings({ EXPOSE_CUSTOMER_DATA: 'true' })
+      expect(warnings).to.have.length(1)
+      expect(warnings[0]).to.match(/^EXPOSE_CUSTOMER_DATA is true while AUTH_MODE is none/)
+    })
+
+    it('warns at start-up when /metrics is open while the API is guarded, and not once METRICS_TOKEN is set', async function () {
+      this.timeout(30_000)
+      const [open, guarded] = await Promise.all([
+        startupWarnings({ AUTH_MODE: 'token', API_TOKENS: 'a-token' }),
+        startupWarnings({ AUTH_MODE: 'token', API_TOKENS: 'a-token', METRICS_TOKEN: 'metrics-token' }),
+      ])
+      expect(open).to.deep.equal(['/metrics is open while AUTH_MODE is token: anyone who can reach this service reads its request counts per route and status and the rows it sent; set METRICS_TOKEN to guard it'])
+      expect(guarded).to.deep.equal([])
     })
   })
 
