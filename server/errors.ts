@@ -127,6 +127,13 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
       res.destroy()
       return
     }
+    if (res.writableFinished) {
+      // The whole answer was handed to the socket before this failed (the
+      // transaction's COMMIT, say, on a database that hung right then): nothing
+      // was cut, and the request's line already says completed: true.
+      requestLogger(req, log).warn({ err: errorFields(error) }, 'failed after the answer was sent')
+      return
+    }
     if (res.headersSent && known) {
       // The database failed mid-stream: the status is gone, so the answer is cut
       // (no last chunk) and can never look complete to the client.

@@ -145,6 +145,44 @@ describe('failures', () => {
     })
   })
 
+  describe('a database that hangs once the last row is sent', () => {
+    let proxy: TcpProxy
+    let t: TestApp
+
+    before(async () => {
+      proxy = await startTcpProxy(testServer().host, testServer().port)
+      t = createTestApp(db, { port: proxy.port, env: { SITE_TIMEZONE: 'Europe/Berlin', QUERY_TIMEOUT_MS: '1000', LOG_LEVEL: 'info' } })
+    })
+    after(async () => {
+      await t.close()
+      await proxy.close()
+    })
+
+    it('an answer sent whole is no answer cut: a COMMIT that then fails is logged as a failure after the answer', async function () {
+      this.timeout(10_000)
+      const whole = await request(t.app).get('/wp-json/booking-calendar/v1/slots?flat').expect(200)
+      // Its COMMIT follows the answer's last byte: done before the next one's is withheld.
+      await db.untilReaderIdle(5_000)
+      // The transaction's COMMIT, after the last byte of the answer, never reaches the database.
+      proxy.withhold('COMMIT')
+      try {
+        const res = await request(t.app).get('/wp-json/booking-calendar/v1/slots?flat').expect(200)
+        expect(res.body).to.deep.equal(whole.body)
+        for (let i = 0; i < 50 && !t.logs.some((line) => line.msg === 'failed after the answer was sent'); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+      } finally {
+        proxy.withhold(undefined)
+      }
+      const after = t.logs.filter((line) => line.msg === 'failed after the answer was sent')
+      expect(after, JSON.stringify(after)).to.have.length(1)
+      expect(t.logs.filter((line) => String(line.msg).startsWith('answer cut'))).to.deep.equal([])
+      expect(t.logs.filter((line) => line.msg === 'request').at(-1)).to.include({ status: 200, completed: true })
+      const metrics = await request(t.app).get('/metrics').expect(200)
+      expect(metrics.text).to.not.match(/^booking_calendar_answers_cut_total\{/m)
+      // The connection that hung was destroyed, not given back: the next answer is whole.
+      await request(t.app).get('/wp-json/booking-calendar/v1/slots?flat').expect(200)
+    })
+  })
+
   describe('read-only', () => {
     it('every pooled session is read-only: a write fails even for an account that may write', async () => {
       const server = testServer()

@@ -8,12 +8,19 @@ export interface TcpProxy {
   cut(): Promise<void>
   restore(): Promise<void>
   close(): Promise<void>
+  /**
+   * From now on, drops what the service sends that holds `text` (a statement,
+   * `COMMIT` say), so the database never sees it and never answers, as a
+   * database that hangs at that moment; undefined forwards everything again.
+   */
+  withhold(text: string | undefined): void
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>()
   let server: Server | undefined
   let port = 0
+  let withheld: string | undefined
   const listen = () => new Promise<void>((resolve, reject) => {
     server = createServer((client) => {
       const upstream = connect(targetPort, targetHost)
@@ -21,7 +28,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       const drop = () => { client.destroy(); upstream.destroy(); sockets.delete(client); sockets.delete(upstream) }
       client.on('error', drop).on('close', drop)
       upstream.on('error', drop).on('close', drop)
-      client.pipe(upstream).pipe(client)
+      upstream.pipe(client)
+      client.on('data', (chunk: Buffer) => {
+        if (withheld === undefined || !chunk.includes(withheld)) upstream.write(chunk)
+      })
     })
     server.once('error', reject)
     server.listen(port, '127.0.0.1', () => {
@@ -38,5 +48,5 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     server = undefined
   })
   await listen()
-  return { get port() { return port }, cut: stop, restore: listen, close: stop }
+  return { get port() { return port }, cut: stop, restore: listen, close: stop, withhold: (text) => { withheld = text } }
 }
