@@ -17,6 +17,7 @@ import { publicBaseUrl, setPublicUrl } from './http/public-url.ts'
 import { addVary } from './http/negotiate.ts'
 import { SECURITY_HEADERS } from './http/security-headers.ts'
 import { asksForEnvelope, envelopeAnswer } from './http/envelope.ts'
+import { decodedPairName } from './http/params.ts'
 
 export interface AppOptions {
   db: Db
@@ -44,7 +45,7 @@ const restRouteForm: RequestHandler = (req, _res, next) => {
   // A `?` in the route (`rest_route=/booking-calendar/v1/slots?per_page=1`, or `%3F`) matches no route of WordPress's either.
   if (typeof route !== 'string' || !route.toLowerCase().startsWith(`/${NAMESPACE}`) || /[?#]/.test(route)) throw noRoute()
   const rest = (req.url.split('?')[1] ?? '').split('&')
-    .filter((pair) => pair !== '' && decodeURIComponentSafe(pair.split('=')[0]!.replace(/\+/g, ' ')) !== 'rest_route')
+    .filter((pair) => pair !== '' && decodedPairName(pair) !== 'rest_route')
   req.url = route + (rest.length > 0 ? `?${rest.join('&')}` : '')
   next()
 }
@@ -62,14 +63,6 @@ function collapseSlashes(req: Request): void {
   if (queryAt >= 0 && doubled > queryAt) return
   const path = queryAt < 0 ? url : url.slice(0, queryAt)
   req.url = path.replace(/\/{2,}/g, '/') + (queryAt < 0 ? '' : url.slice(queryAt))
-}
-
-function decodeURIComponentSafe(text: string): string {
-  try {
-    return decodeURIComponent(text)
-  } catch {
-    return text
-  }
 }
 
 /**

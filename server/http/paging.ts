@@ -10,6 +10,7 @@
 // as WordPress encodes every parameter it writes into a link; the query parser
 // reads them back as the same values.
 import type { Request } from 'express'
+import { decodedPairName, parameterName } from './params.ts'
 import { publicBaseUrl } from './public-url.ts'
 
 /** The request's URL with `page` set; `page` keeps its place, or is added at the end. */
@@ -28,16 +29,7 @@ function urlOfPage(req: Request, page: number): string {
  * link that kept one beside the new `page=` would give `page` twice: a 400.
  */
 function isPagePair(pair: string): boolean {
-  const name = decodedName(pair.split('=', 1)[0]!)
-  return name === 'page' || (name.startsWith('page[') && name.endsWith(']'))
-}
-
-function decodedName(name: string): string {
-  try {
-    return decodeURIComponent(name.replace(/\+/g, ' '))
-  } catch {
-    return name
-  }
+  return parameterName(decodedPairName(pair)) === 'page'
 }
 
 /**
@@ -49,7 +41,7 @@ function decodedName(name: string): string {
 const KEPT_IN_LINK = /^[A-Za-z0-9\-._~/?:@!$'()*+=&]$/
 
 /** `text` (a raw part of the request's URL, one character per byte) with every other byte percent-encoded. */
-export function safeInLink(text: string): string {
+function safeInLink(text: string): string {
   let out = ''
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!

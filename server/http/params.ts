@@ -9,14 +9,28 @@ import { parseBooleanWord, parseWholeNumber } from '../parse-text.ts'
 /** Every value of every parameter, `status[]` and `status[0]` folded into `status`. */
 export type RawQuery = Record<string, string[]>
 
+/** The parameter a decoded name stands for: `status[]` and `status[0]` are `status`. */
+export function parameterName(key: string): string {
+  // Only a name ending in `]` can be a `name[]` form: the others skip the expression.
+  return key.endsWith(']') ? /^([^[\]]+)\[[^\]]*\]$/.exec(key)?.[1] ?? key : key
+}
+
+/** The name of a raw `name=value` pair of a query string, decoded as the query parser decodes it (`+` a space). */
+export function decodedPairName(pair: string): string {
+  const name = pair.split('=', 1)[0]!.replace(/\+/g, ' ')
+  try {
+    return decodeURIComponent(name)
+  } catch {
+    return name
+  }
+}
+
 export function collectQuery(query: Record<string, unknown>): RawQuery {
   // No prototype: a parameter named `toString`, `constructor` or `__proto__` is one more unknown name, not a list already there.
   const out: RawQuery = Object.create(null) as RawQuery
   for (const key of Object.keys(query)) {
     const value = query[key]
-    // Only a name ending in `]` can be a `name[]` form: the others skip the expression.
-    const name = key.endsWith(']') ? /^([^[\]]+)\[[^\]]*\]$/.exec(key)?.[1] ?? key : key
-    const list = (out[name] ??= [])
+    const list = (out[parameterName(key)] ??= [])
     if (typeof value === 'string') list.push(value)
     else if (Array.isArray(value)) for (const v of value) if (typeof v === 'string') list.push(v)
   }

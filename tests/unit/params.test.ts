@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { z } from 'zod'
-import { DATE_PARAM_PATTERN, collectQuery, describeParams, parseParams } from '../../server/http/params.ts'
+import { DATE_PARAM_PATTERN, collectQuery, decodedPairName, describeParams, parameterName, parseParams } from '../../server/http/params.ts'
 import { slotsParams } from '../../server/routes/slots.ts'
 import { RestError } from '../../server/errors.ts'
 
@@ -58,6 +58,13 @@ describe('slots/ parameters', () => {
 
   it('takes a service ID or slug, trimmed', () => {
     expect(parseParams(slotsParams, { service: ' haircut ' }).service).to.equal('haircut')
+  })
+
+  it('names a raw pair of a query string as the query parser does, and folds name[] into name', () => {
+    const names = ['page=1', '%70age=2', 'a+b=1', 'x', '=1', '%E0%A4%A=1', 'c%3Dd=e=f'].map(decodedPairName)
+    expect(names).to.deep.equal(['page', 'page', 'a b', 'x', '', '%E0%A4%A', 'c=d'])
+    const folded = ['page[]', 'page[0]', 'page', 'page[', '[]', 'a[b]c', 'a[b][c]'].map(parameterName)
+    expect(folded).to.deep.equal(['page', 'page', 'page', 'page[', '[]', 'a[b]c', 'a[b][c]'])
   })
 
   it('reads an empty status or _fields as not given, as WordPress reads an empty list', () => {
