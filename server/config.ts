@@ -83,6 +83,17 @@ const booleanFlag = (name: string) =>
 const list = z.string().optional().transform((value) =>
   (value ?? '').split(',').map((item) => item.trim()).filter((item) => item !== ''))
 
+/** `https://Reports.example.com/` as a browser's Origin header has it (`https://reports.example.com`); undefined for anything but an origin. */
+function originOf(text: string): string | undefined {
+  try {
+    const url = new URL(text)
+    const bare = (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && url.pathname === '/' && !url.search && !url.hash
+    return bare && /^https?:\/\/[^/?#]+\/?$/i.test(text) ? url.origin : undefined
+  } catch {
+    return undefined
+  }
+}
+
 const envSchema = z.object({
   PORT: integer('PORT', 1, 65535, 8080),
   DATABASE_URL: z.string().optional(),
@@ -137,7 +148,15 @@ const envSchema = z.object({
   QUERY_TIMEOUT_MS: integer('QUERY_TIMEOUT_MS', 1, 3_600_000, 10_000),
   SEND_TIMEOUT_MS: integer('SEND_TIMEOUT_MS', 1_000, 3_600_000, 30_000),
   MAX_RANGE_DAYS: integer('MAX_RANGE_DAYS', 1, 36_600, 731),
-  CORS_ORIGINS: list,
+  // Compared with a browser's Origin header as it sends it: scheme, host and port, no slash after.
+  CORS_ORIGINS: list.transform((origins, ctx) => {
+    const normal = origins.map(originOf)
+    if (normal.some((origin) => origin === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'CORS_ORIGINS must list origins such as https://reports.example.com (scheme, host and port, no path), comma-separated; * is not taken: name each origin.' })
+      return z.NEVER
+    }
+    return normal as string[]
+  }),
   METRICS_TOKEN: z.string().optional().transform((value, ctx) => {
     const token = value?.trim() || undefined
     if (token !== undefined && /\s/.test(token)) {
@@ -152,7 +171,7 @@ const envSchema = z.object({
     if (value === undefined || value.trim() === '') return undefined
     try {
       const url = new URL(value.trim())
-      if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash && !url.username) {
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash && !url.username && !url.password) {
         return url.toString().replace(/\/+$/, '')
       }
     } catch { /* reported below */ }
@@ -214,8 +233,12 @@ function databaseSettings(env: z.infer<typeof envSchema>): DatabaseSettings {
       // Not a URL, or a bad percent-escape (`%zz`). The value is never echoed: it may hold a password.
       throw new ConfigError('DATABASE_URL must look like mysql://user:password@host:3306/name, with any %, @, : or / in the user, password or name percent-encoded (% as %25).')
     }
-    if (!['mysql:', 'mariadb:'].includes(url.protocol) || !url.hostname || !parts.user || !parts.database) {
+    if (!['mysql:', 'mariadb:'].includes(url.protocol) || !url.hostname || !parts.user || !parts.database || parts.database.includes('/') || url.port === '0') {
       throw new ConfigError('DATABASE_URL must look like mysql://user:password@host:3306/name.')
+    }
+    if (url.search || url.hash) {
+      // Nothing after `?` is read (TLS settings, say): taking the URL would silently connect without them.
+      throw new ConfigError('DATABASE_URL must look like mysql://user:password@host:3306/name, with nothing after the name: options such as ?ssl= are not read.')
     }
     return {
       host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
@@ -224,13 +247,13 @@ function databaseSettings(env: z.infer<typeof envSchema>): DatabaseSettings {
     }
   }
   if (env.WORDPRESS_DB_HOST || env.WORDPRESS_DB_USER) {
-    // The official image accepts "host", "host:port" (and a socket path, which we do not serve).
+    // The official image accepts "host", "host:port" (and a socket path, which we do not serve: no `/`).
     const hostPort = (env.WORDPRESS_DB_HOST ?? 'mysql').trim()
-    const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(hostPort)
+    const m = /^(\[[^\]]+\]|[^:/]+)(?::(\d+))?$/.exec(hostPort)
     if (!m || (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65535))) {
       throw new ConfigError('WORDPRESS_DB_HOST must be a host name, optionally with a port: db or db:3306.')
     }
-    if (!env.WORDPRESS_DB_USER) throw new ConfigError('WORDPRESS_DB_USER must name the database account (a read-only one).')
+    if (!env.WORDPRESS_DB_USER?.trim()) throw new ConfigError('WORDPRESS_DB_USER must name the database account (a read-only one).')
     return {
       host: m[1]!.replace(/^\[(.*)\]$/, '$1'),
       port: m[2] ? Number(m[2]) : 3306,

@@ -26,6 +26,11 @@ describe('configuration', () => {
     expect(config.database).to.deep.equal({ host: 'db.internal', port: 3307, user: 'reader', password: 's3cret', database: 'wordpress' })
   })
 
+  it('CORS_ORIGINS: origins as a browser sends them, a slash after or capitals in the host taken as the same origin', () => {
+    expect(loadConfig({ ...DB, CORS_ORIGINS: ' https://Reports.Example.com/ , http://localhost:3000,https://bi.example:8443' }).corsOrigins)
+      .to.deep.equal(['https://reports.example.com', 'http://localhost:3000', 'https://bi.example:8443'])
+  })
+
   it('WORKER_V8_FLAGS: flags separated by spaces, empty for V8\'s defaults, the sized default when unset; nothing but flags', () => {
     expect(loadConfig({ ...DB }).workerV8Flags).to.deep.equal(DEFAULT_WORKER_V8_FLAGS)
     expect(loadConfig({ ...DB, WORKER_V8_FLAGS: ' --max-semi-space-size=8   --max-old-space-size=512 ' }).workerV8Flags).to.deep.equal(['--max-semi-space-size=8', '--max-old-space-size=512'])
@@ -100,6 +105,14 @@ describe('configuration', () => {
     [{ ...DB, WORDPRESS_URL: 'https://example.com/?rest_route=' }, 'WORDPRESS_URL must be the site\'s address, such as https://example.com.'],
     [{ ...DB, WORDPRESS_URL: 'https://admin:secret@example.com' }, 'WORDPRESS_URL must not hold a user name or password: each caller\'s own credentials are checked. Give the site\'s address, such as https://example.com.'],
     [{ ...DB, WORDPRESS_URL: 'https://admin@example.com' }, 'WORDPRESS_URL must not hold a user name or password: each caller\'s own credentials are checked. Give the site\'s address, such as https://example.com.'],
+    [{ ...DB, PUBLIC_URL: 'https://:secret@shop.example.com' }, 'PUBLIC_URL must be the site\'s public address, such as https://shop.example.com.'],
+    [{ DATABASE_URL: 'mysql://reader:secret@db:0/wordpress' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name.'],
+    [{ DATABASE_URL: 'mysql://reader:secret@db/wordpress/extra' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name.'],
+    [{ DATABASE_URL: 'mysql://reader:secret@db/wordpress?ssl=true' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name, with nothing after the name: options such as ?ssl= are not read.'],
+    [{ WORDPRESS_DB_HOST: '/var/run/mysqld/mysqld.sock', WORDPRESS_DB_USER: 'u', WORDPRESS_DB_PASSWORD: 'secret' }, 'WORDPRESS_DB_HOST must be a host name, optionally with a port: db or db:3306.'],
+    [{ WORDPRESS_DB_HOST: 'db', WORDPRESS_DB_USER: '  ', WORDPRESS_DB_PASSWORD: 'secret' }, 'WORDPRESS_DB_USER must name the database account (a read-only one).'],
+    ...['*', 'https://shop.example.com/reports', 'shop.example.com', 'https://shop.example.com?x=1', 'ftp://shop.example.com', 'https://user:secret@shop.example.com'].map((origins): [Record<string, string>, string] =>
+      [{ ...DB, CORS_ORIGINS: `https://ok.example, ${origins}` }, 'CORS_ORIGINS must list origins such as https://reports.example.com (scheme, host and port, no path), comma-separated; * is not taken: name each origin.']),
     [{ ...DB, EXPOSE_CUSTOMER_DATA: 'maybe' }, 'EXPOSE_CUSTOMER_DATA must be true or false.'],
     [{ ...DB, QUERY_TIMEOUT_MS: '0' }, 'QUERY_TIMEOUT_MS must be a whole number from 1 to 3600000.'],
     [{ ...DB, MAX_RANGE_DAYS: '-5' }, 'MAX_RANGE_DAYS must be a whole number from 1 to 36600.'],
