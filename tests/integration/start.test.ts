@@ -41,6 +41,32 @@ describe('npm start on a fresh clone', function () {
     expect(run.stderr).to.include('booking-calendar-api: PORT must be a whole number from 1 to 65535.\n')
   })
 
+  it('SIGTERM to npm stops the service gracefully, not npm alone (the script execs node, so the signal reaches it)', async function () {
+    const { spawn } = await import('node:child_process')
+    const { findFreePort } = await import('../../scripts/mariadb.ts')
+    const port = await findFreePort()
+    const npm = spawn('npm', ['start', '--silent'], {
+      cwd: clone, env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), WORKERS: '1', DATABASE_URL: 'mysql://u:p@127.0.0.1:1/db' },
+    })
+    let output = ''
+    npm.stdout.on('data', (chunk) => { output += chunk })
+    for (let i = 0; i < 300 && !output.includes('"listening"'); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(output).to.include('"listening"')
+    const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)))
+    npm.kill('SIGTERM')
+    await exited
+    // The service logged its stop, and nothing listens on its port any more.
+    for (let i = 0; i < 50 && !output.includes('"msg":"stopped"'); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(output).to.include('"msg":"stopped"')
+    const { connect } = await import('node:net')
+    const refused = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1')
+      socket.once('connect', () => { socket.destroy(); resolve(false) })
+      socket.once('error', () => resolve(true))
+    })
+    expect(refused).to.equal(true)
+  })
+
   it('builds again when a source is newer than dist/', () => {
     const later = new Date(Date.now() + 60_000)
     utimesSync(join(clone, 'server/config.ts'), later, later)
