@@ -3,6 +3,7 @@
 // it restarts a worker that dies (within a budget, so a crash loop ends),
 // gathers /metrics from every worker for the worker that was asked, and on
 // SIGTERM stops all workers gracefully and exits once they have.
+import { spawnSync } from 'node:child_process'
 import cluster, { type Worker } from 'node:cluster'
 import { AggregatorRegistry, type Registry } from 'prom-client'
 import type { Logger } from 'pino'
@@ -58,6 +59,19 @@ function closeHandoffsOfDeadWorker(worker: Worker): void {
 /** The workers' node flags: the primary's own (a preloaded module, a profiler), then WORKER_V8_FLAGS, which win over them. */
 export function workerExecArgv(primaryExecArgv: readonly string[], v8Flags: readonly string[]): string[] {
   return [...primaryExecArgv, ...v8Flags]
+}
+
+/**
+ * Node's first complaint about WORKER_V8_FLAGS (`node: bad option: --no-such-flag`),
+ * asked of a node started with them alone; undefined when it takes them. Else
+ * each worker would die at start, six times, and the primary exit with Node's
+ * own lines instead of one that names the variable.
+ */
+export function refusedV8Flags(flags: readonly string[]): string | undefined {
+  if (flags.length === 0) return undefined
+  const run = spawnSync(process.execPath, [...flags, '-e', ''], { encoding: 'utf8', timeout: 10_000, env: {} })
+  if (run.status === 0) return undefined
+  return run.stderr.split('\n').find((line) => line.trim() !== '')?.trim() ?? 'it did not start'
 }
 
 export function runPrimary(options: { workers: number; graceMs: number; log: Logger; v8Flags: readonly string[] }): void {

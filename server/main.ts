@@ -29,7 +29,12 @@ if (cluster.isPrimary && config.authMode !== 'none' && config.metricsToken === u
   log.warn(`/metrics is open while AUTH_MODE is ${config.authMode}: anyone who can reach this service reads its request counts per route and status and the rows it sent; set METRICS_TOKEN to guard it`)
 }
 if (cluster.isPrimary && config.workers > 1) {
-  const { runPrimary } = await import('./cluster.ts')
+  const { refusedV8Flags, runPrimary } = await import('./cluster.ts')
+  const refused = refusedV8Flags(config.workerV8Flags)
+  if (refused !== undefined) {
+    process.stderr.write(`booking-calendar-api: WORKER_V8_FLAGS must be flags Node takes, or empty for V8's defaults (Node said: ${refused}).\n`)
+    process.exit(1)
+  }
   runPrimary({ workers: config.workers, graceMs: config.shutdownGraceMs, log, v8Flags: config.workerV8Flags })
 } else {
   await serve(config, log)

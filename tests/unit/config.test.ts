@@ -128,6 +128,16 @@ describe('configuration', () => {
     })
   }
 
+  it('WORKER_V8_FLAGS that Node refuses stop the process with one line naming the variable, before any worker starts', function () {
+    this.timeout(30_000)
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+      env: { PATH: process.env.PATH, ...DB, WORKERS: '2', WORKER_V8_FLAGS: '--max-semi-space-size=4 --no-such-flag' }, encoding: 'utf8',
+    })
+    expect(run.status).to.equal(1)
+    expect(run.stdout).to.equal('')
+    expect(run.stderr).to.match(/^booking-calendar-api: WORKER_V8_FLAGS must be flags Node takes, or empty for V8's defaults \(Node said: .*bad option: --no-such-flag\)\.\n$/)
+  })
+
   it('a bad value stops the process with one line naming the variable', function () {
     this.timeout(30_000)
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
