@@ -2,7 +2,7 @@
 // requests that Node's parser refuses before Express sees them are answered in
 // WordPress's error shape too, with an X-Request-Id, instead of Node's bare 400.
 import { randomUUID } from 'node:crypto'
-import type { Server } from 'node:http'
+import { maxHeaderSize, type Server } from 'node:http'
 import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
 import { methodNotAllowed, type RestErrorCode } from '../errors.ts'
@@ -17,7 +17,7 @@ interface Refusal { status: number; reason: string; code: RestErrorCode; message
  * request line over it (414: the URL is what to shorten), else not valid
  * HTTP/1.1 (400). `rawPacket` is the bytes the parser was reading: the URL is
  * to blame when they have no line end yet (a long URL arriving in parts), or
- * when they start with the request line and it is most of them (one packet).
+ * when they start with a request line of half the limit or more (one packet).
  */
 export function refusalFor(parserCode: string | undefined, rawPacket?: Buffer): Refusal {
   if (parserCode === 'HPE_HEADER_OVERFLOW') {
@@ -32,12 +32,11 @@ export function refusalFor(parserCode: string | undefined, rawPacket?: Buffer): 
   }
 }
 
+/** Whether the request line alone takes half of Node's limit on a request's head, or more: then the URL is what to shorten. */
 function isRequestLineTooLong(packet: Buffer): boolean {
   const lineEnd = packet.indexOf('\r\n')
   if (lineEnd < 0) return true
-  const headersEnd = packet.indexOf('\r\n\r\n')
-  const headerBytes = (headersEnd < 0 ? packet.length : headersEnd) - lineEnd
-  return /^[A-Z]+ /.test(packet.toString('latin1', 0, 16)) && lineEnd > headerBytes
+  return /^[A-Z]+ /.test(packet.toString('latin1', 0, 16)) && lineEnd * 2 >= maxHeaderSize
 }
 
 /** The raw answer to a request Node's HTTP parser refused, or to a method it hands us a bare socket for (CONNECT). */

@@ -3,6 +3,7 @@
 // closed union (STYLE.md, "Errors"): `npm test` typechecks first, so the
 // expected type error below fails the run if the union ever takes any string again.
 import { expect } from 'chai'
+import { maxHeaderSize } from 'node:http'
 import { RestError, toRestError, WORDPRESS_AUTH_CODES } from '../../server/errors.ts'
 import { DbTimeoutError, DbUnavailableError } from '../../db/bounded-pool.ts'
 import { parserRefusal, refusalFor } from '../../server/http/server-setup.ts'
@@ -35,6 +36,12 @@ describe('parserRefusal', () => {
     expect(JSON.parse(body!)).to.deep.equal({
       code: 'rest_headers_too_large', message: 'The request headers are too large. Send at most 16 KB of headers.', data: { status: 431 },
     })
+  })
+
+  it('a whole head in one packet: 414 when its request line is half of Node\'s limit or more, else 431', () => {
+    const status = (urlBytes: number) => parserRefusal(refusalFor('HPE_HEADER_OVERFLOW',
+      Buffer.from(`GET /${'a'.repeat(urlBytes)} HTTP/1.1\r\nHost: test\r\nX-Big: ${'b'.repeat(9_000)}\r\n\r\n`)), 'id').split('\r\n')[0]
+    expect([status(maxHeaderSize / 2), status(maxHeaderSize / 2 - 20)]).to.deep.equal(['HTTP/1.1 414 URI Too Long', 'HTTP/1.1 431 Request Header Fields Too Large'])
   })
 
   it('a request line over the limit (no line end in what the parser read): 414 rest_uri_too_long, saying the URL is what to shorten', () => {
