@@ -83,15 +83,29 @@ const booleanFlag = (name: string) =>
 const list = z.string().optional().transform((value) =>
   (value ?? '').split(',').map((item) => item.trim()).filter((item) => item !== ''))
 
-/** `https://Reports.example.com/` as a browser's Origin header has it (`https://reports.example.com`); undefined for anything but an origin. */
-function originOf(text: string): string | undefined {
+/** `text` as an http or https URL; undefined when it is none. */
+function httpUrl(text: string): URL | undefined {
   try {
-    const url = new URL(text)
-    const bare = (url.protocol === 'http:' || url.protocol === 'https:') && !url.username && !url.password && url.pathname === '/' && !url.search && !url.hash
-    return bare && /^https?:\/\/[^/?#]+\/?$/i.test(text) ? url.origin : undefined
+    const url = new URL(text.trim())
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : undefined
   } catch {
     return undefined
   }
+}
+
+const hasCredentials = (url: URL) => url.username !== '' || url.password !== ''
+
+/** A site's address (PUBLIC_URL, WORDPRESS_URL): http(s), no user, password, query or fragment; without its trailing slashes. */
+function siteAddress(text: string): string | undefined {
+  const url = httpUrl(text)
+  return url && !hasCredentials(url) && !url.search && !url.hash ? url.toString().replace(/\/+$/, '') : undefined
+}
+
+/** `https://Reports.example.com/` as a browser's Origin header has it (`https://reports.example.com`); undefined for anything but an origin. */
+function originOf(text: string): string | undefined {
+  const url = httpUrl(text)
+  const bare = url && !hasCredentials(url) && url.pathname === '/' && !url.search && !url.hash
+  return bare && /^https?:\/\/[^/?#]+\/?$/i.test(text) ? url.origin : undefined
 }
 
 const envSchema = z.object({
@@ -120,15 +134,14 @@ const envSchema = z.object({
   }),
   WORDPRESS_URL: z.string().optional().transform((value, ctx) => {
     if (value === undefined || value.trim() === '') return undefined
-    try {
-      const url = new URL(value.trim())
-      if (url.username || url.password) {
-        // axios would send these instead of each caller's own Authorization: every caller would be checked as this user.
-        ctx.addIssue({ code: 'custom', message: 'WORDPRESS_URL must not hold a user name or password: each caller\'s own credentials are checked. Give the site\'s address, such as https://example.com.' })
-        return z.NEVER
-      }
-      if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash) return url.toString().replace(/\/+$/, '')
-    } catch { /* reported below */ }
+    const url = httpUrl(value)
+    if (url && hasCredentials(url)) {
+      // axios would send these instead of each caller's own Authorization: every caller would be checked as this user.
+      ctx.addIssue({ code: 'custom', message: 'WORDPRESS_URL must not hold a user name or password: each caller\'s own credentials are checked. Give the site\'s address, such as https://example.com.' })
+      return z.NEVER
+    }
+    const address = siteAddress(value)
+    if (address !== undefined) return address
     ctx.addIssue({ code: 'custom', message: 'WORDPRESS_URL must be the site\'s address, such as https://example.com.' })
     return z.NEVER
   }),
@@ -169,12 +182,8 @@ const envSchema = z.object({
   SHUTDOWN_GRACE_MS: integer('SHUTDOWN_GRACE_MS', 0, 3_600_000, 8_000),
   PUBLIC_URL: z.string().optional().transform((value, ctx) => {
     if (value === undefined || value.trim() === '') return undefined
-    try {
-      const url = new URL(value.trim())
-      if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash && !url.username && !url.password) {
-        return url.toString().replace(/\/+$/, '')
-      }
-    } catch { /* reported below */ }
+    const address = siteAddress(value)
+    if (address !== undefined) return address
     ctx.addIssue({ code: 'custom', message: 'PUBLIC_URL must be the site\'s public address, such as https://shop.example.com.' })
     return z.NEVER
   }),
