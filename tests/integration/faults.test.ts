@@ -20,6 +20,8 @@ import { configureServer } from '../../server/http/server-setup.ts'
 const BOOKINGS = 100_000
 const READER = { user: 'fault_reader', password: 'fault-reader-pw' }
 const EXPORT = '/wp-json/booking-calendar/v1/slots?flat'
+/** A year of bookings as a calendar feed: streamed, as the export is. */
+const FEED = '/wp-json/booking-calendar/v1/slots?format=ics&start=2025-01-01&end=2025-12-31'
 const SMALL = `/wp-json/booking-calendar/v1/slots?service=${FIRST_SERVICE_ID}&start=2026-03-01&end=2026-03-07`
 /** A year, counted in two halves at once, each half's rows read from their packets (db/summary.ts). */
 const SUMMARY = '/wp-json/booking-calendar/v1/summary?start=2025-01-01&end=2025-12-31&group_by=month,service'
@@ -175,11 +177,12 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
   })
 
   describe('a client that stops reading or hangs up', () => {
-    it('cuts an export whose client reads nothing for SEND_TIMEOUT_MS, and frees its connection', async () => {
+    // The calendar feed streams too: a feed URL left open by a client that reads nothing held its stream connection until the client left.
+    for (const [what, target] of [['an export', EXPORT], ['a calendar feed', FEED]] as const) it(`cuts ${what} whose client reads nothing for SEND_TIMEOUT_MS, and frees its connection`, async () => {
       const service = await startService(mariadb, { SEND_TIMEOUT_MS: '2000' })
       try {
         const started = Date.now()
-        const slow = await rawGet(service.port, EXPORT, { read: false })
+        const slow = await rawGet(service.port, target, { read: false })
         await until(() => service.logs.some((line) => line.msg === 'answer cut: the client read nothing for SEND_TIMEOUT_MS'), 8_000, 'the cut')
         // SEND_TIMEOUT_MS after the last byte the kernel took, not twice that: the socket's own
         // timer, which this once used, skips its first expiry when a write moved since it looked.
