@@ -2,6 +2,7 @@
 // chunk, where back-pressure from the socket reaches the database cursor, and a
 // client that hangs up ends the generator, which releases the connection.
 import type { Response } from 'express'
+import { cutWhenClientStopsReading } from './cut-answer.ts'
 
 /** Chunks of about this many bytes go to the socket at once. */
 export const CHUNK_BYTES = 64 * 1024
@@ -9,7 +10,12 @@ export const CHUNK_BYTES = 64 * 1024
 /** A body up to this size is sent at once: a typical report, a page, a narrow answer of up to a thousand bookings. */
 const SMALL_BODY_BYTES = 512 * 1024
 
-export async function streamBody(res: Response, chunks: AsyncIterable<Buffer>): Promise<void> {
+/**
+ * Every streamed answer is cut when its client reads nothing for `sendTimeoutMs`
+ * (SEND_TIMEOUT_MS), so no caller can leave a stream connection to a client that stopped reading.
+ */
+export async function streamBody(res: Response, chunks: AsyncIterable<Buffer>, sendTimeoutMs: number): Promise<void> {
+  cutWhenClientStopsReading(res, sendTimeoutMs)
   const iterator = chunks[Symbol.asyncIterator]()
   const head: Buffer[] = []
   let size = 0

@@ -13,7 +13,7 @@ import { invalidParams } from '../errors.ts'
 import { disabledTimeIcs, publicHost, slotsIcsChunks, utcDateTime, type EventContext } from '../http/ics.ts'
 import { startIterating, streamBody } from '../http/stream-body.ts'
 import { addRowsSent, countRowsSent } from '../http/response-locals.ts'
-import { cutWhenClientStopsReading, signalClientGone } from '../http/cut-answer.ts'
+import { signalClientGone } from '../http/cut-answer.ts'
 
 const CONTENT_TYPE = 'text/calendar; charset=utf-8'
 
@@ -54,9 +54,7 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
       res.end()
       return
     }
-    // A feed streams as an export does: a client that stops reading is cut after SEND_TIMEOUT_MS, so it cannot hold a stream connection.
-    cutWhenClientStopsReading(res, deps.config.sendTimeoutMs)
-    await streamBody(res, slotsIcsChunks({ batches: countRowsSent(res, batches) }, calendar, context))
+    await streamBody(res, slotsIcsChunks({ batches: countRowsSent(res, batches) }, calendar, context), deps.config.sendTimeoutMs)
   })
 }
 

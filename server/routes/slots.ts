@@ -86,7 +86,6 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
       if (!res.writableFinished) cutWhenClientStopsReading(res, deps.config.sendTimeoutMs)
       return
     }
-    cutWhenClientStopsReading(res, deps.config.sendTimeoutMs)
-    await streamBody(res, body!)
+    await streamBody(res, body!, deps.config.sendTimeoutMs)
   })
 }
