@@ -7,7 +7,7 @@ import { invalidParams } from '../errors.ts'
 import { wallClockFor } from './wall-clock.ts'
 import { todayInZone, zoneLabel, type SiteZone } from './zone-offsets.ts'
 import { decodeSlug } from './slugs.ts'
-import { checkTimedRange, expandRules, readRule, resolveRange, type DisabledPeriod, type ValidRule } from './rules.ts'
+import { checkTimedRange, expandRules, readRule, resolveRange, type ExpandedPeriod, type ValidRule } from './rules.ts'
 import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
 
 /** What the answer reads of disabled-time/'s parameters, as routes/disabled-time.ts parses them. */
@@ -18,7 +18,8 @@ export interface DisabledTimeQuery {
 }
 
 export interface DisabledTimeAnswer {
-  disabled_times: DisabledPeriod[]
+  /** Each with its windowDay, which routes/disabled-time.ts leaves out of the JSON. */
+  disabled_times: ExpandedPeriod[]
   start: string
   end: string
   timezone: string

@@ -5,7 +5,7 @@
 import type { Request } from 'express'
 import type { BookingRecord } from '../domain/booking-record.ts'
 import type { SlotsAnswer } from '../domain/slots.ts'
-import type { DisabledPeriod } from '../domain/rules.ts'
+import type { ExpandedPeriod } from '../domain/rules.ts'
 import { addDays } from '../domain/day-arithmetic.ts'
 import { Utf8Chunks } from './stream-body.ts'
 import { publicBaseUrl } from './public-url.ts'
@@ -136,9 +136,13 @@ export function bookingEvent(record: BookingRecord, context: EventContext): stri
   return `${out}END:VEVENT${CRLF}`
 }
 
-/** One VEVENT of a disabled period; whole days as DATE values, the rest in UTC. */
-export function disabledEvent(period: DisabledPeriod, context: EventContext): string {
-  let out = `BEGIN:VEVENT${CRLF}${foldLine(`UID:disabled-${period.rule_id}-${icsDate(period.start)}@${context.host}`)}DTSTAMP:${context.stamp}${CRLF}`
+/**
+ * One VEVENT of a disabled period; whole days as DATE values, the rest in UTC.
+ * Its UID takes the day its window starts, not its start cut to the range
+ * (see ExpandedPeriod): a rule has one window a day, so the UID is unique.
+ */
+export function disabledEvent(period: ExpandedPeriod, context: EventContext): string {
+  let out = `BEGIN:VEVENT${CRLF}${foldLine(`UID:disabled-${period.rule_id}-${icsDate(period.windowDay)}@${context.host}`)}DTSTAMP:${context.stamp}${CRLF}`
   if (period.all_day) {
     out += `DTSTART;VALUE=DATE:${icsDate(period.start)}${CRLF}DTEND;VALUE=DATE:${icsDate(period.end)}${CRLF}`
   } else {
@@ -179,7 +183,7 @@ export async function* slotsIcsChunks(
 
 /** The feed of `disabled-time/?format=ics`, in one string: the periods are in memory already, as for its JSON. */
 export function disabledTimeIcs(
-  periods: readonly DisabledPeriod[],
+  periods: readonly ExpandedPeriod[],
   calendar: { name: string; timezone: string | undefined },
   context: EventContext,
 ): string {

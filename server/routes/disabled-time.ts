@@ -6,6 +6,7 @@ import { negotiateFormat, addVary } from '../http/negotiate.ts'
 import { sendDisabledTimeFeed } from './feeds.ts'
 import { answerDisabledTime } from '../domain/disabled-time.ts'
 import { pickFields } from '../domain/pick-fields.ts'
+import { periodFields } from '../domain/rules.ts'
 import { addRowsSent } from '../http/response-locals.ts'
 import type { Deps } from '../deps.ts'
 
@@ -27,5 +28,5 @@ export const disabledTimeHandler = (deps: Deps): RequestHandler => async (req, r
     zone: deps.siteTimezone.known() ?? await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
   })
   addRowsSent(res, answer.disabled_times.length)
-  res.json({ ...answer, disabled_times: answer.disabled_times.map((period) => pickFields(period, params._fields)) })
+  res.json({ ...answer, disabled_times: answer.disabled_times.map((period) => pickFields(periodFields(period), params._fields)) })
 }

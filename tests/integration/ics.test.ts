@@ -138,16 +138,26 @@ function checkBookings(json: JsonBooking[], text: string): void {
   }
 }
 
-/** Every period of disabled-time/'s JSON is the event of the same UID in both parsers. */
+/**
+ * Every period of disabled-time/'s JSON is the event at its place in the feed, in
+ * both parsers, and no two events share a UID (RFC 5545, 3.8.4.7). A UID names
+ * the rule and the day its window starts: the period's start day, or an earlier
+ * day for a period cut at the range start, which JSON does not say.
+ */
 function checkPeriods(json: JsonPeriod[], text: string): void {
-  const byIcalJs = icalJsEvents(text)
+  const uids = uidsOf(text).map((line) => line.slice('UID:'.length))
+  expect(new Set(uids).size, 'UIDs are unique').to.equal(uids.length)
+  const byIcalJs = [...icalJsEvents(text).values()]
   const byNodeIcal = nodeIcalEvents(text)
-  const uidOf = (p: JsonPeriod) => `disabled-${p.rule_id}-${p.start.slice(0, 10).replace(/-/g, '')}@${HOST}`
-  expect([...byIcalJs.keys()].sort()).to.deep.equal(json.map(uidOf).sort())
-  expect([...byNodeIcal.keys()].sort()).to.deep.equal([...byIcalJs.keys()].sort())
-  for (const period of json) {
-    const uid = uidOf(period)
-    const a = byIcalJs.get(uid)!
+  expect(byIcalJs.map((event) => String(event.getFirstPropertyValue('uid')))).to.deep.equal(uids)
+  expect([...byNodeIcal.keys()].sort()).to.deep.equal([...uids].sort())
+  expect(uids).to.have.length(json.length)
+  json.forEach((period, i) => {
+    const uid = uids[i]!
+    const [, ruleId, day] = /^disabled-(\d+)-(\d{8})@(.*)$/.exec(uid)!
+    expect([Number(ruleId), uid.endsWith(`@${HOST}`)], uid).to.deep.equal([period.rule_id, true])
+    expect(day! <= period.start.slice(0, 10).replace(/-/g, ''), `${uid}: its day is not after the period's start`).to.equal(true)
+    const a = byIcalJs[i]!
     const n = byNodeIcal.get(uid)!
     const start = a.getFirstPropertyValue('dtstart') as ICAL.Time
     const end = a.getFirstPropertyValue('dtend') as ICAL.Time
@@ -163,7 +173,7 @@ function checkPeriods(json: JsonPeriod[], text: string): void {
     expect(a.getFirstPropertyValue('summary'), uid).to.equal(summary)
     expect(textOf(n.summary), uid).to.equal(summary)
     expect(a.getFirstPropertyValue('transp'), uid).to.equal('OPAQUE')
-  }
+  })
 }
 
 const uidsOf = (text: string) => text.split('\r\n').filter((line) => line.startsWith('UID:'))
@@ -188,6 +198,7 @@ describe('calendar feeds (format=ics)', function () {
       { id: 3, service_id: 0, rule_type: 'date', date_from: '2026-12-24', date_to: '2026-12-26', note: 'Weihnachten 🎄 חג שמח' },
       { id: 4, service_id: STRIZHKA, rule_type: 'weekly', weekday: 6, time_from: '14:00:00', time_to: '24:00:00', note: 'Саббат 🌙' },
       { id: 5, service_id: DELETED_SERVICE, rule_type: 'date', date_from: '2026-03-29', date_to: null, time_from: '01:00:00', time_to: '04:00:00', note: 'across the spring gap' },
+      { id: 6, service_id: 0, rule_type: 'date', date_from: '2027-01-11', date_to: '2027-01-13', time_from: '22:00:00', time_to: '06:00:00', note: 'Night works' },
     ])
     t = createTestApp(db, { env: TOKEN_ENV, now: () => NOW })
   })
@@ -321,6 +332,18 @@ describe('calendar feeds (format=ics)', function () {
     it('format=csv on disabled-time/ is 400 naming format', async () => {
       const res = await request(t.app).get(`${PREFIX}/disabled-time?format=csv`).set('Authorization', `Bearer ${TOKEN}`).expect(400)
       expect(res.body.data.params).to.deep.equal({ format: 'format must be one of: json, ics.' })
+    })
+
+    it('a night window cut at the range start keeps the UID of the evening it began: no two events share a UID', async () => {
+      const day = await getRaw(t.app, `${PREFIX}/disabled-time?format=ics&start=2027-01-12&end=2027-01-12`, { Authorization: `Bearer ${TOKEN}` })
+      // Rule 1 (Mondays 18:00 to 08:00) is cut the same way: 2027-01-11 is a Monday.
+      expect(uidsOf(day.text)).to.deep.equal([1, 6, 2, 6].map((rule, i) => `UID:disabled-${rule}-${i === 0 || i === 1 ? '20270111' : '20270112'}@${HOST}`))
+      expect(Object.keys(nodeIcal.sync.parseICS(day.text)).filter((key) => key.startsWith('disabled-'))).to.have.length(4)
+      const json = await request(t.app).get(`${PREFIX}/disabled-time?start=2027-01-12&end=2027-01-12`).set('Authorization', `Bearer ${TOKEN}`).expect(200)
+      checkPeriods(json.body.disabled_times as JsonPeriod[], day.text)
+      // The whole window, in a range that holds its evening, has the same UID.
+      const week = await getRaw(t.app, `${PREFIX}/disabled-time?format=ics&start=2027-01-10&end=2027-01-16`, { Authorization: `Bearer ${TOKEN}` })
+      expect(uidsOf(week.text)).to.include.members([`UID:disabled-6-20270111@${HOST}`, `UID:disabled-6-20270112@${HOST}`, `UID:disabled-6-20270113@${HOST}`])
     })
 
     it('HEAD answers with the feed\'s headers and no body', async () => {

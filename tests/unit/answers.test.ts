@@ -544,8 +544,8 @@ describe('answerDisabledTime: rules into the answer of disabled-time/', () => {
     expect(calls).to.deep.equal(['bySlug haircut', 'rules 12'])
     expect(answer).to.deep.equal({
       disabled_times: [
-        { rule_id: 2, service_id: null, service_slug: null, type: 'weekly', start: '2026-11-23T08:00:00+01:00', end: '2026-11-23T09:00:00+01:00', all_day: false, note: '' },
-        { rule_id: 1, service_id: 12, service_slug: 'haircut', type: 'weekly', start: '2026-11-23T09:00:00+01:00', end: '2026-11-23T10:00:00+01:00', all_day: false, note: '' },
+        { rule_id: 2, service_id: null, service_slug: null, type: 'weekly', start: '2026-11-23T08:00:00+01:00', end: '2026-11-23T09:00:00+01:00', all_day: false, note: '', windowDay: '2026-11-23' },
+        { rule_id: 1, service_id: 12, service_slug: 'haircut', type: 'weekly', start: '2026-11-23T09:00:00+01:00', end: '2026-11-23T10:00:00+01:00', all_day: false, note: '', windowDay: '2026-11-23' },
       ],
       start: '2026-11-23', end: '2026-11-23', timezone: 'Europe/Berlin', total: 2,
     })

@@ -9,7 +9,7 @@ import {
 import { resolveFeedRange } from '../../server/domain/feed-range.ts'
 import type { RestError } from '../../server/errors.ts'
 import type { BookingRecord } from '../../server/domain/booking-record.ts'
-import type { DisabledPeriod } from '../../server/domain/rules.ts'
+import type { ExpandedPeriod } from '../../server/domain/rules.ts'
 
 const context: EventContext = { host: 'shop.example.com', stamp: '20261122T120000Z' }
 
@@ -134,9 +134,9 @@ describe('bookingEvent', () => {
 })
 
 describe('disabledEvent', () => {
-  const period: DisabledPeriod = {
+  const period: ExpandedPeriod = {
     rule_id: 9, service_id: null, service_slug: null, type: 'date',
-    start: '2026-12-24T00:00:00+01:00', end: '2026-12-27T00:00:00+01:00', all_day: true, note: 'Christmas',
+    start: '2026-12-24T00:00:00+01:00', end: '2026-12-27T00:00:00+01:00', all_day: true, note: 'Christmas', windowDay: '2026-12-24',
   }
 
   it('whole days as dates, UID from the rule and the start day, TRANSP:OPAQUE', () => {
@@ -151,15 +151,20 @@ describe('disabledEvent', () => {
       start: '2026-11-23T18:00:00+01:00', end: '2026-11-24T08:00:00+01:00' }, context)
     expect(text).to.include('\r\nDTSTART:20261123T170000Z\r\nDTEND:20261124T070000Z\r\nSUMMARY:Disabled\r\nDESCRIPTION:haircut\r\n')
   })
+
+  it('a window cut at the range start keeps the UID of the day it began, not the range start day', () => {
+    const cut = { ...period, all_day: false, start: '2027-01-12T00:00:00+01:00', end: '2027-01-12T06:00:00+01:00', windowDay: '2027-01-11' }
+    expect(disabledEvent(cut, context)).to.include('\r\nUID:disabled-9-20270111@shop.example.com\r\n')
+  })
 })
 
 describe('UID with a long host name', () => {
   const long: EventContext = { host: 'bookings.a-rather-long-subdomain-name.example-hairdresser.co.uk', stamp: context.stamp }
 
   it('is folded at 75 octets like every line, and ical.js reads the whole UID back', () => {
-    const period: DisabledPeriod = {
+    const period: ExpandedPeriod = {
       rule_id: 12345, service_id: null, service_slug: null, type: 'weekly',
-      start: '2026-11-23T18:00:00+01:00', end: '2026-11-24T08:00:00+01:00', all_day: false, note: 'After hours',
+      start: '2026-11-23T18:00:00+01:00', end: '2026-11-24T08:00:00+01:00', all_day: false, note: 'After hours', windowDay: '2026-11-23',
     }
     const text = calendarStart('Bookings', 'Europe/Berlin') + bookingEvent({ ...booking, id: 987654 }, long) + disabledEvent(period, long) + CALENDAR_END
     expect(Math.max(...lineOctets(text))).to.be.at.most(75)

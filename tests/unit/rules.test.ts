@@ -2,7 +2,7 @@ import { expect } from 'chai'
 import type { RuleRow } from '../../db/disabled-times.ts'
 import { WallClock } from '../../server/domain/wall-clock.ts'
 import { type SiteZone } from '../../server/domain/zone-offsets.ts'
-import { checkRange, checkTimedRange, expandRules, readRule, resolveRange, type ValidRule } from '../../server/domain/rules.ts'
+import { checkRange, checkTimedRange, expandRules, periodFields, readRule, resolveRange, type ValidRule } from '../../server/domain/rules.ts'
 
 const berlin: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
 const newYork: SiteZone = { kind: 'iana', name: 'America/New_York' }
@@ -152,10 +152,10 @@ describe('expandRules: rules into periods', () => {
     ]
     const out = expandRules(rows.map(valid), { start: '2026-11-23', end: '2026-11-23' }, new WallClock(berlin), (id) => (id === 12 ? 'haircut' : null))
     expect(out).to.deep.equal([
-      { rule_id: 2, service_id: 12, service_slug: 'haircut', type: 'weekly', start: '2026-11-23T08:00:00+01:00', end: '2026-11-23T09:00:00+01:00', all_day: false, note: 'Early' },
-      { rule_id: 3, service_id: null, service_slug: null, type: 'weekly', start: '2026-11-23T09:00:00+01:00', end: '2026-11-23T10:00:00+01:00', all_day: false, note: 'Staff meeting' },
-      { rule_id: 4, service_id: 12, service_slug: 'haircut', type: 'weekly', start: '2026-11-23T09:00:00+01:00', end: '2026-11-23T09:30:00+01:00', all_day: false, note: 'Cleaning' },
-      { rule_id: 9, service_id: 12, service_slug: 'haircut', type: 'weekly', start: '2026-11-23T09:00:00+01:00', end: '2026-11-23T10:00:00+01:00', all_day: false, note: 'Late start' },
+      { rule_id: 2, service_id: 12, service_slug: 'haircut', type: 'weekly', start: '2026-11-23T08:00:00+01:00', end: '2026-11-23T09:00:00+01:00', all_day: false, note: 'Early', windowDay: '2026-11-23' },
+      { rule_id: 3, service_id: null, service_slug: null, type: 'weekly', start: '2026-11-23T09:00:00+01:00', end: '2026-11-23T10:00:00+01:00', all_day: false, note: 'Staff meeting', windowDay: '2026-11-23' },
+      { rule_id: 4, service_id: 12, service_slug: 'haircut', type: 'weekly', start: '2026-11-23T09:00:00+01:00', end: '2026-11-23T09:30:00+01:00', all_day: false, note: 'Cleaning', windowDay: '2026-11-23' },
+      { rule_id: 9, service_id: 12, service_slug: 'haircut', type: 'weekly', start: '2026-11-23T09:00:00+01:00', end: '2026-11-23T10:00:00+01:00', all_day: false, note: 'Late start', windowDay: '2026-11-23' },
     ])
   })
 
@@ -187,6 +187,28 @@ describe('expandRules: rules into periods', () => {
       [2, '2026-03-29T03:10:00+02:00', '2026-03-29T04:00:00+02:00'],
       [1, '2026-03-29T03:30:00+02:00', '2026-03-29T05:00:00+02:00'],
     ])
+  })
+})
+
+describe('expandRules: the day each window starts (windowDay, the feed UID\'s day)', () => {
+  it('is the day before the range for a window past midnight cut at the range start; one day per window', () => {
+    const nights = rule({ id: 910, rule_type: 'date', weekday: null, date_from: '2027-01-11', date_to: '2027-01-13', time_from: '22:00:00', time_to: '06:00:00' })
+    const out = expandRules([valid(nights)], { start: '2027-01-12', end: '2027-01-12' }, new WallClock(berlin), () => null)
+    expect(out.map((p) => [p.start, p.windowDay])).to.deep.equal([
+      ['2027-01-12T00:00:00+01:00', '2027-01-11'],
+      ['2027-01-12T22:00:00+01:00', '2027-01-12'],
+    ])
+  })
+
+  it('is the first day off of a days-off rule cut at the range start', () => {
+    const holidays = rule({ id: 7, rule_type: 'date', weekday: null, date_from: '2026-12-24', date_to: '2026-12-27', time_from: null, time_to: null })
+    const out = expandRules([valid(holidays)], { start: '2026-12-26', end: '2026-12-31' }, new WallClock(berlin), () => null)
+    expect(out.map((p) => [p.start, p.end, p.windowDay])).to.deep.equal([['2026-12-26T00:00:00+01:00', '2026-12-28T00:00:00+01:00', '2026-12-24']])
+  })
+
+  it('is left out by periodFields, the record JSON sends', () => {
+    const [period] = expandRules([valid(rule({ weekday: 1, time_from: '12:00:00', time_to: '13:00:00' }))], { start: '2026-11-23', end: '2026-11-23' }, new WallClock(berlin), () => 'haircut')
+    expect(Object.keys(periodFields(period!))).to.deep.equal(['rule_id', 'service_id', 'service_slug', 'type', 'start', 'end', 'all_day', 'note'])
   })
 })
 
