@@ -40,6 +40,8 @@ export interface Config {
   queryTimeoutMs: number
   /** A streamed answer whose client reads nothing for this long is cut. */
   sendTimeoutMs: number
+  /** A request whose line and headers have not all arrived this long after its connection opened (kept alive: its first byte) gets 408. */
+  headersTimeoutMs: number
   maxRangeDays: number
   corsOrigins: string[]
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
@@ -160,6 +162,7 @@ const envSchema = z.object({
   DB_ACQUIRE_TIMEOUT_MS: integer('DB_ACQUIRE_TIMEOUT_MS', 1, 60_000, 1_000),
   QUERY_TIMEOUT_MS: integer('QUERY_TIMEOUT_MS', 1, 3_600_000, 10_000),
   SEND_TIMEOUT_MS: integer('SEND_TIMEOUT_MS', 1_000, 3_600_000, 30_000),
+  HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1_000, 300_000, 10_000),
   MAX_RANGE_DAYS: integer('MAX_RANGE_DAYS', 1, 36_600, 731),
   // Compared with a browser's Origin header as it sends it: scheme, host and port, no slash after.
   CORS_ORIGINS: list.transform((origins, ctx) => {
@@ -311,6 +314,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     dbAcquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS,
     queryTimeoutMs: env.QUERY_TIMEOUT_MS,
     sendTimeoutMs: env.SEND_TIMEOUT_MS,
+    headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
     maxRangeDays: env.MAX_RANGE_DAYS,
     corsOrigins: env.CORS_ORIGINS,
     logLevel: env.LOG_LEVEL,

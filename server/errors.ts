@@ -30,6 +30,7 @@ export type RestErrorCode =
   | 'rest_bad_request'
   | 'rest_headers_too_large'
   | 'rest_uri_too_long'
+  | 'rest_request_timeout'
   // /metrics under WORKERS > 1: the primary did not gather the workers' metrics in time (server/metrics.ts).
   | 'rest_metrics_unavailable'
 

@@ -49,7 +49,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
   isIanaZone('Etc/UTC')
   const handle = createDb(dbSettings(config))
   const app = createApp({ db: handle.db, pool: handle.pool, config, log })
-  const server = createAppServer(app).listen(config.port, () => {
+  const server = createAppServer(app, { headersTimeoutMs: config.headersTimeoutMs }).listen(config.port, () => {
     log.info({ port: config.port, authMode: config.authMode, tablePrefix: config.tablePrefix }, 'listening')
   })
   // A port that cannot be had (taken, not allowed) ends the process, which the primary reports.

@@ -17,13 +17,22 @@ import type { Express } from 'express'
  * An HTTP server for `app`: app.listen's, but its requests and responses are
  * instances of classes whose prototypes are the app's request and response
  * prototypes, which the app's own are set to (with the same `app` property).
+ *
+ * A request must arrive whole within `headersTimeoutMs` (HEADERS_TIMEOUT_MS):
+ * the service takes no request bodies, so the head is the whole request. Node
+ * looks for late ones every 30 s by default, which with its 60 s limit held a
+ * connection that sent nothing for 60 to 90 s; here it looks every second at most.
  */
-export function createAppServer(app: Express): Server {
+export function createAppServer(app: Express, { headersTimeoutMs }: { headersTimeoutMs: number }): Server {
   class AppRequest extends IncomingMessage {}
   class AppResponse extends ServerResponse {}
   adoptPrototype(app, AppRequest.prototype, 'request')
   adoptPrototype(app, AppResponse.prototype, 'response')
-  return createServer({ IncomingMessage: AppRequest, ServerResponse: AppResponse }, app)
+  return createServer({
+    IncomingMessage: AppRequest, ServerResponse: AppResponse,
+    headersTimeout: headersTimeoutMs, requestTimeout: headersTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, Math.ceil(headersTimeoutMs / 10)),
+  }, app)
 }
 
 /**

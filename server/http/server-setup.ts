@@ -13,13 +13,20 @@ import { ALLOW } from '../routes/index.ts'
 interface Refusal { status: number; reason: string; code: RestErrorCode; message: string }
 
 /**
- * Why Node's parser refused a request: headers over its limit (431), or a
+ * Why Node's parser refused a request: it did not arrive whole within the
+ * server's headersTimeout (408), headers over its limit (431), or a
  * request line over it (414: the URL is what to shorten), else not valid
  * HTTP/1.1 (400). `rawPacket` is the bytes the parser was reading: the URL is
  * to blame when they have no line end yet (a long URL arriving in parts), or
  * when they start with a request line of half the limit or more (one packet).
  */
-export function refusalFor(parserCode: string | undefined, rawPacket?: Buffer): Refusal {
+export function refusalFor(parserCode: string | undefined, rawPacket: Buffer | undefined, headersTimeoutMs: number): Refusal {
+  if (parserCode === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return {
+      status: 408, reason: 'Request Timeout', code: 'rest_request_timeout',
+      message: `The request did not arrive whole within ${headersTimeoutMs / 1000} second${headersTimeoutMs === 1000 ? '' : 's'}. Send the request line and all headers at once.`,
+    }
+  }
   if (parserCode === 'HPE_HEADER_OVERFLOW') {
     if (rawPacket && isRequestLineTooLong(rawPacket)) {
       return { status: 414, reason: 'URI Too Long', code: 'rest_uri_too_long', message: 'The URL is too long. Keep the request line under 16 KB; ask for a shorter list of values, or page through the answer.' }
@@ -63,7 +70,7 @@ export function configureServer(server: Server, log: Logger): void {
       return
     }
     const requestId = randomUUID()
-    const refusal = refusalFor(error.code, error.rawPacket)
+    const refusal = refusalFor(error.code, error.rawPacket, server.headersTimeout)
     // The path and headers are not logged: they are what the client sent.
     log.info({ requestId, code: error.code, status: refusal.status }, 'request refused by the HTTP parser')
     socket.end(parserRefusal(refusal, requestId))

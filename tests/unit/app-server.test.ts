@@ -12,7 +12,7 @@ describe('the app\'s HTTP server', () => {
     app.get('/hello', (req, res) => {
       res.json({ header: req.get('x-test'), sameApp: req.app === app && res.app === app })
     })
-    const server = createAppServer(app)
+    const server = createAppServer(app, { headersTimeoutMs: 10_000 })
     const arrived: Array<[object, object]> = []
     // Before the app: what node:http made, before Express touched it.
     server.prependListener('request', (req, res) => arrived.push([Object.getPrototypeOf(req) as object, Object.getPrototypeOf(res) as object]))

@@ -28,7 +28,7 @@ describe('toRestError', () => {
 
 describe('parserRefusal', () => {
   it('headers too large: 431 rest_headers_too_large, JSON with its length, the request id, and Connection: close', () => {
-    const raw = parserRefusal(refusalFor('HPE_HEADER_OVERFLOW', Buffer.from('GET / HTTP/1.1\r\nX-Big: aaaa')), 'id-1')
+    const raw = parserRefusal(refusalFor('HPE_HEADER_OVERFLOW', Buffer.from('GET / HTTP/1.1\r\nX-Big: aaaa'), 10_000), 'id-1')
     const [head, body] = raw.split('\r\n\r\n')
     expect(head!.split('\r\n')[0]).to.equal('HTTP/1.1 431 Request Header Fields Too Large')
     expect(head).to.include('\r\nX-Request-Id: id-1\r\n').and.include('\r\nConnection: close')
@@ -40,16 +40,16 @@ describe('parserRefusal', () => {
 
   it('a whole head in one packet: 414 when its request line is half of Node\'s limit or more, else 431', () => {
     const status = (urlBytes: number) => parserRefusal(refusalFor('HPE_HEADER_OVERFLOW',
-      Buffer.from(`GET /${'a'.repeat(urlBytes)} HTTP/1.1\r\nHost: test\r\nX-Big: ${'b'.repeat(9_000)}\r\n\r\n`)), 'id').split('\r\n')[0]
+      Buffer.from(`GET /${'a'.repeat(urlBytes)} HTTP/1.1\r\nHost: test\r\nX-Big: ${'b'.repeat(9_000)}\r\n\r\n`), 10_000), 'id').split('\r\n')[0]
     expect([status(maxHeaderSize / 2), status(maxHeaderSize / 2 - 20)]).to.deep.equal(['HTTP/1.1 414 URI Too Long', 'HTTP/1.1 431 Request Header Fields Too Large'])
   })
 
   it('a request line over the limit (no line end in what the parser read): 414 rest_uri_too_long, saying the URL is what to shorten', () => {
     for (const packet of [Buffer.from(`GET /wp-json/booking-calendar/v1/slots?service=${'a'.repeat(100)}`), undefined]) {
-      const raw = parserRefusal(refusalFor('HPE_HEADER_OVERFLOW', packet), 'id-3')
+      const raw = parserRefusal(refusalFor('HPE_HEADER_OVERFLOW', packet, 10_000), 'id-3')
       expect(raw.split('\r\n')[0]).to.equal(packet ? 'HTTP/1.1 414 URI Too Long' : 'HTTP/1.1 431 Request Header Fields Too Large')
     }
-    expect(JSON.parse(parserRefusal(refusalFor('HPE_HEADER_OVERFLOW', Buffer.from('GET /x')), 'id').split('\r\n\r\n')[1]!)).to.deep.equal({
+    expect(JSON.parse(parserRefusal(refusalFor('HPE_HEADER_OVERFLOW', Buffer.from('GET /x'), 10_000), 'id').split('\r\n\r\n')[1]!)).to.deep.equal({
       code: 'rest_uri_too_long', message: 'The URL is too long. Keep the request line under 16 KB; ask for a shorter list of values, or page through the answer.', data: { status: 414 },
     })
   })
@@ -59,9 +59,18 @@ describe('parserRefusal', () => {
     expect(raw.split('\r\n').slice(0, 2)).to.deep.equal(['HTTP/1.1 405 Method Not Allowed', 'Allow: GET, HEAD, OPTIONS'])
   })
 
+  it('a request not whole within the server\'s headersTimeout: 408 rest_request_timeout, naming the seconds', () => {
+    const raw = parserRefusal(refusalFor('ERR_HTTP_REQUEST_TIMEOUT', Buffer.from('GET /wp-json/booking-cal'), 2_500), 'id-4')
+    expect(raw.split('\r\n')[0]).to.equal('HTTP/1.1 408 Request Timeout')
+    expect(JSON.parse(raw.split('\r\n\r\n')[1]!)).to.deep.equal({
+      code: 'rest_request_timeout', message: 'The request did not arrive whole within 2.5 seconds. Send the request line and all headers at once.', data: { status: 408 },
+    })
+    expect(parserRefusal(refusalFor('ERR_HTTP_REQUEST_TIMEOUT', undefined, 1_000), 'id-5')).to.include('within 1 second. Send')
+  })
+
   for (const code of ['HPE_INVALID_METHOD', 'HPE_INVALID_CONSTANT', undefined]) {
     it(`${code ?? 'no code'}: 400 rest_bad_request`, () => {
-      const raw = parserRefusal(refusalFor(code), 'id-2')
+      const raw = parserRefusal(refusalFor(code, undefined, 10_000), 'id-2')
       expect(raw.split('\r\n')[0]).to.equal('HTTP/1.1 400 Bad Request')
       expect(JSON.parse(raw.split('\r\n\r\n')[1]!).code).to.equal('rest_bad_request')
     })
