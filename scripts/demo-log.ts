@@ -7,7 +7,7 @@ import { createLogger } from '../server/log.ts'
 /** A request reads as one line: `GET /wp-json/… 200 in 12.3 ms, 40 rows [request id]`. */
 export function demoMessage(line: Record<string, unknown>): string {
   if (line.msg !== 'request') return String(line.msg ?? '')
-  return `${line.method} ${line.path} ${line.status} in ${line.durationMs} ms, ${line.rowsSent} rows [${line.requestId}]`
+  return `${line.method} ${line.path} ${line.status ?? '(client left before the answer)'} in ${line.durationMs} ms, ${line.rowsSent} rows [${line.requestId}]`
 }
 
 export function createDemoLogger(level: string, destination: NodeJS.WritableStream = process.stdout): Logger {

@@ -10,7 +10,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { bearerToken, sha256, tokenIsOneOf, type Access } from './access.ts'
 import { askPrimaryForMetrics, shareMetricsWithPrimary } from './cluster.ts'
 import { RestError } from './errors.ts'
-import { routeOf } from './http/response-locals.ts'
+import { routeOf, statusSent } from './http/response-locals.ts'
 
 export interface Metrics {
   /** Counts and times every request, by the route that answered it (`res.locals.route`). */
@@ -84,7 +84,7 @@ export function createMetrics(options: { pool: DbPools; access: Access; token: s
     const finish = () => {
       if (done) return
       done = true
-      const labels = { route: routeOf(res), method: req.method, status: String(res.statusCode) }
+      const labels = { route: routeOf(res), method: req.method, status: String(statusSent(res) ?? 'none') }
       requests.inc(labels)
       duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9)
       if (typeof res.locals.rowsSent === 'number' && res.locals.rowsSent > 0) rows.inc({ route: labels.route }, res.locals.rowsSent)

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Request, RequestHandler } from 'express'
 import type { Logger } from 'pino'
-import { routeOf } from './response-locals.ts'
+import { routeOf, statusSent } from './response-locals.ts'
 
 export function requestLog(log: Logger): RequestHandler {
   return (req, res, next) => {
@@ -23,7 +23,7 @@ export function requestLog(log: Logger): RequestHandler {
       if (!log.isLevelEnabled('info')) return
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6
       requestLogger(req).info({
-        method: req.method, path: req.originalUrl.split('?')[0], route: routeOf(res), status: res.statusCode,
+        method: req.method, path: req.originalUrl.split('?')[0], route: routeOf(res), status: statusSent(res),
         durationMs: Math.round(durationMs * 10) / 10, rowsSent: res.locals.rowsSent ?? 0, completed: res.writableFinished,
       }, 'request')
     }

@@ -7,6 +7,14 @@ export function routeOf(res: Response): string {
   return typeof res.locals.route === 'string' ? res.locals.route : 'no_route'
 }
 
+/**
+ * The status the client was sent, or null when it hung up before the headers
+ * went out: res.statusCode is then the 200 nobody received.
+ */
+export function statusSent(res: Response): number | null {
+  return res.headersSent ? res.statusCode : null
+}
+
 /** How many bookings or disabled times a handler sent (logged and counted after the response). */
 export function addRowsSent(res: Response, rows: number): void {
   res.locals.rowsSent = (typeof res.locals.rowsSent === 'number' ? res.locals.rowsSent : 0) + rows

@@ -290,7 +290,10 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
           expect(Date.now() - goneAt).to.be.below(1_500)
           expect(await kills(mariadb)).to.equal(killsBefore + 1)
           await until(() => service.logs.some((line) => line.msg === 'request'), 1_000, 'the request log line')
-          expect(service.logs.find((line) => line.msg === 'request')).to.include({ level: 30, completed: false })
+          // Nothing was sent: no status, where the line said 200.
+          expect(service.logs.find((line) => line.msg === 'request')).to.include({ level: 30, status: null, completed: false })
+          const metrics = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text()
+          expect(metrics).to.include('http_requests_total{route="slots",method="GET",status="none"} 1\n')
           expect(service.logs.filter((line) => (line.level as number) >= 40), 'no warning or error line').to.deep.equal([])
         } finally {
           await locker.query('UNLOCK TABLES')
