@@ -12,6 +12,10 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
   return pino({
     level,
     base: { service: 'booking-calendar-api', worker: workerId() },
+    // An Error gets pino's type, message and stack. The fields of an expected
+    // error (errors.ts: message, code, errno) go as they are: pino's serializer
+    // made them "type":"Object" with an empty "stack".
+    serializers: { err: (value: unknown) => (value instanceof Error ? pino.stdSerializers.err(value) : value) },
     // Defence in depth: should anything pass a header object or a database URL, these never reach the log.
     redact: {
       paths: ['req.headers.authorization', 'req.headers.cookie', 'headers.authorization', 'headers.cookie', 'password', '*.password', 'databaseUrl'],

@@ -16,4 +16,11 @@ describe('the demo log', () => {
     expect(lines[2]).to.match(/^\s+port: 8080$/)
     expect(() => JSON.parse(lines[0]!)).to.throw()
   })
+
+  it('a request whose client left before the headers reads so, not as null', () => {
+    let text = ''
+    const out = new Writable({ write(chunk, _encoding, callback) { text += String(chunk); callback() } })
+    createDemoLogger('info', out).info({ method: 'GET', path: '/x', status: null, durationMs: 3, rowsSent: 0, requestId: 'r' }, 'request')
+    expect(text).to.match(/INFO: GET \/x \(client left before the answer\) in 3 ms, 0 rows \[r\]\n/)
+  })
 })
