@@ -33,7 +33,8 @@ export const slotsParams = z.object({
   format: enumParam('format', ['json', 'csv', 'ics'] as const, 'json',
     'json, csv for a spreadsheet (Accept: text/csv too), or ics for a calendar app (Accept: text/calendar too).', true),
 }).superRefine(startNotAfterEnd, whenValid('start', 'end')).superRefine((params, ctx) => {
-  if (params.page !== undefined && params.per_page === undefined) {
+  // A feed takes neither (routes/feeds.ts says so): asking it for per_page would send the client the wrong way.
+  if (params.page !== undefined && params.per_page === undefined && params.format !== 'ics') {
     ctx.addIssue({ code: 'custom', path: ['page'], message: 'page needs per_page: give per_page (1 to 1000) to page through the bookings.' })
   }
 }, whenValid('page', 'per_page'))

@@ -321,6 +321,9 @@ describe('calendar feeds (format=ics)', function () {
       expect(res.body).to.deep.equal({ code: 'rest_invalid_param', message: 'Invalid parameter(s): per_page', data: invalidParamsData({ per_page: message }) })
       const accept = await request(t.app).get(`${PREFIX}/slots?page=2&per_page=5`).set('Accept', 'text/calendar').set('Authorization', `Bearer ${TOKEN}`).expect(400)
       expect(accept.body.data.params).to.deep.equal({ per_page: message })
+      // page alone: not first "page needs per_page", then this.
+      const page = await request(t.app).get(`${PREFIX}/slots?format=ics&page=2`).set('Authorization', `Bearer ${TOKEN}`).expect(400)
+      expect(page.body.data.params).to.deep.equal({ page: message })
     })
 
     it('a range longer than MAX_RANGE_DAYS is 400 naming the parameter to change', async () => {
