@@ -55,13 +55,13 @@ if (cluster.isPrimary && workers > 1) {
       const { createAppServer } = await import('../../dist/server/http/app-server.js')
       const app = express()
       app.get(process.env.BENCH_PATH, withStatement)
-      createAppServer(app).listen(Number(process.env.PORT), '127.0.0.1')
+      createAppServer(app, { headersTimeoutMs: 10_000 }).listen(Number(process.env.PORT), '127.0.0.1')
     }
   } else if (process.env.FLOOR_KIND === 'express') {
     const { createAppServer } = await import('../../dist/server/http/app-server.js')
     const app = express()
     app.get(process.env.BENCH_PATH, answer)
-    createAppServer(app).listen(Number(process.env.PORT), '127.0.0.1')
+    createAppServer(app, { headersTimeoutMs: 10_000 }).listen(Number(process.env.PORT), '127.0.0.1')
   } else {
     createServer(answer).listen(Number(process.env.PORT), '127.0.0.1')
   }

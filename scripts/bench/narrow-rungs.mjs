@@ -77,7 +77,7 @@ if (rung === 'express') {
   const app = express()
   app.set('query parser', 'simple')
   app.get('/wp-json/booking-calendar/v1/slots', (req, res) => answer(req.query, res).catch(failed(res)))
-  createAppServer(app).listen(config.port, '127.0.0.1')
+  createAppServer(app, { headersTimeoutMs: config.headersTimeoutMs }).listen(config.port, '127.0.0.1')
 } else {
   createServer((req, res) => { answer(queryOf(req.url), res).catch(failed(res)) }).listen(config.port, '127.0.0.1')
 }

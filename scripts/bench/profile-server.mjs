@@ -12,7 +12,7 @@ import { createAppServer } from '../../dist/server/http/app-server.js'
 const config = loadConfig()
 const log = createLogger(config.logLevel)
 const handle = createDb({ ...config.database, tablePrefix: config.tablePrefix, poolSize: config.dbPoolSize, queryTimeoutMs: config.queryTimeoutMs })
-const server = createAppServer(createApp({ db: handle.db, pool: handle.pool, config, log })).listen(config.port, '127.0.0.1')
+const server = createAppServer(createApp({ db: handle.db, pool: handle.pool, config, log }), { headersTimeoutMs: config.headersTimeoutMs }).listen(config.port, '127.0.0.1')
 process.once('SIGTERM', () => {
   server.closeAllConnections()
   server.close()

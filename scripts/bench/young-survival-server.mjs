@@ -13,5 +13,5 @@ const answer = (_req, res) => {
 const app = express()
 app.get('/ok', answer)
 // app.listen is http.createServer(app), then listen.
-const server = kind === 'http' ? createServer(answer) : kind === 'app-server' ? createAppServer(app) : createServer(app)
+const server = kind === 'http' ? createServer(answer) : kind === 'app-server' ? createAppServer(app, { headersTimeoutMs: 10_000 }) : createServer(app)
 server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }))
