@@ -199,9 +199,17 @@ export class OpenMinutes {
     return open
   }
 
-  /** Wall-clock intervals of these rules' periods over the span. */
+  /**
+   * Wall-clock intervals of these rules' periods over the span, expanded from
+   * the day before it (#subtract leaves that day out). Cut at the span's first
+   * midnight, a window begun the evening before would start where that midnight
+   * is read as an instant: on a day whose midnight is skipped (America/Santiago,
+   * 2027-09-05) an hour later, so that day's open minutes depended on whether
+   * the range started on it (1,020 against 960 for a 22:00 to 06:00 rule).
+   */
   #intervals(rules: ValidRule[]): [number, number][] {
-    return expandRules(rules, this.span, this.#clock, () => null).map((period) => [wallMsOf(period.start), wallMsOf(period.end)])
+    const span = { start: addDays(this.span.start, -1), end: this.span.end }
+    return expandRules(rules, span, this.#clock, () => null).map((period) => [wallMsOf(period.start), wallMsOf(period.end)])
   }
 
   #addService(id: number): void {

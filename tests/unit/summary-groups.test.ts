@@ -58,6 +58,16 @@ describe('OpenMinutes: the edges of its span', () => {
     const open = new OpenMinutes(rules, { start: '2026-11-24', end: '2026-11-24' }, [12], clock)
     expect([open.on(12, '2026-11-25'), open.on(12, '2026-11-23'), open.on(12, '2026-11-24')]).to.deep.equal([1440, 1440 - 360, 1440 - 480])
   })
+  it('a day whose midnight is skipped has the same open minutes whether the span starts on it or before', () => {
+    // America/Santiago, 2027-09-05: 00:00 is skipped to 01:00. Nights 22:00 to 06:00 off.
+    const nights = [rule({ id: 5, rule_type: 'date', weekday: null, date_from: '2027-09-01', date_to: '2027-09-10', time_from: '22:00:00', time_to: '06:00:00' })]
+    const santiago = new WallClock({ kind: 'iana', name: 'America/Santiago' })
+    const answers = ['2027-09-01', '2027-09-05'].map((start) => new OpenMinutes(nights, { start, end: '2027-09-06' }, [12], santiago))
+      .map((open) => [open.on(12, '2027-09-05'), open.on(12, '2027-09-06')])
+    expect(answers).to.deep.equal([[960, 960], [960, 960]])
+    // Alone (a day outside the span, as a created_date booking's): the same.
+    expect(new OpenMinutes(nights, { start: '2027-09-20', end: '2027-09-20' }, [12], santiago).on(12, '2027-09-05')).to.equal(960)
+  })
   it('a service it was not made for has no open minutes, and another service\'s rule does not count', () => {
     const open = new OpenMinutes(rules, { start: '2026-11-24', end: '2026-11-24' }, [12], clock)
     expect([open.on(13, '2026-11-24'), open.sum(13, 0, 0), open.on(13, '2026-12-24')]).to.deep.equal([0, 0, 0])
