@@ -34,19 +34,21 @@ export function publicHost(req: Request): string {
 
 /**
  * A TEXT value (RFC 5545, 3.3.11): backslash, semicolon and comma escaped, any
- * line break (CRLF, CR or LF) as `\n`. Other control characters are not allowed
- * in TEXT and are dropped; a tab stays.
+ * line break (CRLF, CR or LF, and Unicode's NEL, line and paragraph separators)
+ * as `\n`. node-ical dropped a DESCRIPTION holding U+2028 as it was. Other
+ * control characters are not allowed in TEXT and are dropped; a tab stays.
  */
 export function escapeText(text: string): string {
-  if (!/[\\;,\x00-\x08\x0a-\x1f\x7f]/.test(text)) return text
-  return text.replace(/\r\n|[\\;,\r\n]|[\x00-\x08\x0b-\x1f\x7f]/g, (match) => {
+  if (!/[\\;,\x00-\x08\x0a-\x1f\x7f\x85\u2028\u2029]/.test(text)) return text
+  return text.replace(/\r\n|[\\;,\r\n\x85\u2028\u2029]|[\x00-\x08\x0b-\x1f\x7f]/g, (match) => {
     if (match === '\\') return '\\\\'
     if (match === ';') return '\\;'
     if (match === ',') return '\\,'
-    if (match === '\r\n' || match === '\r' || match === '\n') return '\\n'
-    return ''
+    return LINE_BREAKS.has(match) ? '\\n' : ''
   })
 }
+
+const LINE_BREAKS = new Set(['\r\n', '\r', '\n', '\x85', '\u2028', '\u2029'])
 
 /** Octets of one code point in UTF-8 (a lone surrogate is written as U+FFFD, 3 octets). */
 function utf8Octets(codePoint: number): number {

@@ -2,6 +2,7 @@
 // folding, events, and the feed's range. Pure functions, no database.
 import { expect } from 'chai'
 import ICAL from 'ical.js'
+import nodeIcal from 'node-ical'
 import {
   bookingEvent, bookingStatus, calendarStart, disabledEvent, escapeText, foldLine, slotsIcsChunks, utcDateTime,
   CALENDAR_END, type EventContext,
@@ -29,6 +30,13 @@ describe('escapeText', () => {
     expect(escapeText('a\\b;c,d')).to.equal('a\\\\b\\;c\\,d')
     expect(escapeText('one\r\ntwo\nthree\rfour')).to.equal('one\\ntwo\\nthree\\nfour')
     expect(escapeText('plain')).to.equal('plain')
+  })
+
+  it('writes Unicode\'s line breaks (NEL, U+2028, U+2029) as \\n too: node-ical dropped a DESCRIPTION holding U+2028', () => {
+    expect(escapeText('a\u2028b\u2029c\u0085d')).to.equal('a\\nb\\nc\\nd')
+    const text = calendarStart('Bookings', 'Europe/Berlin') + bookingEvent({ ...booking, note: 'first\u2028second' }, context) + CALENDAR_END
+    const event = Object.values(nodeIcal.sync.parseICS(text)).find((component) => component?.type === 'VEVENT') as nodeIcal.VEvent
+    expect(event.description).to.equal('first\nsecond')
   })
 
   it('drops control characters TEXT does not allow, keeps a tab and all Unicode', () => {
