@@ -30,6 +30,28 @@ function parse(raw: string): { status: number; headers: Record<string, string>; 
   return { status: Number(statusLine!.split(' ')[1]), headers, body: JSON.parse(body) }
 }
 
+/**
+ * Sends `first`, then `trickle` every 300 ms (a slowloris: each byte well
+ * within any idle timeout), and returns what the server answers and when it closed.
+ */
+function slowExchange(port: number, first: string, trickle?: string): Promise<{ raw: string; closedAfterMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now()
+    const socket = connect(port, '127.0.0.1')
+    const chunks: Buffer[] = []
+    const drip = trickle === undefined ? undefined : setInterval(() => socket.write(trickle), 300)
+    const timer = setTimeout(() => { socket.destroy(); reject(new Error('no answer within 6 s')) }, 6_000)
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk))
+    socket.on('error', () => { /* a reset still ends the exchange */ })
+    socket.on('close', () => {
+      clearTimeout(timer)
+      clearInterval(drip)
+      resolve({ raw: Buffer.concat(chunks).toString('utf8'), closedAfterMs: Date.now() - started })
+    })
+    if (first !== '') socket.write(first)
+  })
+}
+
 describe('requests the HTTP parser refuses', () => {
   let db: TestDatabase
   let t: TestApp
@@ -130,90 +152,61 @@ describe('requests the HTTP parser refuses', () => {
       code: 'rest_headers_too_large', message: 'The request headers are too large. Send at most 16 KB of headers.', data: { status: 431 },
     })
   })
-})
 
-/**
- * Sends `first`, then `trickle` every 300 ms (a slowloris: each byte well
- * within any idle timeout), and returns what the server answers and when it closed.
- */
-function slowExchange(port: number, first: string, trickle?: string): Promise<{ raw: string; closedAfterMs: number }> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now()
-    const socket = connect(port, '127.0.0.1')
-    const chunks: Buffer[] = []
-    const drip = trickle === undefined ? undefined : setInterval(() => socket.write(trickle), 300)
-    const timer = setTimeout(() => { socket.destroy(); reject(new Error('no answer within 6 s')) }, 6_000)
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk))
-    socket.on('error', () => { /* a reset still ends the exchange */ })
-    socket.on('close', () => {
-      clearTimeout(timer)
-      clearInterval(drip)
-      resolve({ raw: Buffer.concat(chunks).toString('utf8'), closedAfterMs: Date.now() - started })
+  describe('a request that does not arrive whole within HEADERS_TIMEOUT_MS', () => {
+    // The same app, served as main.ts serves it, with HEADERS_TIMEOUT_MS=1500.
+    let timed: Server
+    let timedPort: number
+
+    before(async () => {
+      timed = createAppServer(t.app, { headersTimeoutMs: 1_500 }).listen(0, '127.0.0.1')
+      configureServer(timed, createLogger('silent'))
+      await new Promise((resolve) => timed.once('listening', resolve))
+      timedPort = (timed.address() as { port: number }).port
     })
-    if (first !== '') socket.write(first)
-  })
-}
+    after(async () => {
+      timed.closeAllConnections()
+      await new Promise((resolve) => timed.close(resolve))
+    })
 
-describe('a request that does not arrive whole within HEADERS_TIMEOUT_MS', () => {
-  let db: TestDatabase
-  let t: TestApp
-  let server: Server
-  let port: number
-
-  before(async () => {
-    db = await createTestDatabase('headers_timeout')
-    await loadSite(db)
-    t = createTestApp(db, { env: { SITE_TIMEZONE: 'UTC' } })
-    // As main.ts makes it, with HEADERS_TIMEOUT_MS=1500.
-    server = createAppServer(t.app, { headersTimeoutMs: 1_500 }).listen(0, '127.0.0.1')
-    configureServer(server, createLogger('silent'))
-    await new Promise((resolve) => server.once('listening', resolve))
-    port = (server.address() as { port: number }).port
-  })
-  after(async () => {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
-    await t.close()
-    await db.drop()
-  })
-
-  for (const [name, first, trickle] of [
-    ['a connection that sends nothing', '', undefined],
-    ['half a request line', 'GET /wp-json/booking-cal', undefined],
-    ['a head whose headers trickle in, one every 300 ms, and never end', 'GET /wp-json/booking-calendar/v1/slots HTTP/1.1\r\nHost: test\r\n', 'X-Slow: a\r\n'],
-  ] as const) {
-    it(`${name}: 408 in WordPress's shape within a second of the limit, and the connection closes`, async () => {
-      const { raw, closedAfterMs } = await slowExchange(port, first, trickle)
-      expect(closedAfterMs, 'closed after').to.be.within(1_400, 2_500)
-      const answer = parse(raw)
-      expect(answer.status).to.equal(408)
-      expect(answer.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/)
-      expect(answer.headers['content-security-policy']).to.equal("default-src 'none'; frame-ancestors 'none'")
-      expect(answer.body).to.deep.equal({
-        code: 'rest_request_timeout', message: 'The request did not arrive whole within 1.5 seconds. Send the request line and all headers at once.', data: { status: 408 },
+    for (const [name, first, trickle] of [
+      ['a connection that sends nothing', '', undefined],
+      ['half a request line', 'GET /wp-json/booking-cal', undefined],
+      ['a head whose headers trickle in, one every 300 ms, and never end', 'GET /wp-json/booking-calendar/v1/slots HTTP/1.1\r\nHost: test\r\n', 'X-Slow: a\r\n'],
+    ] as const) {
+      it(`${name}: 408 in WordPress's shape within a second of the limit, and the connection closes`, async () => {
+        const { raw, closedAfterMs } = await slowExchange(timedPort, first, trickle)
+        expect(closedAfterMs, 'closed after').to.be.within(1_400, 2_500)
+        const answer = parse(raw)
+        expect(answer.status).to.equal(408)
+        expect(answer.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/)
+        expect(answer.headers['content-security-policy']).to.equal("default-src 'none'; frame-ancestors 'none'")
+        expect(answer.body).to.deep.equal({
+          code: 'rest_request_timeout', message: 'The request did not arrive whole within 1.5 seconds. Send the request line and all headers at once.', data: { status: 408 },
+        })
       })
-    })
-  }
+    }
 
-  it('on a kept-alive connection, the limit counts from the next request\'s first byte, not from the previous answer', async () => {
-    const { raw, closedAfterMs } = await new Promise<{ raw: string; closedAfterMs: number }>((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => socket.write('GET /wp-json/booking-calendar/v1/ HTTP/1.1\r\nHost: test\r\n\r\n'))
-      let raw = ''
-      let halfSentAt = 0
-      socket.on('data', (chunk: Buffer) => {
-        raw += chunk.toString('utf8')
-        // 1 s idle after the first answer (under Node's 5 s keep-alive), then half a request line.
-        if (halfSentAt === 0) setTimeout(() => { halfSentAt = Date.now(); socket.write('GET /wp-json/booking') }, 1_000)
-        halfSentAt ||= -1
+    it('on a kept-alive connection, the limit counts from the next request\'s first byte, not from the previous answer', async () => {
+      const { raw, closedAfterMs } = await new Promise<{ raw: string; closedAfterMs: number }>((resolve) => {
+        const socket = connect(timedPort, '127.0.0.1', () => socket.write('GET /wp-json/booking-calendar/v1/ HTTP/1.1\r\nHost: test\r\n\r\n'))
+        let raw = ''
+        let halfSentAt = 0
+        socket.on('data', (chunk: Buffer) => {
+          raw += chunk.toString('utf8')
+          // 1 s idle after the first answer (under Node's 5 s keep-alive), then half a request line.
+          if (halfSentAt === 0) setTimeout(() => { halfSentAt = Date.now(); socket.write('GET /wp-json/booking') }, 1_000)
+          halfSentAt ||= -1
+        })
+        socket.on('close', () => resolve({ raw, closedAfterMs: Date.now() - halfSentAt }))
       })
-      socket.on('close', () => resolve({ raw, closedAfterMs: Date.now() - halfSentAt }))
+      expect(raw.match(/HTTP\/1\.1 \d{3}/g)).to.deep.equal(['HTTP/1.1 200', 'HTTP/1.1 408'])
+      expect(closedAfterMs, 'closed after the half line by').to.be.within(1_400, 2_500)
     })
-    expect(raw.match(/HTTP\/1\.1 \d{3}/g)).to.deep.equal(['HTTP/1.1 200', 'HTTP/1.1 408'])
-    expect(closedAfterMs, 'closed after the half line by').to.be.within(1_400, 2_500)
-  })
 
-  it('a request that arrives in time is answered as usual', async () => {
-    const answer = parse(await rawExchange(port, 'GET /wp-json/booking-calendar/v1/slots?per_page=1 HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n'))
-    expect(answer.status).to.equal(200)
+    it('a request that arrives in time is answered as usual', async () => {
+      const answer = parse(await rawExchange(timedPort, 'GET /wp-json/booking-calendar/v1/slots?per_page=1 HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n'))
+      expect(answer.status).to.equal(200)
+    })
   })
 })
