@@ -40,7 +40,7 @@ export interface Config {
   queryTimeoutMs: number
   /** A streamed answer whose client reads nothing for this long is cut. */
   sendTimeoutMs: number
-  /** A request whose line and headers have not all arrived this long after its connection opened (kept alive: its first byte) gets 408. */
+  /** A request whose line and headers have not all arrived this long after its first byte (a silent new connection: after it opened) gets 408. */
   headersTimeoutMs: number
   maxRangeDays: number
   corsOrigins: string[]

@@ -206,9 +206,11 @@ export class OpenMinutes {
    * is read as an instant: on a day whose midnight is skipped (America/Santiago,
    * 2027-09-05) an hour later, so that day's open minutes depended on whether
    * the range started on it (1,020 against 960 for a 22:00 to 06:00 rule).
+   * The day before 0000-01-01 has no date (no period would be read): from the span then.
    */
   #intervals(rules: ValidRule[]): [number, number][] {
-    const span = { start: addDays(this.span.start, -1), end: this.span.end }
+    const dayBefore = addDays(this.span.start, -1)
+    const span = { start: Number.isNaN(dayToMs(dayBefore)) ? this.span.start : dayBefore, end: this.span.end }
     return expandRules(rules, span, this.#clock, () => null).map((period) => [wallMsOf(period.start), wallMsOf(period.end)])
   }
 

@@ -18,7 +18,9 @@ import type { Express } from 'express'
  * instances of classes whose prototypes are the app's request and response
  * prototypes, which the app's own are set to (with the same `app` property).
  *
- * A request must arrive whole within `headersTimeoutMs` (HEADERS_TIMEOUT_MS):
+ * A request must arrive whole within `headersTimeoutMs` (HEADERS_TIMEOUT_MS) of
+ * its first byte (a silent new connection: of its opening; Node counts the two
+ * apart, so a connection silent and then slow is held up to twice as long):
  * the service takes no request bodies, so the head is the whole request. Node
  * looks for late ones every 30 s by default, which with its 60 s limit held a
  * connection that sent nothing for 60 to 90 s; here it looks every second at most.

@@ -18,7 +18,12 @@ export const MEDIA_TYPES: Record<BodyFormat, string> = {
  * Accept says. `offered` starts with json, so `*` and a missing Accept give JSON.
  */
 export function negotiateFormat<F extends BodyFormat>(req: Request, formatParam: F, offered: readonly F[]): F {
-  if (formatGiven(req)) return formatParam
+  return acceptedFormat(req, offered) ?? formatParam
+}
+
+/** What Accept chooses of `offered` (negotiateFormat), or undefined when the query has a `format`, which wins. */
+export function acceptedFormat<F extends BodyFormat>(req: Request, offered: readonly F[]): F | undefined {
+  if (formatGiven(req)) return undefined
   if (!req.get('accept')) return offered[0]!
   const chosen = req.accepts(offered.map((format) => MEDIA_TYPES[format]))
   return offered.find((format) => MEDIA_TYPES[format] === chosen) ?? offered[0]!

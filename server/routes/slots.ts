@@ -10,7 +10,7 @@ import { CSV_FIELD_NAMES, csvColumns } from '../http/booking-text.ts'
 import { invalidParams } from '../errors.ts'
 import { sendWhole, startIterating, streamBody } from '../http/stream-body.ts'
 import { pagingLinks } from '../http/paging.ts'
-import { negotiateFormat, addVary } from '../http/negotiate.ts'
+import { acceptedFormat, addVary } from '../http/negotiate.ts'
 import { sendSlotsFeed } from './feeds.ts'
 import { addRowsSent } from '../http/response-locals.ts'
 import { cutWhenClientStopsReading, signalClientGone } from '../http/cut-answer.ts'
@@ -42,8 +42,10 @@ export const slotsParams = z.object({
 export type SlotsParams = z.output<typeof slotsParams>
 
 export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => {
-  const params = parseParams(slotsParams, req.query)
-  const format = negotiateFormat(req, params.format, ['json', 'csv', 'ics'])
+  const accepted = acceptedFormat(req, ['json', 'csv', 'ics'] as const)
+  // A feed chosen by Accept is checked as a feed (format=ics): "page needs per_page" would send its client the wrong way.
+  const params = parseParams(slotsParams, accepted === 'ics' ? { ...req.query, format: 'ics' } : req.query)
+  const format = accepted ?? params.format
   if (format === 'ics') return sendSlotsFeed(deps, req, res, params)
   const csv = format === 'csv'
   // JSON keeps WordPress's empty records for unknown _fields; a CSV without a column is no file.

@@ -34,7 +34,7 @@ interface Service {
   close(): Promise<void>
 }
 
-/** The service over the private MariaDB, listening on loopback as main.ts does. */
+/** The service over the private MariaDB, listening on loopback (through app.listen, with Node's own header timeouts: parser-refusals.test.ts covers HEADERS_TIMEOUT_MS). */
 async function startService(mariadb: MariaDbServer, env: Record<string, string> = {}): Promise<Service> {
   const config = loadConfig({
     DATABASE_URL: `mysql://${READER.user}:${READER.password}@${mariadb.host}:${mariadb.port}/faults`,

@@ -324,6 +324,8 @@ describe('calendar feeds (format=ics)', function () {
       // page alone: not first "page needs per_page", then this.
       const page = await request(t.app).get(`${PREFIX}/slots?format=ics&page=2`).set('Authorization', `Bearer ${TOKEN}`).expect(400)
       expect(page.body.data.params).to.deep.equal({ page: message })
+      const byAccept = await request(t.app).get(`${PREFIX}/slots?page=2`).set('Accept', 'text/calendar').set('Authorization', `Bearer ${TOKEN}`).expect(400)
+      expect(byAccept.body.data.params).to.deep.equal({ page: message })
     })
 
     it('a range longer than MAX_RANGE_DAYS is 400 naming the parameter to change', async () => {

@@ -187,6 +187,19 @@ describe('requests the HTTP parser refuses', () => {
       })
     }
 
+    it('a connection silent for most of the limit, then half a request line: 408 within twice the limit and a second', async () => {
+      const started = Date.now()
+      const socket = connect(timedPort, '127.0.0.1')
+      const raw = await new Promise<string>((resolve) => {
+        let text = ''
+        socket.on('data', (chunk: Buffer) => { text += chunk.toString('utf8') })
+        socket.on('close', () => resolve(text))
+        setTimeout(() => socket.write('GET /wp-json/booking'), 1_200)
+      })
+      expect(raw.split('\r\n')[0]).to.equal('HTTP/1.1 408 Request Timeout')
+      expect(Date.now() - started, 'closed after').to.be.within(1_400, 2 * 1_500 + 1_000)
+    })
+
     it('on a kept-alive connection, the limit counts from the next request\'s first byte, not from the previous answer', async () => {
       const { raw, closedAfterMs } = await new Promise<{ raw: string; closedAfterMs: number }>((resolve) => {
         const socket = connect(timedPort, '127.0.0.1', () => socket.write('GET /wp-json/booking-calendar/v1/ HTTP/1.1\r\nHost: test\r\n\r\n'))

@@ -68,6 +68,11 @@ describe('OpenMinutes: the edges of its span', () => {
     // Alone (a day outside the span, as a created_date booking's): the same.
     expect(new OpenMinutes(nights, { start: '2027-09-20', end: '2027-09-20' }, [12], santiago).on(12, '2027-09-05')).to.equal(960)
   })
+  it('a day closed all day on the first day a date can name (0000-01-01): 0 open minutes, whose day before has no date', () => {
+    const everyDay = [0, 1, 2, 3, 4, 5, 6].map((weekday) => rule({ id: 20 + weekday, weekday, time_from: null, time_to: null }))
+    const open = new OpenMinutes(everyDay, { start: '2026-11-24', end: '2026-11-24' }, [12], clock)
+    expect([open.on(12, '0000-01-01'), open.on(12, '2026-11-24')]).to.deep.equal([0, 0])
+  })
   it('a service it was not made for has no open minutes, and another service\'s rule does not count', () => {
     const open = new OpenMinutes(rules, { start: '2026-11-24', end: '2026-11-24' }, [12], clock)
     expect([open.on(13, '2026-11-24'), open.sum(13, 0, 0), open.on(13, '2026-12-24')]).to.deep.equal([0, 0, 0])
