@@ -73,6 +73,9 @@ const bin = (name: string) => join(repo, 'node_modules', '.bin', name)
 const LOADER = process.env.BENCH_LOADER ?? 'wrk'
 if (LOADER !== 'wrk' && LOADER !== 'autocannon') throw new Error('BENCH_LOADER must be wrk (the default) or autocannon.')
 if (LOADER === 'wrk' && spawnSync('wrk', ['--version']).error) aptInstall(['wrk'], 'wrk, the load generator')
+const DOWNLOADER = process.env.BENCH_DOWNLOADER ?? 'curl'
+if (DOWNLOADER !== 'curl' && DOWNLOADER !== 'node') throw new Error('BENCH_DOWNLOADER must be curl (the default) or node.')
+if (DOWNLOADER === 'curl' && spawnSync('curl', ['--version']).error) aptInstall(['curl'], 'curl, the export downloader')
 const say = (line = '') => process.stdout.write(`${line}\n`)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -176,6 +179,31 @@ function fetchOnce(url: string, agent: Agent | false, timeoutMs: number): Promis
     req.on('error', (error) => resolve({ status: error.message, bytes: 0, ms: ms() }))
   })
 }
+
+/**
+ * One GET by curl (C) in its own process, its body dropped: the time to the
+ * last byte as curl reports it. For (c)'s single exports: the client shares
+ * the two cores with MariaDB and the service, and fetchOnce in this process
+ * (its heap holding the whole bench) used 70 to 200 ms of CPU to read a
+ * 13 MB CSV that curl read with 40 (scripts/bench/README.md, twenty-third pass).
+ * A body cut short (curl's exit code 18, a chunked answer without its end) is 'cut off'.
+ */
+function curlOnce(url: string, timeoutMs: number): Promise<{ status: string; bytes: number; ms: number }> {
+  return new Promise((resolve) => {
+    const args = ['-s', '-o', '/dev/null', '--max-time', String(timeoutMs / 1000), '-w', '%{http_code} %{size_download} %{time_total}', url]
+    const child = spawn('curl', args, { stdio: ['ignore', 'pipe', 'ignore'] })
+    let out = ''
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+    child.on('close', (code) => {
+      const [status, bytes, seconds] = out.trim().split(' ')
+      const ms = Number(seconds) * 1000
+      resolve({ status: code === 0 ? status! : code === 18 ? 'cut off' : `curl exit code ${code}`, bytes: Number(bytes), ms })
+    })
+  })
+}
+
+/** (c)'s single downloads: by curl (BENCH_DOWNLOADER=node: fetchOnce in this process, as before the twenty-third pass). */
+const downloadExport = (url: string) => (DOWNLOADER === 'curl' ? curlOnce(url, 600_000) : fetchOnce(url, false, 600_000))
 
 /**
  * A download over a bare socket, read until the server closes it: php -S's
@@ -530,7 +558,7 @@ if (ONLY.includes('c')) {
       // 13th to 24th 108 to 114 (scripts/bench/README.md, "Warm-up per worker").
       const warmUp = async () => {
         const warmUntil = Date.now() + WARMUP_SECONDS * WORKERS * 1000
-        for (let done = 0; WARMUP_SECONDS > 0 && (done < WORKERS || Date.now() < warmUntil); done++) await fetchOnce(url, false, 600_000)
+        for (let done = 0; WARMUP_SECONDS > 0 && (done < WORKERS || Date.now() < warmUntil); done++) await downloadExport(url)
       }
       // The floor (mysql2 alone streaming the same rows), what MariaDB's side allows (the service's
       // own statements, each row packet read and dropped: raw-sql.ts `packets`) and the export,
@@ -545,7 +573,7 @@ if (ONLY.includes('c')) {
         floors.push(rawSql('c', ['stream', '', '', String(WARMUP_SECONDS)], readerDb))
         limits.push(rawSql('c', ['packets', customer, order, String(WARMUP_SECONDS)], readerDb))
         await warmUp()
-        runs.push(await fetchOnce(url, false, 600_000))
+        runs.push(await downloadExport(url))
       }
       const ownFloor = fastest(floors)
       const limit = fastest(limits)
@@ -566,7 +594,7 @@ if (ONLY.includes('c')) {
   const wp = await rawDownload(`${wordpress.url}${WORDPRESS_PREFIX}${query.path}`, 600_000)
   const wpRate = wp.status === '200' ? BENCH_DATA.bookings / (wp.ms / 1000) : 0
   bulkRows.push(`| WordPress, JSON (÷ the fastest floor of the run) | ${wp.status} | ${wp.status === '200' ? BENCH_DATA.bookings.toLocaleString('en') : 0} | ${(wp.ms / 1000).toFixed(2)} | ${Math.round(wpRate).toLocaleString('en')} | ${(wpRate / floor.rowsPerSecond).toFixed(2)} |`)
-  table('', `### (c) ${query.name}: one download at a time; each export, its floor and its limit in turn, ${EXPORT_ROUNDS} times, best of each`, '')
+  table('', `### (c) ${query.name}: one download at a time (by ${DOWNLOADER === 'curl' ? 'curl' : 'node:http in the bench process'}); each export, its floor and its limit in turn, ${EXPORT_ROUNDS} times, best of each`, '')
   table('| contender | answer | rows | wall s | rows/s | ÷ its floor |', '|---|---|---:|---:|---:|---:|', ...bulkRows)
 
   // Several exports at once on the service showing customer data, with small requests beside them:
