@@ -246,12 +246,15 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     info: {
       title: 'booking-calendar-api',
       version,
-      description: 'Read-only access to a WordPress booking calendar plugin\'s bookings and disabled times, in the WordPress REST API\'s dialect.',
+      description: 'Read-only access to a WordPress booking calendar plugin\'s bookings and disabled times, in the WordPress REST API\'s dialect. '
+        + `Sites without pretty permalinks use the form {site}/?rest_route=/${NAMESPACE}/slots&per_page=10 too, which is not among the servers: `
+        + 'the path goes into rest_route and the other parameters follow with &, which a client built from this document cannot do.',
     },
     servers: [
       { url: `{site}/wp-json/${NAMESPACE}`, description: 'WordPress\'s address form.', variables: { site } },
       { url: `{site}/${NAMESPACE}`, description: 'The short form, on the service\'s own address.', variables: { site } },
-      { url: `{site}/?rest_route=/${NAMESPACE}`, description: 'The form of sites without pretty permalinks: the path goes into rest_route, other parameters follow with &.', variables: { site } },
+      // Not {site}/?rest_route=/<namespace>: a server URL with a query string breaks every call with parameters
+      // in a generated client (openapi-fetch asked `?rest_route=/booking-calendar/v1/slots?start=...` and got 404).
     ],
     // AUTH_MODE decides which one applies: none (no credentials), wordpress (basic) or token (bearer).
     security: [{}, { applicationPassword: [] }, { apiToken: [] }],

@@ -141,7 +141,7 @@ describe('operations', () => {
         expect(res.body).to.deep.equal(JSON.parse(JSON.stringify(withSiteAddress(buildOpenApiDocument(), 'http://shop.example.com'))))
         // Each server's site is the address the client used (it was always http://localhost:8080).
         expect(res.body.servers.map((server: { variables: { site: { default: string } } }) => server.variables.site.default))
-          .to.deep.equal(['http://shop.example.com', 'http://shop.example.com', 'http://shop.example.com'])
+          .to.deep.equal(['http://shop.example.com', 'http://shop.example.com'])
         const proxied = await request(guarded.app).get('/openapi.json').set({ Host: 'api.internal', 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'shop.example.com' }).expect(200)
         expect(proxied.body.servers[0].variables.site.default).to.equal('https://shop.example.com')
       } finally {
