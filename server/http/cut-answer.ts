@@ -56,6 +56,18 @@ export function cutWhenClientStopsReading(res: Response, sendTimeoutMs: number):
 }
 
 /**
+ * SEND_TIMEOUT_MS for a whole answer (res.json, res.send, sendWhole), called
+ * right after its end(). One the kernel took at once is left to the server's
+ * keep-alive timeout, which watches the socket from there (Node 20 sets it on
+ * `finish`); one it did not take is cut as a streamed answer is. A client that
+ * read nothing of a two-year summary/ by day, service and status (34 MB of
+ * JSON) held its connection and the body for as long as it stayed.
+ */
+export function cutWholeAnswerWhenClientStopsReading(res: Response, sendTimeoutMs: number): void {
+  if (!res.writableFinished) cutWhenClientStopsReading(res, sendTimeoutMs)
+}
+
+/**
  * Bytes of the answer's socket that the kernel has taken: what Node handed
  * to libuv, less what libuv still queues (the handle's writeQueueSize, as
  * Node's own socket timer reads it). It moves only when the client reads.
@@ -66,7 +78,7 @@ function bytesTakenByKernel(socket: Socket): number {
 }
 
 /** Whether bytes of the answer wait for the client, in Node's buffer or libuv's queue. */
-function bytesWaiting(socket: Socket): boolean {
+export function bytesWaiting(socket: Socket): boolean {
   return socket.writableLength > 0 || queuedInLibuv(socket) > 0
 }
 

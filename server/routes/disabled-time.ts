@@ -8,6 +8,7 @@ import { answerDisabledTime } from '../domain/disabled-time.ts'
 import { pickFields } from '../domain/pick-fields.ts'
 import { periodFields } from '../domain/rules.ts'
 import { addRowsSent } from '../http/response-locals.ts'
+import { cutWholeAnswerWhenClientStopsReading } from '../http/cut-answer.ts'
 import type { Deps } from '../deps.ts'
 
 export const disabledTimeParams = z.object({
@@ -29,4 +30,5 @@ export const disabledTimeHandler = (deps: Deps): RequestHandler => async (req, r
   })
   addRowsSent(res, answer.disabled_times.length)
   res.json({ ...answer, disabled_times: answer.disabled_times.map((period) => pickFields(periodFields(period), params._fields)) })
+  cutWholeAnswerWhenClientStopsReading(res, deps.config.sendTimeoutMs)
 }

@@ -13,7 +13,7 @@ import { invalidParams } from '../errors.ts'
 import { disabledTimeIcs, publicHost, slotsIcsChunks, utcDateTime, type EventContext } from '../http/ics.ts'
 import { startIterating, streamBody } from '../http/stream-body.ts'
 import { addRowsSent, countRowsSent } from '../http/response-locals.ts'
-import { signalClientGone } from '../http/cut-answer.ts'
+import { cutWholeAnswerWhenClientStopsReading, signalClientGone } from '../http/cut-answer.ts'
 
 const CONTENT_TYPE = 'text/calendar; charset=utf-8'
 
@@ -67,4 +67,5 @@ export async function sendDisabledTimeFeed(deps: Deps, req: Request, res: Respon
   addRowsSent(res, answer.disabled_times.length)
   feedHeaders(res, 'disabled-times.ics')
   res.send(disabledTimeIcs(answer.disabled_times, { name: 'Disabled times', timezone: calendarZone(zone) }, eventContext(req, deps)))
+  cutWholeAnswerWhenClientStopsReading(res, deps.config.sendTimeoutMs)
 }

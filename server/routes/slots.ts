@@ -13,7 +13,7 @@ import { pagingLinks } from '../http/paging.ts'
 import { acceptedFormat, addVary } from '../http/negotiate.ts'
 import { sendSlotsFeed } from './feeds.ts'
 import { addRowsSent } from '../http/response-locals.ts'
-import { cutWhenClientStopsReading, signalClientGone } from '../http/cut-answer.ts'
+import { cutWholeAnswerWhenClientStopsReading, signalClientGone } from '../http/cut-answer.ts'
 import type { Deps } from '../deps.ts'
 
 export const BOOKING_STATUSES = ['pending', 'booked', 'reject', 'completed', 'expired'] as const
@@ -84,9 +84,7 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
     if (whole) {
       addRowsSent(res, answer.total!)
       sendWhole(res, whole)
-      // Taken by the kernel at once (nearly always): the server's keep-alive
-      // timeout watches the socket from here, so no send timer is needed.
-      if (!res.writableFinished) cutWhenClientStopsReading(res, deps.config.sendTimeoutMs)
+      cutWholeAnswerWhenClientStopsReading(res, deps.config.sendTimeoutMs)
       return
     }
     await streamBody(res, body!, deps.config.sendTimeoutMs)

@@ -7,6 +7,7 @@ import { summaryColumns, summaryCsv } from '../http/summary-body.ts'
 import { answerSummary, GROUP_NAMES, groupByNames, parseGroupBy } from '../domain/summary.ts'
 import { pickFields } from '../domain/pick-fields.ts'
 import { addRowsSent } from '../http/response-locals.ts'
+import { cutWholeAnswerWhenClientStopsReading } from '../http/cut-answer.ts'
 import { BOOKING_STATUSES } from './slots.ts'
 import type { Deps } from '../deps.ts'
 import { invalidParams } from '../errors.ts'
@@ -56,11 +57,12 @@ export const summaryHandler = (deps: Deps): RequestHandler => async (req, res) =
     res.setHeader('Content-Type', 'text/csv; charset=utf-8')
     res.setHeader('Content-Disposition', 'attachment; filename="summary.csv"')
     res.send(summaryCsv(answer, params._fields))
-    return
+  } else {
+    res.json({
+      ...answer,
+      groups: answer.groups.map((group) => pickFields(group, params._fields)),
+      totals: pickFields(answer.totals, params._fields),
+    })
   }
-  res.json({
-    ...answer,
-    groups: answer.groups.map((group) => pickFields(group, params._fields)),
-    totals: pickFields(answer.totals, params._fields),
-  })
+  cutWholeAnswerWhenClientStopsReading(res, deps.config.sendTimeoutMs)
 }

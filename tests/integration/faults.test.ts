@@ -25,6 +25,8 @@ const FEED = '/wp-json/booking-calendar/v1/slots?format=ics&start=2025-01-01&end
 const SMALL = `/wp-json/booking-calendar/v1/slots?service=${FIRST_SERVICE_ID}&start=2026-03-01&end=2026-03-07`
 /** A year, counted in two halves at once, each half's rows read from their packets (db/summary.ts). */
 const SUMMARY = '/wp-json/booking-calendar/v1/summary?start=2025-01-01&end=2025-12-31&group_by=month,service'
+/** Two years by day, service and status: every combination is listed, so about 34 MB of JSON, sent whole by res.json. */
+const WHOLE_SUMMARY = '/wp-json/booking-calendar/v1/summary?start=2025-01-01&end=2026-12-31&group_by=day,service,status'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 interface Service {
@@ -209,6 +211,31 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         await until(() => service.handle.pool.stream.inUse === 0, 1_000, 'the stream connection is free')
         await until(async () => (await readerQueries(mariadb)).length === 0, 2_000, 'no query left on the server')
         expect(service.logs.some((line) => line.msg === 'answer cut: the client read nothing for SEND_TIMEOUT_MS')).to.equal(true)
+        expect(await metric(service.port, 'booking_calendar_answers_cut_total{reason="send_timeout"}')).to.equal(1)
+        expect(service.logs.filter((line) => (line.level as number) >= 50), 'no error line').to.deep.equal([])
+      } finally {
+        await service.close()
+      }
+    })
+
+    it('cuts a whole answer (summary/, about 34 MB of JSON sent at once) whose client reads nothing for SEND_TIMEOUT_MS', async () => {
+      // res.json hands the whole body to the socket; what the kernel cannot take waits in the process, for as long as the client stays.
+      const service = await startService(mariadb, { SEND_TIMEOUT_MS: '2000' })
+      try {
+        const started = Date.now()
+        const slow = await rawGet(service.port, WHOLE_SUMMARY, { read: false })
+        await until(() => service.logs.some((line) => line.msg === 'answer cut: the client read nothing for SEND_TIMEOUT_MS'), 15_000, 'the cut')
+        expect(Date.now() - started).to.be.below(12_000)
+        slow.socket.resume()
+        await within(slow.closed, 5_000, 'the connection closed')
+        const raw = Buffer.concat(slow.received)
+        const headEnd = raw.indexOf('\r\n\r\n')
+        const head = raw.toString('latin1', 0, headEnd)
+        expect(head.startsWith('HTTP/1.1 200 OK')).to.equal(true)
+        // Shorter than its Content-Length: the answer looks cut.
+        const length = Number(/content-length: (\d+)/i.exec(head)![1])
+        expect(length).to.be.above(20_000_000)
+        expect(raw.length - headEnd - 4).to.be.below(length)
         expect(await metric(service.port, 'booking_calendar_answers_cut_total{reason="send_timeout"}')).to.equal(1)
         expect(service.logs.filter((line) => (line.level as number) >= 50), 'no error line').to.deep.equal([])
       } finally {
