@@ -5,6 +5,7 @@
 import type { Server } from 'node:http'
 import { Server as NetServer, type Socket } from 'node:net'
 import type { Logger } from 'pino'
+import { bytesWaiting } from './http/cut-answer.ts'
 
 /** How long a connection accepted just before SIGTERM has to send its request before it counts as idle. */
 const FRESH_CONNECTION_MS = 1_000
@@ -47,6 +48,20 @@ function closeEvents(sockets: Set<Socket> | undefined, ms: number): Promise<void
   })
 }
 
+/**
+ * server.closeIdleConnections(), unless bytes of an answer still wait for
+ * their client on any connection. Node counts a connection as idle once its
+ * answer has ended, though the kernel has not taken all of it: a whole answer
+ * (res.json's 34 MB summary/, read at a client's pace) was destroyed a second
+ * after SIGTERM, long before SHUTDOWN_GRACE_MS. Kept-alive connections between
+ * requests are then closed by the next sweep without such bytes, or at the
+ * end of the grace.
+ */
+function sweepIdleConnections(server: Server): void {
+  for (const socket of openSockets.get(server) ?? []) if (bytesWaiting(socket)) return
+  server.closeIdleConnections()
+}
+
 export async function shutDownGracefully(server: Server, options: { graceMs: number; log: Logger; closeDb: () => Promise<void> }): Promise<void> {
   const { graceMs, log } = options
   // Stops accepting. Not through http's close(), which also destroys at once
@@ -59,8 +74,8 @@ export async function shutDownGracefully(server: Server, options: { graceMs: num
   // as soon as it is idle, once a fresh connection has had time to send its request.
   let idleSweep: NodeJS.Timeout | undefined
   const sweepStart = setTimeout(() => {
-    server.closeIdleConnections()
-    idleSweep = setInterval(() => server.closeIdleConnections(), 100)
+    sweepIdleConnections(server)
+    idleSweep = setInterval(() => sweepIdleConnections(server), 100)
   }, FRESH_CONNECTION_MS)
   let graceTimer: NodeJS.Timeout | undefined
   const graceOver = new Promise<'grace over'>((resolve) => { graceTimer = setTimeout(() => resolve('grace over'), graceMs) })

@@ -17,6 +17,8 @@ import { DEFAULT_WORKER_V8_FLAGS } from '../../server/config.ts'
 
 const BOOKINGS = 100_000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+/** Two years by day, service and status: about 34 MB of JSON, which res.json ends at once and the kernel takes as the client reads. */
+const WHOLE_SUMMARY = '/wp-json/booking-calendar/v1/summary?start=2025-01-01&end=2026-12-31&group_by=day,service,status'
 
 interface Service {
   child: ChildProcess
@@ -148,6 +150,31 @@ describe('SIGTERM', function () {
           const request = service.logs.find((line) => line.msg === 'request')
           expect(request).to.include({ route: 'slots', status: 200, rowsSent: BOOKINGS, completed: true })
           expect(service.logs.filter((line) => line.msg === 'stopped')).to.have.length(workers)
+        } finally {
+          service.child.kill('SIGKILL')
+        }
+      })
+
+      it('finishes a large whole answer in flight (summary/, sent at once) whole, though its connection counts as idle to Node', async () => {
+        const service = await startService(db, { SHUTDOWN_GRACE_MS: '20000', WORKERS: String(workers) })
+        try {
+          const slow = await startSlowRequest(service.port, WHOLE_SUMMARY)
+          service.child.kill('SIGTERM')
+          // Past the first sweep of idle connections (1 s after SIGTERM, then every 100 ms).
+          await sleep(2_500)
+          expect(service.child.exitCode, 'still running while the answer is in flight').to.equal(null)
+          slow.socket.resume()
+          await slow.ended
+          const raw = Buffer.concat(slow.received)
+          const headEnd = raw.indexOf('\r\n\r\n')
+          const head = raw.toString('latin1', 0, headEnd)
+          expect(head.startsWith('HTTP/1.1 200 OK')).to.equal(true)
+          const body = raw.subarray(headEnd + 4)
+          expect(body.length).to.equal(Number(/content-length: (\d+)/i.exec(head)![1]))
+          expect(JSON.parse(body.toString('utf8')).groups.length).to.be.above(10_000)
+          expect(await service.exited).to.equal(0)
+          const request = service.logs.find((line) => line.msg === 'request')
+          expect(request).to.include({ route: 'summary', status: 200, completed: true })
         } finally {
           service.child.kill('SIGKILL')
         }
