@@ -11,6 +11,18 @@ import { createLogger } from '../../server/log.ts'
 import { loadSite } from '../fixtures/site.ts'
 
 /** Sends raw bytes and returns everything the server answers before it closes. */
+/** Configures `server` as main.ts does and waits until it listens: its port. */
+async function listening(server: Server): Promise<number> {
+  configureServer(server, createLogger('silent'))
+  await new Promise((resolve) => server.once('listening', resolve))
+  return (server.address() as { port: number }).port
+}
+
+async function closed(server: Server): Promise<void> {
+  server.closeAllConnections()
+  await new Promise((resolve) => server.close(resolve))
+}
+
 function rawExchange(port: number, bytes: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1')
@@ -63,13 +75,10 @@ describe('requests the HTTP parser refuses', () => {
     await loadSite(db)
     t = createTestApp(db, { env: { SITE_TIMEZONE: 'UTC' } })
     server = t.app.listen(0, '127.0.0.1')
-    configureServer(server, createLogger('silent'))
-    await new Promise((resolve) => server.once('listening', resolve))
-    port = (server.address() as { port: number }).port
+    port = await listening(server)
   })
   after(async () => {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
+    await closed(server)
     await t.close()
     await db.drop()
   })
@@ -160,13 +169,10 @@ describe('requests the HTTP parser refuses', () => {
 
     before(async () => {
       timed = createAppServer(t.app, { headersTimeoutMs: 1_500 }).listen(0, '127.0.0.1')
-      configureServer(timed, createLogger('silent'))
-      await new Promise((resolve) => timed.once('listening', resolve))
-      timedPort = (timed.address() as { port: number }).port
+      timedPort = await listening(timed)
     })
     after(async () => {
-      timed.closeAllConnections()
-      await new Promise((resolve) => timed.close(resolve))
+      await closed(timed)
     })
 
     for (const [name, first, trickle] of [
