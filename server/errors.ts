@@ -33,6 +33,8 @@ export type RestErrorCode =
   | 'rest_request_timeout'
   // /metrics under WORKERS > 1: the primary did not gather the workers' metrics in time (server/metrics.ts).
   | 'rest_metrics_unavailable'
+  // A request still unanswered when SHUTDOWN_GRACE_MS ran out (server/shutdown.ts).
+  | 'rest_service_stopping'
 
 export class RestError extends Error {
   constructor(
@@ -120,6 +122,8 @@ export function sendRestError(res: Response, error: RestError): void {
 export function errorMiddleware(log: Logger): ErrorRequestHandler {
   // Four parameters: that is how Express knows an error middleware.
   return (error, req, res, _next) => {
+    // The stop answered this request when its grace ran out (shutdown.ts): whatever its handler met afterwards changes nothing.
+    if (res.locals.answeredByStop === true) return
     const known = toRestError(error)
     const code = (error as { code?: unknown })?.code
     if (code === 'BC_CLIENT_GONE' || ((res.headersSent || req.socket?.destroyed) && code === 'ERR_STREAM_PREMATURE_CLOSE')) {

@@ -103,7 +103,7 @@ const ERRORS = {
   403: error('Good credentials without the capability AUTH_CAPABILITY names.'),
   404: error('rest_service_not_found: no service has this ID or slug.'),
   500: error('rest_internal_error: a fixed sentence; the details are in the log.'),
-  503: error('rest_database_unavailable or rest_auth_unavailable, with Retry-After.'),
+  503: error('rest_database_unavailable, rest_auth_unavailable, or rest_service_stopping (the service stopped before it could answer), with Retry-After.'),
   504: error('rest_query_timeout: the query ran longer than QUERY_TIMEOUT_MS (or the database hung) and was cancelled; with Retry-After.'),
 }
 

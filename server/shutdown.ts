@@ -1,11 +1,14 @@
 // Graceful stop on SIGTERM (and Ctrl-C): stop accepting, let the requests in
-// flight finish within SHUTDOWN_GRACE_MS, then cut what is left, close the
-// pool, and let the process exit 0. A streamed million-row answer in flight
-// ends whole when it fits in the grace period.
-import type { Server } from 'node:http'
+// flight finish within SHUTDOWN_GRACE_MS, then answer 503 to those still
+// waiting for their answer, cut what is left, close the pool, and let the
+// process exit 0. A streamed million-row answer in flight ends whole when it
+// fits in the grace period.
+import { ServerResponse, type Server } from 'node:http'
 import { Server as NetServer, type Socket } from 'node:net'
+import type { Response } from 'express'
 import type { Logger } from 'pino'
 import { bytesWaiting } from './http/cut-answer.ts'
+import { RestError, sendRestError } from './errors.ts'
 
 /** How long a connection accepted just before SIGTERM has to send its request before it counts as idle. */
 const FRESH_CONNECTION_MS = 1_000
@@ -27,6 +30,41 @@ export function watchConnections(server: Server): void {
     sockets.add(socket)
     socket.once('close', () => sockets.delete(socket))
   })
+}
+
+/** What a request still waiting for its answer when the grace runs out is told (answerUnanswered). */
+export const STOPPING_ERROR = new RestError(503, 'rest_service_stopping',
+  'The service was stopping and could not answer within its grace period. Try again shortly.', { retryAfterSeconds: 5 })
+
+/**
+ * When the grace runs out: a request whose answer has not begun (waiting on a
+ * hung database or WordPress, say) gets STOPPING_ERROR, a 503 with
+ * Retry-After, instead of a connection closed with no answer at all. An
+ * answer already begun is cut with the rest: its status is gone. The
+ * response is the socket's current one, which Node keeps on the socket
+ * (`_httpMessage`, set by ServerResponse.assignSocket); a request queued
+ * behind it on the same connection is cut. Its handler still runs: it finds
+ * the headers sent, and the error middleware leaves such a response alone
+ * (res.locals.answeredByStop). Resolves once those answers are handed to
+ * their sockets, or after `ms`.
+ */
+function answerUnanswered(sockets: Set<Socket> | undefined, ms: number): Promise<number> {
+  const answered: Promise<void>[] = []
+  for (const socket of sockets ?? []) {
+    const res = (socket as { _httpMessage?: unknown })._httpMessage
+    if (!(res instanceof ServerResponse) || res.headersSent || res.destroyed || !('locals' in res)) continue
+    const response = res as Response
+    response.locals.answeredByStop = true
+    answered.push(new Promise((resolve) => {
+      response.once('finish', resolve)
+      response.once('close', resolve)
+    }))
+    sendRestError(response, STOPPING_ERROR)
+  }
+  if (answered.length === 0) return Promise.resolve(0)
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([Promise.all(answered), new Promise((resolve) => { timer = setTimeout(resolve, ms) })])
+    .then(() => { clearTimeout(timer); return answered.length })
 }
 
 /** Resolves when every socket has emitted close, or after `ms`. */
@@ -84,8 +122,10 @@ export async function shutDownGracefully(server: Server, options: { graceMs: num
   clearInterval(idleSweep)
   clearTimeout(graceTimer)
   if (outcome === 'grace over') {
-    log.warn({ graceMs }, 'requests still in flight when SHUTDOWN_GRACE_MS ran out: cutting them')
-    const cut = closeEvents(openSockets.get(server), CLOSE_EVENTS_MS)
+    const sockets = openSockets.get(server)
+    const refused = await answerUnanswered(sockets, CLOSE_EVENTS_MS)
+    log.warn({ graceMs, answered503: refused }, 'requests still in flight when SHUTDOWN_GRACE_MS ran out: answering 503 to those not yet answered, cutting the rest')
+    const cut = closeEvents(sockets, CLOSE_EVENTS_MS)
     server.closeAllConnections()
     await closed
     await cut

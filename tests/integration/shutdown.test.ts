@@ -3,15 +3,19 @@
 // SHUTDOWN_GRACE_MS, closes the pool and exits 0; past the grace period it cuts
 // what is left and still exits 0. The same with WORKERS=2: the
 // primary stops every worker that way, restarts one that dies, and gives up
-// on a crash loop.
+// on a crash loop. With the database hung (a private MariaDB, SIGSTOPped), the
+// requests still waiting when the grace runs out are answered 503.
 import { expect } from 'chai'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { connect, type Socket } from 'node:net'
 import { get as httpGet } from 'node:http'
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
-import { findFreePort } from '../../scripts/mariadb.ts'
+import { findFreePort, startMariaDb, type MariaDbServer } from '../../scripts/mariadb.ts'
+import { schemaSql } from '../../db/schema.ts'
+import { FIRST_SERVICE_ID } from '../../db/demo-data.ts'
 import { dechunk } from '../support/chunked.ts'
 import { DEFAULT_WORKER_V8_FLAGS } from '../../server/config.ts'
 
@@ -29,13 +33,17 @@ interface Service {
 
 async function startService(db: TestDatabase, env: Record<string, string>): Promise<Service> {
   const server = testServer()
+  return await startServiceOn(`mysql://${server.readerUser}:${server.readerPassword}@${server.host}:${server.port}/${db.name}`, db.prefix, env)
+}
+
+async function startServiceOn(databaseUrl: string, tablePrefix: string, env: Record<string, string>): Promise<Service> {
   const port = await findFreePort()
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
     env: {
       PATH: process.env.PATH,
       PORT: String(port),
-      DATABASE_URL: `mysql://${server.readerUser}:${server.readerPassword}@${server.host}:${server.port}/${db.name}`,
-      TABLE_PREFIX: db.prefix,
+      DATABASE_URL: databaseUrl,
+      TABLE_PREFIX: tablePrefix,
       SITE_TIMEZONE: 'Europe/Berlin',
       ...env,
     },
@@ -356,3 +364,81 @@ describe('WORKERS=2 (node:cluster)', function () {
     }
   })
 })
+
+describe('SIGTERM while the database hangs (a private MariaDB, SIGSTOPped)', function () {
+  this.timeout(60_000)
+  const reader = { user: 'stop_reader', password: 'stop-reader-pw' }
+  let mariadb: MariaDbServer
+  const mariadbPid = () => Number(readFileSync(join(mariadb.dataDir, 'mariadbd.pid'), 'utf8').trim())
+  const SMALL = `/wp-json/booking-calendar/v1/slots?service=${FIRST_SERVICE_ID}&start=2026-03-01&end=2026-03-31`
+
+  before(async () => {
+    mariadb = await startMariaDb()
+    await mariadb.adminQuery(`
+      CREATE DATABASE stopping CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci;
+      CREATE USER '${reader.user}'@'%' IDENTIFIED BY '${reader.password}';
+      GRANT SELECT ON stopping.* TO '${reader.user}'@'%';
+      USE stopping;
+      ${schemaSql('wp_')}`)
+    for (const statement of demoDataSql({ prefix: 'wp_', bookings: 2_000 })) await mariadb.adminQuery(`USE stopping; ${statement}`)
+  })
+  after(async () => {
+    try { process.kill(mariadbPid(), 'SIGCONT') } catch { /* gone */ }
+    await mariadb.stop()
+  })
+
+  for (const workers of [1, 2]) {
+    it(`WORKERS=${workers}: a request still waiting for the database when SHUTDOWN_GRACE_MS runs out is answered 503 with Retry-After, not left without an answer`, async () => {
+      // The statement's own bound (QUERY_TIMEOUT_MS) far beyond the grace: only the stop can answer.
+      const service = await startServiceOn(`mysql://${reader.user}:${reader.password}@${mariadb.host}:${mariadb.port}/stopping`, 'wp_', {
+        SHUTDOWN_GRACE_MS: '1000', QUERY_TIMEOUT_MS: '30000', WORKERS: String(workers),
+      })
+      try {
+        // Each worker gets a connection to the database while it answers (a new one could not be made once it hangs).
+        for (let i = 0; i < 4 * workers; i++) expect((await getOnce(service.port, SMALL)).status).to.equal(200)
+        process.kill(mariadbPid(), 'SIGSTOP')
+        const waiting = Array.from({ length: 2 * workers }, () => rawAnswer(service.port, SMALL))
+        await sleep(300)
+        const sent = Date.now()
+        service.child.kill('SIGTERM')
+        const answers = await Promise.all(waiting)
+        expect(Date.now() - sent, 'answered once the grace ran out').to.be.below(4_000)
+        for (const answer of answers) {
+          expect(answer.head, 'an answer, not a connection closed without one').to.match(/^HTTP\/1\.1 503 /)
+          expect(answer.head).to.match(/\r\nRetry-After: 5\r\n/i)
+          expect(answer.head).to.match(/\r\nConnection: close\r\n/i)
+          expect(JSON.parse(answer.body)).to.deep.equal({
+            code: 'rest_service_stopping',
+            message: 'The service was stopping and could not answer within its grace period. Try again shortly.',
+            data: { status: 503 },
+          })
+        }
+        expect(await service.exited).to.equal(0)
+        const lines = service.logs.filter((line) => line.msg === 'request' && line.status === 503)
+        expect(lines).to.have.length(2 * workers)
+        for (const line of lines) expect(line).to.include({ route: 'slots', completed: true })
+        // The handlers, failing afterwards as the pool closes, log nothing of an answer that was never theirs.
+        expect(service.logs.filter((line) => line.msg === 'failed after the answer was sent' || line.msg === 'request failed')).to.deep.equal([])
+      } finally {
+        try { process.kill(mariadbPid(), 'SIGCONT') } catch { /* gone */ }
+        service.child.kill('SIGKILL')
+      }
+    })
+  }
+})
+
+/** A GET on its own connection, read to its close: the head and the body, both empty when the connection closed without an answer. */
+function rawAnswer(port: number, path: string): Promise<{ head: string; body: string }> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1')
+    const received: Buffer[] = []
+    socket.on('data', (chunk: Buffer) => received.push(chunk))
+    socket.on('error', () => { /* seen as the close */ })
+    socket.once('close', () => {
+      const text = Buffer.concat(received).toString('utf8')
+      const at = text.indexOf('\r\n\r\n')
+      resolve(at < 0 ? { head: text, body: '' } : { head: text.slice(0, at + 2), body: text.slice(at + 4) })
+    })
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`)
+  })
+}
