@@ -4,12 +4,10 @@
 import { expect } from 'chai'
 import { connect, type Socket } from 'node:net'
 import type { Server } from 'node:http'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import mysql from 'mysql2/promise'
-import { startMariaDb, type MariaDbServer } from '../../scripts/mariadb.ts'
-import { schemaSql } from '../../db/schema.ts'
-import { demoDataSql, FIRST_SERVICE_ID } from '../../db/demo-data.ts'
+import type { MariaDbServer } from '../../scripts/mariadb.ts'
+import { FIRST_SERVICE_ID } from '../../db/demo-data.ts'
+import { startPrivateMariaDb, type PrivateMariaDb } from '../support/private-mariadb.ts'
 import { createDb, type DbHandle } from '../../db/connect.ts'
 import { killSession } from '../../db/bounded-pool.ts'
 import { createApp } from '../../server/app.ts'
@@ -18,7 +16,6 @@ import { collectLogs } from '../support/app.ts'
 import { configureServer } from '../../server/http/server-setup.ts'
 
 const BOOKINGS = 100_000
-const READER = { user: 'fault_reader', password: 'fault-reader-pw' }
 const EXPORT = '/wp-json/booking-calendar/v1/slots?flat'
 /** A year of bookings as a calendar feed: streamed, as the export is. */
 const FEED = '/wp-json/booking-calendar/v1/slots?format=ics&start=2025-01-01&end=2025-12-31'
@@ -37,9 +34,9 @@ interface Service {
 }
 
 /** The service over the private MariaDB, listening on loopback (through app.listen, with Node's own header timeouts: parser-refusals.test.ts covers HEADERS_TIMEOUT_MS). */
-async function startService(mariadb: MariaDbServer, env: Record<string, string> = {}): Promise<Service> {
+async function startService(privateDb: PrivateMariaDb, env: Record<string, string> = {}): Promise<Service> {
   const config = loadConfig({
-    DATABASE_URL: `mysql://${READER.user}:${READER.password}@${mariadb.host}:${mariadb.port}/faults`,
+    DATABASE_URL: privateDb.databaseUrl,
     SITE_TIMEZONE: 'UTC',
     LOG_LEVEL: 'debug',
     ...env,
@@ -143,12 +140,8 @@ async function leasedAfterTimers(service: Service): Promise<number> {
   return service.handle.pool.short.inUse
 }
 
-function mariadbPid(mariadb: MariaDbServer): number {
-  return Number(readFileSync(join(mariadb.dataDir, 'mariadbd.pid'), 'utf8').trim())
-}
-
-async function readerQueries(mariadb: MariaDbServer): Promise<unknown[]> {
-  return await mariadb.adminQuery(`SELECT id, info FROM information_schema.processlist WHERE user = '${READER.user}' AND command = 'Query'`) as unknown[]
+async function readerQueries(privateDb: PrivateMariaDb): Promise<unknown[]> {
+  return await privateDb.server.adminQuery(`SELECT id, info FROM information_schema.processlist WHERE user = '${privateDb.reader.user}' AND command = 'Query'`) as unknown[]
 }
 
 /** How many KILL statements the server has run since it started. */
@@ -173,28 +166,19 @@ async function metric(port: number, line: string): Promise<number> {
 
 describe('faults (a private MariaDB, killed and stopped)', function () {
   this.timeout(120_000)
+  let privateDb: PrivateMariaDb
   let mariadb: MariaDbServer
 
   before(async () => {
-    mariadb = await startMariaDb()
-    await mariadb.adminQuery(`
-      CREATE DATABASE faults CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci;
-      CREATE USER '${READER.user}'@'%' IDENTIFIED BY '${READER.password}';
-      GRANT SELECT ON faults.* TO '${READER.user}'@'%';
-      USE faults;
-      ${schemaSql('wp_')}`)
-    for (const statement of demoDataSql({ prefix: 'wp_', bookings: BOOKINGS })) await mariadb.adminQuery(`USE faults; ${statement}`)
+    privateDb = await startPrivateMariaDb('faults', BOOKINGS)
+    mariadb = privateDb.server
   })
-  after(async () => {
-    // Whatever a test left it in: continued, then stopped (or already dead).
-    try { process.kill(mariadbPid(mariadb), 'SIGCONT') } catch { /* gone */ }
-    await mariadb.stop()
-  })
+  after(async () => { await privateDb.stop() })
 
   describe('a client that stops reading or hangs up', () => {
     // The calendar feed streams too: a feed URL left open by a client that reads nothing held its stream connection until the client left.
     for (const [what, target] of [['an export', EXPORT], ['a calendar feed', FEED]] as const) it(`cuts ${what} whose client reads nothing for SEND_TIMEOUT_MS, and frees its connection`, async () => {
-      const service = await startService(mariadb, { SEND_TIMEOUT_MS: '2000' })
+      const service = await startService(privateDb, { SEND_TIMEOUT_MS: '2000' })
       try {
         const started = Date.now()
         const slow = await rawGet(service.port, target, { read: false })
@@ -209,7 +193,7 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         expect(raw.startsWith('HTTP/1.1 200 OK')).to.equal(true)
         expect(raw.endsWith('0\r\n\r\n'), 'no last chunk: the answer looks cut').to.equal(false)
         await until(() => service.handle.pool.stream.inUse === 0, 1_000, 'the stream connection is free')
-        await until(async () => (await readerQueries(mariadb)).length === 0, 2_000, 'no query left on the server')
+        await until(async () => (await readerQueries(privateDb)).length === 0, 2_000, 'no query left on the server')
         expect(service.logs.some((line) => line.msg === 'answer cut: the client read nothing for SEND_TIMEOUT_MS')).to.equal(true)
         expect(await metric(service.port, 'booking_calendar_answers_cut_total{reason="send_timeout"}')).to.equal(1)
         expect(service.logs.filter((line) => (line.level as number) >= 50), 'no error line').to.deep.equal([])
@@ -220,7 +204,7 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
 
     it('cuts a whole answer (summary/, about 34 MB of JSON sent at once) whose client reads nothing for SEND_TIMEOUT_MS', async () => {
       // res.json hands the whole body to the socket; what the kernel cannot take waits in the process, for as long as the client stays.
-      const service = await startService(mariadb, { SEND_TIMEOUT_MS: '2000' })
+      const service = await startService(privateDb, { SEND_TIMEOUT_MS: '2000' })
       try {
         const started = Date.now()
         const slow = await rawGet(service.port, WHOLE_SUMMARY, { read: false })
@@ -244,7 +228,7 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
     })
 
     it('an export to a client that reads in short bursts, each well within SEND_TIMEOUT_MS: never cut, sent whole', async () => {
-      const service = await startService(mariadb, { SEND_TIMEOUT_MS: '1000' })
+      const service = await startService(privateDb, { SEND_TIMEOUT_MS: '1000' })
       try {
         const slow = await rawGet(service.port, EXPORT, { read: false })
         // 50 ms of reading every 400 ms, for three times SEND_TIMEOUT_MS: the kernel takes bytes between each look.
@@ -267,7 +251,7 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
     it('a narrow answer to a client that reads nothing: sent whole, and its connection still closed by the server within seconds', async () => {
       // A whole answer the kernel takes at once gets no send timer (routes/slots.ts): the
       // server's keep-alive timeout (5 s, and Node's second of grace) bounds the connection.
-      const service = await startService(mariadb, { SEND_TIMEOUT_MS: '1000' })
+      const service = await startService(privateDb, { SEND_TIMEOUT_MS: '1000' })
       try {
         const slow = await rawGet(service.port, SMALL, { read: false, keepAlive: true })
         await sleep(7_000)
@@ -287,7 +271,7 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
     })
 
     it('a client that hangs up mid-stream: logged at info with completed: false, and its connection destroyed at once', async () => {
-      const service = await startService(mariadb)
+      const service = await startService(privateDb)
       try {
         const reader = await rawGet(service.port, EXPORT, { read: false })
         await sleep(200)
@@ -295,7 +279,7 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         reader.socket.destroy()
         // Not drained (mysql2 would read and drop the rest of 100,000 rows): destroyed.
         await until(() => service.handle.pool.stream.inUse === 0, 500, 'the stream connection is free')
-        await until(async () => (await readerQueries(mariadb)).length === 0, 2_000, 'no query left on the server')
+        await until(async () => (await readerQueries(privateDb)).length === 0, 2_000, 'no query left on the server')
         await until(() => service.logs.some((line) => line.msg === 'request'), 1_000, 'the request log line')
         const logged = service.logs.find((line) => line.msg === 'request')
         expect(logged).to.include({ level: 30, status: 200, completed: false })
@@ -314,7 +298,7 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
       { step: 'the count of its records', exportPath: `${EXPORT}&_fields=id&start=2000-01-01&end=2099-12-31`, table: 'wp_booking_calendar_bookings', statement: /count\(\*\)/ },
     ]) {
       it(`a client that hangs up while its export waits for ${step}: noticed at once, the query killed and its connection destroyed`, async () => {
-        const service = await startService(mariadb, { QUERY_TIMEOUT_MS: '10000' })
+        const service = await startService(privateDb, { QUERY_TIMEOUT_MS: '10000' })
         const locker = await mysql.createConnection({ socketPath: mariadb.socketPath, user: 'root', database: 'faults' })
         try {
           await locker.query(`LOCK TABLES ${table} WRITE`)
@@ -322,11 +306,11 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
           const socket = connect(service.port, '127.0.0.1')
           socket.on('error', () => { /* we hang up */ })
           socket.write(`GET ${exportPath} HTTP/1.1\r\nHost: test\r\n\r\n`)
-          await until(async () => (await readerQueries(mariadb)).some((row) => statement.test(String((row as { info: unknown }).info))), 5_000, `the export waits for ${step}`)
+          await until(async () => (await readerQueries(privateDb)).some((row) => statement.test(String((row as { info: unknown }).info))), 5_000, `the export waits for ${step}`)
           socket.destroy()
           const goneAt = Date.now()
           await until(() => service.handle.pool.stream.inUse === 0, 1_000, 'the stream connection is free')
-          await until(async () => (await readerQueries(mariadb)).length === 0, 1_000, 'the query killed on the server')
+          await until(async () => (await readerQueries(privateDb)).length === 0, 1_000, 'the query killed on the server')
           expect(Date.now() - goneAt).to.be.below(1_500)
           expect(await kills(mariadb)).to.equal(killsBefore + 1)
           await until(() => service.logs.some((line) => line.msg === 'request'), 1_000, 'the request log line')
@@ -346,7 +330,7 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
 
   describe('exports and small requests are kept apart', () => {
     it('a held export leaves small requests their own connections; a second export is refused with 503 and Retry-After within 2 s, logged at warn', async () => {
-      const service = await startService(mariadb, { DB_POOL_SIZE: '1', DB_STREAM_CONNECTIONS: '1', DB_ACQUIRE_TIMEOUT_MS: '500' })
+      const service = await startService(privateDb, { DB_POOL_SIZE: '1', DB_STREAM_CONNECTIONS: '1', DB_ACQUIRE_TIMEOUT_MS: '500' })
       try {
         const held = await rawGet(service.port, EXPORT, { read: false })
         const small = await get(service.port, SMALL)
@@ -369,7 +353,7 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
     })
 
     it('with a pool of one, the first-row watchdog still kills a stuck export: the kill never waits for the pool', async () => {
-      const service = await startService(mariadb, { DB_POOL_SIZE: '1', DB_STREAM_CONNECTIONS: '1', QUERY_TIMEOUT_MS: '500' })
+      const service = await startService(privateDb, { DB_POOL_SIZE: '1', DB_STREAM_CONNECTIONS: '1', QUERY_TIMEOUT_MS: '500' })
       const locker = await mysql.createConnection({ socketPath: mariadb.socketPath, user: 'root', database: 'faults' })
       try {
         // The count reads bookings only and passes; the rows join posts, which this lock holds.
@@ -382,7 +366,7 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         expect(stuck.body?.code).to.equal('rest_query_timeout')
         // The KILL went out at once on a connection of its own, while the only pooled connection was the stuck one.
         await until(async () => (await kills(mariadb)) === killsBefore + 1, 2_000, 'one KILL sent')
-        await until(async () => (await readerQueries(mariadb)).length === 0, 2_000, 'the stuck query killed on the server')
+        await until(async () => (await readerQueries(privateDb)).length === 0, 2_000, 'the stuck query killed on the server')
       } finally {
         await locker.query('UNLOCK TABLES')
         await locker.end()
@@ -393,13 +377,13 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
 
   describe('a kill reaches only the statement it was meant for', () => {
     it('a kill for a thread id that now runs another session\'s statement (as after a database restart) leaves that statement alone', async () => {
-      const target = { host: mariadb.host, port: mariadb.port, ...READER }
+      const target = { host: mariadb.host, port: mariadb.port, ...privateDb.reader }
       // The same account, so the server would allow the KILL: only the check can stop it.
       const other = await mysql.createConnection({ ...target, database: 'faults' })
       try {
         const killsBefore = await kills(mariadb)
         const sleeping = other.query('SELECT SLEEP(1) AS slept')
-        await until(async () => (await readerQueries(mariadb)).some((row) => /SLEEP/.test(String((row as { info: unknown }).info))), 2_000, 'the other statement runs')
+        await until(async () => (await readerQueries(privateDb)).some((row) => /SLEEP/.test(String((row as { info: unknown }).info))), 2_000, 'the other statement runs')
         await killSession(target, other.threadId, '/* bc-api 0123456789abcdef01234567 */')
         const [rows] = await sleeping
         expect(rows).to.deep.equal([{ slept: 0 }])
@@ -412,8 +396,8 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
 
   describe('a hung database (SIGSTOP, then SIGCONT)', () => {
     it('every request ends within QUERY_TIMEOUT_MS and a margin, with 504 or 503 and Retry-After; the pool heals after SIGCONT', async () => {
-      const service = await startService(mariadb, { QUERY_TIMEOUT_MS: '1000', DB_POOL_SIZE: '3' })
-      const pid = mariadbPid(mariadb)
+      const service = await startService(privateDb, { QUERY_TIMEOUT_MS: '1000', DB_POOL_SIZE: '3' })
+      const pid = privateDb.pid()
       try {
         // Connections made before the stop, so some requests wait on a live socket to a frozen server.
         await Promise.all([get(service.port, SMALL), get(service.port, SMALL), get(service.port, '/readyz')])
@@ -452,8 +436,8 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
     })
 
     it('summary/ for a year (two halves at once, read from their packets): 504 with Retry-After, and every connection it took freed by its statement timer', async () => {
-      const service = await startService(mariadb, { QUERY_TIMEOUT_MS: '1000', DB_POOL_SIZE: '6' })
-      const pid = mariadbPid(mariadb)
+      const service = await startService(privateDb, { QUERY_TIMEOUT_MS: '1000', DB_POOL_SIZE: '6' })
+      const pid = privateDb.pid()
       try {
         expect((await get(service.port, SUMMARY)).status).to.equal(200)
         process.kill(pid, 'SIGSTOP')
@@ -474,8 +458,8 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
     it('an export whose database stops mid-stream is cut QUERY_TIMEOUT_MS after the last row, counted as database_timeout', async () => {
       // SEND_TIMEOUT_MS shorter than QUERY_TIMEOUT_MS: a client that reads everything it is sent is not
       // the one that stalls, so the cut is the database's, not a send timeout's.
-      const service = await startService(mariadb, { QUERY_TIMEOUT_MS: '2500', SEND_TIMEOUT_MS: '1000' })
-      const pid = mariadbPid(mariadb)
+      const service = await startService(privateDb, { QUERY_TIMEOUT_MS: '2500', SEND_TIMEOUT_MS: '1000' })
+      const pid = privateDb.pid()
       try {
         const json = await rawGet(service.port, EXPORT)
         // Early in the answer, as below: later, every row may be in the service's socket already.
@@ -500,7 +484,7 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
 
   describe('the database killed mid-export (kill -9)', () => {
     it('cuts the JSON and the CSV answer within about a second, visibly, and an export whose client was not reading once it reads on; logs the cause at warn and counts it', async () => {
-      const service = await startService(mariadb)
+      const service = await startService(privateDb)
       try {
         // A third export whose client reads nothing when the database dies, and reads on 2 s later.
         const paused = await rawGet(service.port, EXPORT, { read: false })
@@ -511,7 +495,7 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         // (tcp_rmem), so a kill late in a 100,000-row answer can find every row sent
         // already; the answer then ends whole and correct (a fresh clone saw that once).
         await until(() => json.bytes() > 100_000 && csv.bytes() > 100_000, 10_000, 'both answers under way')
-        process.kill(mariadbPid(mariadb), 'SIGKILL')
+        process.kill(privateDb.pid(), 'SIGKILL')
         const killedAt = Date.now()
         const [jsonClosed, csvClosed] = await within(Promise.all([json.closed, csv.closed]), 10_000, 'the cut answers')
         expect(jsonClosed - killedAt, 'JSON cut').to.be.below(2_500)

@@ -10,12 +10,11 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { connect, type Socket } from 'node:net'
 import { get as httpGet } from 'node:http'
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
-import { findFreePort, startMariaDb, type MariaDbServer } from '../../scripts/mariadb.ts'
-import { schemaSql } from '../../db/schema.ts'
+import { findFreePort } from '../../scripts/mariadb.ts'
 import { FIRST_SERVICE_ID } from '../../db/demo-data.ts'
+import { startPrivateMariaDb, type PrivateMariaDb } from '../support/private-mariadb.ts'
 import { dechunk } from '../support/chunked.ts'
 import { DEFAULT_WORKER_V8_FLAGS } from '../../server/config.ts'
 
@@ -367,36 +366,22 @@ describe('WORKERS=2 (node:cluster)', function () {
 
 describe('SIGTERM while the database hangs (a private MariaDB, SIGSTOPped)', function () {
   this.timeout(60_000)
-  const reader = { user: 'stop_reader', password: 'stop-reader-pw' }
-  let mariadb: MariaDbServer
-  const mariadbPid = () => Number(readFileSync(join(mariadb.dataDir, 'mariadbd.pid'), 'utf8').trim())
+  let privateDb: PrivateMariaDb
   const SMALL = `/wp-json/booking-calendar/v1/slots?service=${FIRST_SERVICE_ID}&start=2026-03-01&end=2026-03-31`
 
-  before(async () => {
-    mariadb = await startMariaDb()
-    await mariadb.adminQuery(`
-      CREATE DATABASE stopping CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci;
-      CREATE USER '${reader.user}'@'%' IDENTIFIED BY '${reader.password}';
-      GRANT SELECT ON stopping.* TO '${reader.user}'@'%';
-      USE stopping;
-      ${schemaSql('wp_')}`)
-    for (const statement of demoDataSql({ prefix: 'wp_', bookings: 2_000 })) await mariadb.adminQuery(`USE stopping; ${statement}`)
-  })
-  after(async () => {
-    try { process.kill(mariadbPid(), 'SIGCONT') } catch { /* gone */ }
-    await mariadb.stop()
-  })
+  before(async () => { privateDb = await startPrivateMariaDb('stopping', 2_000) })
+  after(async () => { await privateDb.stop() })
 
   for (const workers of [1, 2]) {
     it(`WORKERS=${workers}: a request still waiting for the database when SHUTDOWN_GRACE_MS runs out is answered 503 with Retry-After, not left without an answer`, async () => {
       // The statement's own bound (QUERY_TIMEOUT_MS) far beyond the grace: only the stop can answer.
-      const service = await startServiceOn(`mysql://${reader.user}:${reader.password}@${mariadb.host}:${mariadb.port}/stopping`, 'wp_', {
+      const service = await startServiceOn(privateDb.databaseUrl, 'wp_', {
         SHUTDOWN_GRACE_MS: '1000', QUERY_TIMEOUT_MS: '30000', WORKERS: String(workers),
       })
       try {
         // Each worker gets a connection to the database while it answers (a new one could not be made once it hangs).
         for (let i = 0; i < 4 * workers; i++) expect((await getOnce(service.port, SMALL)).status).to.equal(200)
-        process.kill(mariadbPid(), 'SIGSTOP')
+        process.kill(privateDb.pid(), 'SIGSTOP')
         const waiting = Array.from({ length: 2 * workers }, () => rawAnswer(service.port, SMALL))
         await sleep(300)
         const sent = Date.now()
@@ -420,7 +405,7 @@ describe('SIGTERM while the database hangs (a private MariaDB, SIGSTOPped)', fun
         // The handlers, failing afterwards as the pool closes, log nothing of an answer that was never theirs.
         expect(service.logs.filter((line) => line.msg === 'failed after the answer was sent' || line.msg === 'request failed')).to.deep.equal([])
       } finally {
-        try { process.kill(mariadbPid(), 'SIGCONT') } catch { /* gone */ }
+        try { process.kill(privateDb.pid(), 'SIGCONT') } catch { /* gone */ }
         service.child.kill('SIGKILL')
       }
     })
