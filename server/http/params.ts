@@ -15,6 +15,15 @@ export function parameterName(key: string): string {
   return key.endsWith(']') ? /^([^[\]]+)\[[^\]]*\]$/.exec(key)?.[1] ?? key : key
 }
 
+/**
+ * The parameter a name in nested brackets stands for (`service[x][y]`, which
+ * PHP reads as an array of arrays); undefined for any other name. collectQuery
+ * leaves such a pair out, and parseParams refuses it for a parameter of the route.
+ */
+export function nestedParameterName(key: string): string | undefined {
+  return key.endsWith(']') ? /^([^[\]]+)(?:\[[^\]]*\]){2,}$/.exec(key)?.[1] : undefined
+}
+
 /** The name of a raw `name=value` pair of a query string, decoded as the query parser decodes it (`+` a space). */
 export function decodedPairName(pair: string): string {
   const name = pair.split('=', 1)[0]!.replace(/\+/g, ' ')
@@ -29,6 +38,7 @@ export function collectQuery(query: Record<string, unknown>): RawQuery {
   // No prototype: a parameter named `toString`, `constructor` or `__proto__` is one more unknown name, not a list already there.
   const out: RawQuery = Object.create(null) as RawQuery
   for (const key of Object.keys(query)) {
+    if (nestedParameterName(key) !== undefined) continue
     const value = query[key]
     const list = (out[parameterName(key)] ??= [])
     if (typeof value === 'string') list.push(value)
@@ -37,16 +47,35 @@ export function collectQuery(query: Record<string, unknown>): RawQuery {
   return out
 }
 
-/** Parses a route's parameters with its schema; the first problem of each parameter is reported. */
+/**
+ * Parses a route's parameters with its schema; the first problem of each
+ * parameter is reported. A parameter of the route given in nested brackets
+ * (`service[x][y]=haircut`) is refused, as WordPress refuses the array of
+ * arrays PHP makes of it: left out, it would drop its filter without a word.
+ */
 export function parseParams<S extends z.ZodType>(schema: S, query: Record<string, unknown>): z.output<S> {
   const parsed = schema.safeParse(collectQuery(query))
-  if (parsed.success) return parsed.data
+  const nested = nestedParams(schema, query)
+  if (parsed.success && nested === undefined) return parsed.data
   const params: Record<string, string> = {}
-  for (const issue of parsed.error.issues) {
+  for (const name of nested ?? []) {
+    params[name] ??= `${name} must be given as ${name}=…, not in nested brackets (${name}[…][…]).`
+  }
+  for (const issue of parsed.error?.issues ?? []) {
     const name = String(issue.path[0] ?? 'query')
     params[name] ??= issue.code === 'custom' ? issue.message : `${name} is not valid.`
   }
   throw invalidParams(params)
+}
+
+/** The parameters of `schema` that `query` gives in nested brackets, if any. */
+function nestedParams(schema: z.ZodType, query: Record<string, unknown>): string[] | undefined {
+  let found: string[] | undefined
+  for (const key of Object.keys(query)) {
+    const name = nestedParameterName(key)
+    if (name !== undefined && schema instanceof z.ZodObject && Object.hasOwn(schema.shape, name)) (found ??= []).push(name)
+  }
+  return found
 }
 
 /**

@@ -82,6 +82,27 @@ describe('GET slots/', () => {
       expect(b.body).to.deep.equal(flat([104, 106]))
     })
 
+    it('refuses a parameter in nested brackets (status[][]=, service[x][y]=), which PHP reads as an array of arrays: left out, it dropped its filter without a word', async () => {
+      const res = await request(t.app).get(`${URL}?status[][]=pending&service[x][y]=haircut&per_page[a][b]=1&other[a][b]=1`).expect(400)
+      expect(res.body).to.deep.equal({
+        code: 'rest_invalid_param',
+        message: 'Invalid parameter(s): status, service, per_page',
+        data: {
+          status: 400,
+          params: {
+            status: 'status must be given as status=…, not in nested brackets (status[…][…]).',
+            service: 'service must be given as service=…, not in nested brackets (service[…][…]).',
+            per_page: 'per_page must be given as per_page=…, not in nested brackets (per_page[…][…]).',
+          },
+          details: {
+            status: { code: 'rest_invalid_param', message: 'status must be given as status=…, not in nested brackets (status[…][…]).', data: null },
+            service: { code: 'rest_invalid_param', message: 'service must be given as service=…, not in nested brackets (service[…][…]).', data: null },
+            per_page: { code: 'rest_invalid_param', message: 'per_page must be given as per_page=…, not in nested brackets (per_page[…][…]).', data: null },
+          },
+        },
+      })
+    })
+
     it('omitted includes legacy values outside the five', async () => {
       const res = await request(t.app).get(`${URL}?flat=1&start=2026-11-28&end=2026-11-28`).expect(200)
       expect(res.body.booked_slots.map((b: { status: string }) => b.status)).to.deep.equal(['booked', 'legacy_hold', 'booked'])

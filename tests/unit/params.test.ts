@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { z } from 'zod'
-import { DATE_PARAM_PATTERN, collectQuery, decodedPairName, describeParams, parameterName, parseParams } from '../../server/http/params.ts'
+import { DATE_PARAM_PATTERN, collectQuery, decodedPairName, describeParams, nestedParameterName, parameterName, parseParams } from '../../server/http/params.ts'
 import { slotsParams } from '../../server/routes/slots.ts'
 import { RestError } from '../../server/errors.ts'
 
@@ -158,6 +158,8 @@ describe('collectQuery: the query as lists of strings', () => {
     [{ 'a[b]c[]': 'x' }, { 'a[b]c[]': ['x'] }],
     [{ 'status[0]x': 'x' }, { 'status[0]x': ['x'] }],
     [{ '[0]': 'x' }, { '[0]': ['x'] }],
+    // Nested brackets are left out (parseParams refuses them for a parameter of the route).
+    [{ 'status[x][y]': 'x', 'status[][]': 'y', status: 'z' }, { status: ['z'] }],
     [{ a: ['x', { nested: 'y' }, 5] }, { a: ['x'] }],
     [{ a: { nested: 'y' } }, { a: [] }],
     // Names of Object.prototype's members are parameters like any other (they once gave a 500).
@@ -178,6 +180,16 @@ describe('parseParams: problems as WordPress reports them', () => {
     }
     throw new Error('expected a refusal')
   }
+
+  it('refuses a parameter of the route in nested brackets, beside the other problems, and ignores other names in them', () => {
+    expect(problems(slotsParams, { 'service[x][y]': 'haircut', start: 'x' })).to.deep.equal({
+      service: 'service must be given as service=…, not in nested brackets (service[…][…]).',
+      start: 'start must be a date as DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.',
+    })
+    expect(problems(slotsParams, { 'status[][]': 'pending', status: 'booked' })).to.have.keys(['status'])
+    expect(parseParams(slotsParams, { 'other[a][b]': '1', 'constructor[a][b]': '1', 'a[b]c[d]': '1' }).service).to.equal(undefined)
+    expect(['a[b][c]', 'a[][]', 'a[b]', 'a[b]c[d]', '[a][b]', 'a'].map(nestedParameterName)).to.deep.equal(['a', 'a', undefined, undefined, undefined, undefined])
+  })
 
   it('gives a generic sentence for a problem zod found by itself, and names the query for one without a parameter', () => {
     expect(problems(z.object({ n: z.array(z.number()) }), { n: 'x' })).to.deep.equal({ n: 'n is not valid.' })
