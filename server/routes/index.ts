@@ -59,10 +59,11 @@ export function mountApi(app: Express, deps: Deps, guard: RequestHandler): void 
   for (const prefix of PREFIXES) {
     for (const route of ROUTES) {
       const handler = handlers.get(route)!
-      app.get(prefix + route.path, guard, (req, res, next) => {
+      // Named before the guard: a refusal (401, 403, 503) is counted and logged under its route too.
+      app.get(prefix + route.path, (req, res, next) => {
         res.locals.route = route.name
-        return handler(req, res, next)
-      })
+        return guard(req, res, next)
+      }, handler)
     }
   }
   const router = apiRouter(handlers)

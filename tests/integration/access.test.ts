@@ -51,6 +51,22 @@ describe('access', () => {
       }
     })
 
+    it('a refusal is logged and counted under its route, not as no_route', async () => {
+      const t = createTestApp(db, { env: { ...env, LOG_LEVEL: 'info' } })
+      try {
+        await request(t.app).get(SLOTS).expect(401)
+        await request(t.app).get('/booking-calendar/v1/summary').expect(401)
+        const lines = t.logs.filter((line) => line.msg === 'request')
+        expect(lines.map((line) => [line.route, line.status])).to.deep.equal([['slots', 401], ['summary', 401]])
+        const metrics = (await request(t.app).get('/metrics').expect(200)).text
+        expect(metrics).to.include('http_requests_total{route="slots",method="GET",status="401"} 1')
+        expect(metrics).to.include('http_requests_total{route="summary",method="GET",status="401"} 1')
+        expect(metrics).to.not.include('route="no_route"')
+      } finally {
+        await t.close()
+      }
+    })
+
     it('guards the namespace index and unknown paths under the prefixes; /healthz, /readyz and OPTIONS stay open', async () => {
       const t = createTestApp(db, { env })
       try {
