@@ -1,5 +1,6 @@
 // createApp builds the Express app without listening, so tests and main.ts build it the same way.
 import express, { type Express, type Request, type RequestHandler } from 'express'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import type { Db, DbPools } from '../db/connect.ts'
 import { pingDatabase } from '../db/options.ts'
@@ -65,24 +66,34 @@ function collapseSlashes(req: Request): void {
   req.url = path.replace(/\/{2,}/g, '/') + (queryAt < 0 ? '' : url.slice(queryAt))
 }
 
+/** Where a request target that names no path of this server is sent: it matches no route, so every such request is a 404 rest_no_route. */
+export const UNUSABLE_TARGET = '/.unusable-request-target'
+
 /**
  * A request target in absolute form (`GET http://host/path?query`, which
  * RFC 9112 says a server must take) read as its path and query, its host as
  * the Host (the RFC's rule): a user name and password in it reach neither the
- * log nor a Link header, which repeat the request's URL.
+ * log nor a Link header, which repeat the request's URL. Any other target not
+ * in origin form (`*`, `ftp://…`, `http://[::1/…`) becomes UNUSABLE_TARGET.
+ * Done before Express's router reads the URL (createApp): a target the router
+ * cannot parse never reached a middleware, and got Express's own HTML 404,
+ * with no request id, log line or security headers.
  */
-const originForm: RequestHandler = (req, _res, next) => {
-  if (req.url.charCodeAt(0) === 0x2f) return next() // '/': the usual form
-  let target: URL
+export function readInOriginForm(req: IncomingMessage): void {
+  const url = req.url ?? ''
+  if (url.charCodeAt(0) === 0x2f) return // '/': the usual form
+  let target: URL | undefined
   try {
-    target = new URL(req.url)
+    target = new URL(url)
   } catch {
-    throw noRoute()
+    target = undefined
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw noRoute()
-  req.url = req.originalUrl = target.pathname + target.search
-  req.headers.host = target.host
-  next()
+  if (target !== undefined && (target.protocol === 'http:' || target.protocol === 'https:')) {
+    req.url = target.pathname + target.search
+    req.headers.host = target.host
+  } else {
+    req.url = UNUSABLE_TARGET
+  }
 }
 
 /** Headers fit for a JSON API: nothing to sniff, frame or refer (http/security-headers.ts). */
@@ -144,6 +155,13 @@ export function createApp(options: AppOptions): Express {
   }
 
   const app = express()
+  // Every server of the app (createAppServer, app.listen, supertest) calls app.handle first.
+  const routed = app as unknown as { handle(req: IncomingMessage, res: ServerResponse, done?: unknown): void }
+  const handle = routed.handle.bind(app)
+  routed.handle = (req, res, done) => {
+    readInOriginForm(req)
+    handle(req, res, done)
+  }
   app.disable('x-powered-by')
   app.disable('etag')
   app.set('query parser', 'simple')
@@ -151,7 +169,6 @@ export function createApp(options: AppOptions): Express {
   setPublicUrl(app, config.publicUrl)
   const metrics = createMetrics({ pool: options.pool, access, token: config.metricsToken })
   app.use(requestLog(log))
-  app.use(originForm)
   app.use(metrics.observe)
   app.use(securityHeaders)
   app.use(requireHost)

@@ -136,6 +136,18 @@ describe('requests the HTTP parser refuses', () => {
     expect((other.body as { code: string }).code).to.equal('rest_no_route')
   })
 
+  it('a target Express\'s router cannot parse (http://[::1/…) or not a path at all (OPTIONS *): 404 in WordPress\'s shape, with the request id, the security headers and a log line, not Express\'s HTML', async () => {
+    for (const [target, method, id] of [['http://[::1/wp-json/booking-calendar/v1/slots', 'GET', 'audit-abs-1'], ['*', 'OPTIONS', 'audit-star-1']] as const) {
+      const answer = parse(await rawExchange(port, `${method} ${target} HTTP/1.1\r\nHost: test\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n`))
+      expect(answer.status, target).to.equal(404)
+      expect(answer.headers['x-request-id'], target).to.equal(id)
+      expect(answer.headers['content-security-policy'], target).to.equal("default-src 'none'; frame-ancestors 'none'")
+      expect(answer.headers['x-content-type-options'], target).to.equal('nosniff')
+      expect(answer.body, target).to.deep.equal({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.', data: { status: 404 } })
+      expect(t.logs.find((line) => line.msg === 'request' && line.requestId === id), target).to.include({ status: 404, route: 'no_route' })
+    }
+  })
+
   it('no Host header: 400 in WordPress\'s shape, with the security headers, where Node sent an empty 400', async () => {
     const answer = parse(await rawExchange(port, 'GET /wp-json/booking-calendar/v1/slots HTTP/1.1\r\nConnection: close\r\n\r\n'))
     expect(answer.status).to.equal(400)
