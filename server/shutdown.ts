@@ -33,7 +33,7 @@ export function watchConnections(server: Server): void {
 }
 
 /** What a request still waiting for its answer when the grace runs out is told (answerUnanswered). */
-export const STOPPING_ERROR = new RestError(503, 'rest_service_stopping',
+const STOPPING_ERROR = new RestError(503, 'rest_service_stopping',
   'The service was stopping and could not answer within its grace period. Try again shortly.', { retryAfterSeconds: 5 })
 
 /**
