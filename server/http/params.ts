@@ -53,7 +53,7 @@ export function collectQuery(query: Record<string, unknown>): RawQuery {
  * (`service[x][y]=haircut`) is refused, as WordPress refuses the array of
  * arrays PHP makes of it: left out, it would drop its filter without a word.
  */
-export function parseParams<S extends z.ZodType>(schema: S, query: Record<string, unknown>): z.output<S> {
+export function parseParams<S extends z.ZodObject>(schema: S, query: Record<string, unknown>): z.output<S> {
   const parsed = schema.safeParse(collectQuery(query))
   const nested = nestedParams(schema, query)
   if (parsed.success && nested === undefined) return parsed.data
@@ -69,11 +69,11 @@ export function parseParams<S extends z.ZodType>(schema: S, query: Record<string
 }
 
 /** The parameters of `schema` that `query` gives in nested brackets, if any. */
-function nestedParams(schema: z.ZodType, query: Record<string, unknown>): string[] | undefined {
+function nestedParams(schema: z.ZodObject, query: Record<string, unknown>): string[] | undefined {
   let found: string[] | undefined
   for (const key of Object.keys(query)) {
     const name = nestedParameterName(key)
-    if (name !== undefined && schema instanceof z.ZodObject && Object.hasOwn(schema.shape, name)) (found ??= []).push(name)
+    if (name !== undefined && Object.hasOwn(schema.shape, name)) (found ??= []).push(name)
   }
   return found
 }

@@ -172,7 +172,7 @@ describe('collectQuery: the query as lists of strings', () => {
 })
 
 describe('parseParams: problems as WordPress reports them', () => {
-  function problems(schema: z.ZodType, query: Record<string, unknown>): Record<string, string> {
+  function problems(schema: z.ZodObject, query: Record<string, unknown>): Record<string, string> {
     try {
       parseParams(schema, query)
     } catch (error) {
@@ -188,7 +188,8 @@ describe('parseParams: problems as WordPress reports them', () => {
     })
     expect(problems(slotsParams, { 'status[][]': 'pending', status: 'booked' })).to.have.keys(['status'])
     expect(parseParams(slotsParams, { 'other[a][b]': '1', 'constructor[a][b]': '1', 'a[b]c[d]': '1' }).service).to.equal(undefined)
-    expect(['a[b][c]', 'a[][]', 'a[b]', 'a[b]c[d]', '[a][b]', 'a'].map(nestedParameterName)).to.deep.equal(['a', 'a', undefined, undefined, undefined, undefined])
+    expect(['a[b][c]', 'a[][]', 'a[b][c][d]', 'a[b]', 'a[b]c[d]', '[a][b]', '[x]y[a][b]', 'a[b][c]d', 'a[b][c]d]', 'a'].map(nestedParameterName))
+      .to.deep.equal(['a', 'a', 'a', undefined, undefined, undefined, undefined, undefined, undefined, undefined])
   })
 
   it('gives a generic sentence for a problem zod found by itself, and names the query for one without a parameter', () => {
