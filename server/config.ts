@@ -243,7 +243,7 @@ function databaseSettings(env: z.infer<typeof envSchema>): DatabaseSettings {
       parts = { user: decodeURIComponent(url.username), password: decodeURIComponent(url.password), database: decodeURIComponent(url.pathname.replace(/^\//, '')) }
     } catch {
       // Not a URL, or a bad percent-escape (`%zz`). The value is never echoed: it may hold a password.
-      throw new ConfigError('DATABASE_URL must look like mysql://user:password@host:3306/name, with any %, @, : or / in the user, password or name percent-encoded (% as %25).')
+      throw new ConfigError('DATABASE_URL must look like mysql://user:password@host:3306/name, with a port from 1 to 65535 if any, and any %, @, : or / in the user, password or name percent-encoded (% as %25).')
     }
     if (!['mysql:', 'mariadb:'].includes(url.protocol) || !url.hostname || !parts.user || !parts.database || parts.database.includes('/') || url.port === '0') {
       throw new ConfigError('DATABASE_URL must look like mysql://user:password@host:3306/name.')
@@ -274,7 +274,7 @@ function databaseSettings(env: z.infer<typeof envSchema>): DatabaseSettings {
       database: env.WORDPRESS_DB_NAME?.trim() || 'wordpress',
     }
   }
-  throw new ConfigError('DATABASE_URL must be set (mysql://user:password@host:3306/name), or WORDPRESS_DB_HOST, WORDPRESS_DB_USER, WORDPRESS_DB_PASSWORD and WORDPRESS_DB_NAME.')
+  throw new ConfigError('DATABASE_URL must be set (mysql://user:password@host:3306/name), or WORDPRESS_DB_HOST and WORDPRESS_DB_USER, with WORDPRESS_DB_PASSWORD (WORDPRESS_DB_NAME defaults to wordpress).')
 }
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {

@@ -81,12 +81,13 @@ describe('configuration', () => {
   })
 
   const refusals: [Record<string, string>, string][] = [
-    [{}, 'DATABASE_URL must be set (mysql://user:password@host:3306/name), or WORDPRESS_DB_HOST, WORDPRESS_DB_USER, WORDPRESS_DB_PASSWORD and WORDPRESS_DB_NAME.'],
+    [{}, 'DATABASE_URL must be set (mysql://user:password@host:3306/name), or WORDPRESS_DB_HOST and WORDPRESS_DB_USER, with WORDPRESS_DB_PASSWORD (WORDPRESS_DB_NAME defaults to wordpress).'],
+    [{ DATABASE_URL: 'mysql://u:secret@h:99999/db' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name, with a port from 1 to 65535 if any, and any %, @, : or / in the user, password or name percent-encoded (% as %25).'],
     [{ DATABASE_URL: 'postgres://u:secret@h/db' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name.'],
-    [{ DATABASE_URL: 'not a url with secret' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name, with any %, @, : or / in the user, password or name percent-encoded (% as %25).'],
+    [{ DATABASE_URL: 'not a url with secret' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name, with a port from 1 to 65535 if any, and any %, @, : or / in the user, password or name percent-encoded (% as %25).'],
     // A bad percent-escape once crashed the start with a URIError and its stack.
-    [{ DATABASE_URL: 'mysql://u:S3cr%zz@h/db' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name, with any %, @, : or / in the user, password or name percent-encoded (% as %25).'],
-    [{ DATABASE_URL: 'mysql://u:secret@h/db%zz' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name, with any %, @, : or / in the user, password or name percent-encoded (% as %25).'],
+    [{ DATABASE_URL: 'mysql://u:S3cr%zz@h/db' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name, with a port from 1 to 65535 if any, and any %, @, : or / in the user, password or name percent-encoded (% as %25).'],
+    [{ DATABASE_URL: 'mysql://u:secret@h/db%zz' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name, with a port from 1 to 65535 if any, and any %, @, : or / in the user, password or name percent-encoded (% as %25).'],
     [{ ...DB, PORT: 'eighty' }, 'PORT must be a whole number from 1 to 65535.'],
     [{ ...DB, PORT: '70000' }, 'PORT must be a whole number from 1 to 65535.'],
     [{ ...DB, TABLE_PREFIX: 'wp-; DROP' }, 'TABLE_PREFIX must be letters, digits and underscores, such as wp_ or shop_.'],
