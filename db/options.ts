@@ -31,3 +31,32 @@ export async function readStartOfWeek(db: Db): Promise<string | undefined> {
 export async function pingDatabase(db: Db): Promise<void> {
   await db.selectFrom('options').select((eb) => eb.lit(1).as('ok')).limit(1).execute()
 }
+
+/** The tables the service reads, under the table prefix. */
+const TABLES_READ = ['options', 'posts', 'booking_calendar_bookings', 'booking_calendar_disabled_times'] as const
+
+/** Reads no row of each table the service reads: rejects with the database's error for the first it cannot (a refused account, a missing table). */
+export async function checkTablesRead(db: Db): Promise<void> {
+  for (const table of TABLES_READ) await db.selectFrom(table).select((eb) => eb.lit(1).as('ok')).limit(0).execute()
+}
+
+/**
+ * What an operator should do about a database error that says the setup is
+ * wrong (the log's `problem`); undefined for any other error (a timeout, a
+ * lost connection), which may pass by itself.
+ */
+export function setupProblem(error: unknown): string | undefined {
+  switch ((error as { code?: unknown } | undefined)?.code) {
+    case 'ER_ACCESS_DENIED_ERROR':
+    case 'ER_DBACCESS_DENIED_ERROR':
+      return 'The database refused the account: check the user, the password and the database name (DATABASE_URL, or WORDPRESS_DB_USER, WORDPRESS_DB_PASSWORD and WORDPRESS_DB_NAME).'
+    case 'ER_BAD_DB_ERROR':
+      return 'The database named does not exist: check the name in DATABASE_URL or WORDPRESS_DB_NAME.'
+    case 'ER_NO_SUCH_TABLE':
+      return 'A table the service reads is missing: check TABLE_PREFIX (the site\'s $table_prefix) and the database name.'
+    case 'ER_TABLEACCESS_DENIED_ERROR':
+      return 'The account may not read a table the service reads: grant it SELECT on the site\'s database.'
+    default:
+      return undefined
+  }
+}

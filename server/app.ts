@@ -3,10 +3,10 @@ import express, { type Express, type Request, type RequestHandler } from 'expres
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import type { Db, DbPools } from '../db/connect.ts'
-import { pingDatabase } from '../db/options.ts'
+import { checkTablesRead, setupProblem } from '../db/options.ts'
 import type { Config } from './config.ts'
-import { errorMiddleware, methodNotAllowed, noRoute, toRestError, sendRestError, RestError } from './errors.ts'
-import { requestLog } from './http/request-log.ts'
+import { errorFields, errorMiddleware, methodNotAllowed, noRoute, toRestError, sendRestError, RestError } from './errors.ts'
+import { requestLog, requestLogger } from './http/request-log.ts'
 import { ALLOW, mountApi, NAMESPACE, PREFIXES } from './routes/index.ts'
 import { createSiteTimezone, type SiteTimezone } from './site-timezone.ts'
 import { RuleProblemLog } from './domain/disabled-time.ts'
@@ -190,15 +190,20 @@ export function createApp(options: AppOptions): Express {
     res.locals.route = 'openapi'
     res.json(withSiteAddress(openApi, publicBaseUrl(req)))
   })
-  app.get('/readyz', async (_req, res) => {
+  app.get('/readyz', async (req, res) => {
     res.locals.route = 'readyz'
     try {
-      await withTimeout(pingDatabase(db), 1000)
+      await withTimeout(checkTablesRead(db), 1000)
       res.json({ status: 'ok' })
     } catch (error) {
+      const problem = setupProblem(error)
+      // The cause for the operator; the client (this route is open) learns no table or account name.
+      requestLogger(req, log).warn({ err: errorFields(error), problem }, 'not ready')
       const known = toRestError(error)
-      sendRestError(res, known?.status === 503 ? known
-        : new RestError(503, 'rest_database_unavailable', 'The database did not answer within one second.', { retryAfterSeconds: 5 }))
+      sendRestError(res, problem !== undefined
+        ? new RestError(503, 'rest_database_unavailable', 'The database cannot serve this service as it is set up; the cause is in the service\'s log.', { retryAfterSeconds: 30 })
+        : known?.status === 503 ? known
+          : new RestError(503, 'rest_database_unavailable', 'The database did not answer within one second.', { retryAfterSeconds: 5 }))
     }
   })
 

@@ -174,7 +174,7 @@ export function errorMiddleware(log: Logger): ErrorRequestHandler {
 }
 
 /** The fields of an expected error fit for the log: no stack, and no SQL beyond the driver's message. */
-function errorFields(error: unknown): { message?: string; code?: unknown; errno?: unknown } {
+export function errorFields(error: unknown): { message?: string; code?: unknown; errno?: unknown } {
   const { message, code, errno } = (error ?? {}) as { message?: string; code?: unknown; errno?: unknown }
   return { message, code, errno }
 }

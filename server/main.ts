@@ -40,6 +40,24 @@ if (cluster.isPrimary && config.workers > 1) {
   await serve(config, log)
 }
 
+/**
+ * Asks the database once, at start, for each table the service reads: a
+ * refused account or a wrong TABLE_PREFIX is logged at error with what to
+ * check, instead of first showing as failed requests. The service runs on
+ * either way: a database still starting (docker-compose) may be ready soon.
+ */
+async function checkDatabaseAtStart(db: import('../db/connect.ts').Db, log: Logger): Promise<void> {
+  const { checkTablesRead, setupProblem } = await import('../db/options.ts')
+  const { errorFields } = await import('./errors.ts')
+  try {
+    await checkTablesRead(db)
+  } catch (error) {
+    const problem = setupProblem(error)
+    if (problem !== undefined) log.error({ err: errorFields(error) }, problem)
+    else log.warn({ err: errorFields(error) }, 'the database did not answer at start: /readyz tells when it does')
+  }
+}
+
 async function serve(config: Config, log: Logger): Promise<void> {
   const [{ createDb }, { createApp }, { shutDownGracefully, watchConnections }, { configureServer }, { createAppServer }] = await Promise.all([
     import('../db/connect.ts'), import('./app.ts'), import('./shutdown.ts'), import('./http/server-setup.ts'), import('./http/app-server.ts'),
@@ -59,6 +77,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
   })
   configureServer(server, log)
   watchConnections(server)
+  server.once('listening', () => { void checkDatabaseAtStart(handle.db, log) })
 
   let stopping = false
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

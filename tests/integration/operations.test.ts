@@ -6,6 +6,9 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { loadSite } from '../fixtures/site.ts'
 import { buildOpenApiDocument, withSiteAddress } from '../../server/openapi.ts'
+import { spawn } from 'node:child_process'
+import { testServer } from '../support/database.ts'
+import { findFreePort } from '../../scripts/mariadb.ts'
 
 const SLOTS = '/wp-json/booking-calendar/v1/slots'
 
@@ -168,5 +171,57 @@ describe('operations', () => {
         await guarded.close()
       }
     })
+  })
+
+  describe('a database set up otherwise than the configuration says (TABLE_PREFIX, the account)', () => {
+    const PROBLEM = 'A table the service reads is missing: check TABLE_PREFIX (the site\'s $table_prefix) and the database name.'
+
+    it('/readyz: 503 saying the setup is at fault, the cause in the log line, no table name in the answer', async () => {
+      const wrong = createTestApp(db, { env: { TABLE_PREFIX: 'shop_' } })
+      try {
+        const res = await request(wrong.app).get('/readyz').expect(503)
+        expect(res.headers['retry-after']).to.equal('30')
+        expect(res.body).to.deep.equal({
+          code: 'rest_database_unavailable', message: 'The database cannot serve this service as it is set up; the cause is in the service\'s log.', data: { status: 503 },
+        })
+        const line = wrong.logs.find((entry) => entry.msg === 'not ready')
+        expect(line).to.include({ problem: PROBLEM })
+        expect((line!.err as { code: string }).code).to.equal('ER_NO_SUCH_TABLE')
+      } finally {
+        await wrong.close()
+      }
+    })
+
+    for (const [what, env, problem] of [
+      ['a wrong TABLE_PREFIX', { TABLE_PREFIX: 'shop_' }, PROBLEM],
+      ['a wrong password', { DATABASE_URL_PASSWORD: 'not-the-password' }, 'The database refused the account: check the user, the password and the database name (DATABASE_URL, or WORDPRESS_DB_USER, WORDPRESS_DB_PASSWORD and WORDPRESS_DB_NAME).'],
+    ] as const) {
+      it(`at start, each worker logs ${what} at error with what to check, and runs on`, async function () {
+        this.timeout(30_000)
+        const server = testServer()
+        const password = 'DATABASE_URL_PASSWORD' in env ? env.DATABASE_URL_PASSWORD : server.readerPassword
+        const port = await findFreePort()
+        const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+          env: {
+            PATH: process.env.PATH, PORT: String(port), WORKERS: '2',
+            DATABASE_URL: `mysql://${server.readerUser}:${encodeURIComponent(password)}@${server.host}:${server.port}/${db.name}`,
+            TABLE_PREFIX: 'TABLE_PREFIX' in env ? env.TABLE_PREFIX : db.prefix,
+          },
+        })
+        try {
+          let output = ''
+          child.stdout.on('data', (chunk) => { output += chunk })
+          const errors = () => output.split('\n').filter((line) => line.includes('"level":50')).map((line) => JSON.parse(line) as Record<string, unknown>)
+          const deadline = Date.now() + 20_000
+          while (errors().length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+          expect(errors().map((line) => line.msg)).to.deep.equal([problem, problem])
+          expect(new Set(errors().map((line) => line.worker))).to.deep.equal(new Set([1, 2]))
+          expect(output).to.not.include(password === server.readerPassword ? 'no secret here' : password)
+          expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).to.equal(200)
+        } finally {
+          child.kill('SIGKILL')
+        }
+      })
+    }
   })
 })
