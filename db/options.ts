@@ -27,11 +27,6 @@ export async function readStartOfWeek(db: Db): Promise<string | undefined> {
   return row?.option_value
 }
 
-/** One trivial query, for /readyz. */
-export async function pingDatabase(db: Db): Promise<void> {
-  await db.selectFrom('options').select((eb) => eb.lit(1).as('ok')).limit(1).execute()
-}
-
 /** The tables the service reads, under the table prefix. */
 const TABLES_READ = ['options', 'posts', 'booking_calendar_bookings', 'booking_calendar_disabled_times'] as const
 

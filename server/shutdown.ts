@@ -61,29 +61,22 @@ function answerUnanswered(sockets: Set<Socket> | undefined, ms: number): Promise
     }))
     sendRestError(response, STOPPING_ERROR)
   }
-  if (answered.length === 0) return Promise.resolve(0)
-  let timer: NodeJS.Timeout | undefined
-  return Promise.race([Promise.all(answered), new Promise((resolve) => { timer = setTimeout(resolve, ms) })])
-    .then(() => { clearTimeout(timer); return answered.length })
+  return allWithin(answered, ms).then(() => answered.length)
 }
 
 /** Resolves when every socket has emitted close, or after `ms`. */
 function closeEvents(sockets: Set<Socket> | undefined, ms: number): Promise<void> {
   const open = [...(sockets ?? [])].filter((socket) => !socket.closed)
-  if (open.length === 0) return Promise.resolve()
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    let left = open.length
-    for (const socket of open) {
-      socket.once('close', () => {
-        if (--left === 0) {
-          clearTimeout(timer)
-          // After the other close listeners of this emit (the response's, which logs).
-          setImmediate(resolve)
-        }
-      })
-    }
-  })
+  // After the other close listeners of each emit (the response's, which logs).
+  return allWithin(open.map((socket) => new Promise((resolve) => socket.once('close', () => setImmediate(resolve)))), ms)
+}
+
+/** Resolves once every one of `events` has happened, or after `ms`, whichever comes first. */
+function allWithin(events: Promise<unknown>[], ms: number): Promise<void> {
+  if (events.length === 0) return Promise.resolve()
+  let timer: NodeJS.Timeout | undefined
+  return Promise.race([Promise.all(events), new Promise((resolve) => { timer = setTimeout(resolve, ms) })])
+    .then(() => clearTimeout(timer))
 }
 
 /**
