@@ -2,6 +2,7 @@
 // query, the very SQL the service sends, through mysql2 with no HTTP.
 // argv: <key> load <concurrency> <seconds> [<warm-up seconds>]  |  <key> stream '' '' [<warm-up seconds>]
 //   |  c packets <hidden|shown> <service|booking> [<warm-up seconds>]  |  <key> sql
+//   |  c statements <hidden|shown> <service|booking>
 // `packets`: the full export's statements as the service itself sends them, in one
 // transaction: its count (X-WP-Total comes before the first byte), then its rows (no join: it
 // reads the slugs beside them; ordered by service first for grouped JSON, by booking for CSV),
@@ -32,13 +33,21 @@ const query = () => new Promise<number>((resolve, reject) => {
   pool.query(compiled.sql, compiled.parameters as unknown[], (error, rows) => (error ? reject(error) : resolve((rows as unknown[]).length)))
 })
 
+/** `packets` and `statements`: the export's rows as the service reads them, and its count. */
+const exportRows = () => compileBookingsQuery(db, {}, secondsText === 'booking' ? 'booking' : 'service', { customer: concurrencyText === 'shown' }, false)
+
 if (mode === 'sql') {
   // For the bench's HTTP floor that runs this statement itself (http-floor.mjs, http+sql).
   console.log(JSON.stringify({ sql: compiled.sql, values: compiled.parameters }))
+} else if (mode === 'statements') {
+  // For the bench's HTTP floor of an export (http-floor.mjs, http+export).
+  const rows = exportRows()
+  const count = compileCountQuery(db, {})
+  console.log(JSON.stringify({ sql: rows.sql, values: rows.parameters, countSql: count.sql, countValues: count.parameters }))
 } else if (mode === 'stream' || mode === 'packets') {
   const stream = mode === 'stream'
     ? () => streamRowsWithMysql2(pool, compiled)
-    : () => dropRowPackets(pool, compileBookingsQuery(db, {}, secondsText === 'booking' ? 'booking' : 'service', { customer: concurrencyText === 'shown' }, false), compileCountQuery(db, {}))
+    : () => dropRowPackets(pool, exportRows(), compileCountQuery(db, {}))
   // Warmed up as the service is: whole streams for the warm-up seconds, unmeasured, at least one.
   const warmUntil = Date.now() + Number(warmupText ?? 0) * 1000
   if (Number(warmupText ?? 0) > 0) do await stream(); while (Date.now() < warmUntil)

@@ -395,7 +395,7 @@ function startIdleProbe(): { pid: number; stop(): Promise<void> } {
  * workers, no database; or (http+sql) Node's HTTP running `statement` first, its rows read as packets and dropped,
  * or (express+sql) the same through Express 5.
  */
-async function startHttpFloor(body: Buffer, path: string, kind: 'http' | 'express' | 'http+sql' | 'express+sql' = 'http', statement?: { sql: string; values: unknown[] }): Promise<{ url: string; stop(): Promise<void> }> {
+async function startHttpFloor(body: Buffer, path: string, kind: 'http' | 'express' | 'http+sql' | 'express+sql' | 'http+export' = 'http', statement?: { sql: string; values: unknown[] }, env: Record<string, string> = {}): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await findFreePort()
   const bodyFile = join(eventLoopDir, 'floor-body.json')
   writeFileSync(bodyFile, body)
@@ -403,11 +403,14 @@ async function startHttpFloor(body: Buffer, path: string, kind: 'http' | 'expres
     env: {
       PATH: process.env.PATH, PORT: String(port), WORKERS: String(WORKERS), BENCH_BODY_FILE: bodyFile, FLOOR_KIND: kind, BENCH_PATH: path,
       ...(statement ? { BENCH_DB: JSON.stringify(readerDb), BENCH_SQL: statement.sql, BENCH_SQL_VALUES: JSON.stringify(statement.values) } : {}),
+      ...env,
     }, stdio: 'ignore',
   })
   children.add(child)
   const url = `http://127.0.0.1:${port}${path}`
-  for (let i = 0; !(await fetch(url).then((r) => r.ok, () => false)); i++) {
+  // An export's floor is asked whether it listens on a path of its own, not made to export (http-floor.mjs).
+  const readyUrl = kind === 'http+export' ? `http://127.0.0.1:${port}/ready` : url
+  for (let i = 0; !(await fetch(readyUrl).then((r) => r.ok, () => false)); i++) {
     if (i > 100) throw new Error('the HTTP floor did not start')
     await sleep(100)
   }
@@ -541,6 +544,8 @@ const exportRates: Array<{ label: string; rowsPerSecond: number; floorRowsPerSec
 let floor = { rowsPerSecond: NaN, seconds: NaN }
 /** Per export (its label in exportRates): MariaDB's delivery of the service's own statements for it (count, then rows, one transaction), rows/s. */
 const deliveryLimits = new Map<string, number>()
+/** Per export: node:http streaming the same statements' rows to the same downloader, as many bytes a row as the service writes, nothing decoded (http-floor.mjs, http+export), rows/s. */
+const httpExportLimits = new Map<string, number>()
 if (ONLY.includes('c')) {
   const query = BENCH_QUERIES.find((q) => q.key === 'c')!
   const fastest = (runs: Array<Record<string, number>>) => runs.reduce((a, b) => (a.seconds! <= b.seconds! ? a : b))
@@ -556,10 +561,19 @@ if (ONLY.includes('c')) {
       // workers together download for WARMUP_SECONDS × WORKERS, and at least once each. A fresh
       // worker's 5th to 12th CSV at 100,000 bookings took a median 132 to 136 ms of its CPU, the
       // 13th to 24th 108 to 114 (scripts/bench/README.md, "Warm-up per worker").
-      const warmUp = async () => {
+      const warmUp = async (from = url) => {
         const warmUntil = Date.now() + WARMUP_SECONDS * WORKERS * 1000
-        for (let done = 0; WARMUP_SECONDS > 0 && (done < WORKERS || Date.now() < warmUntil); done++) await downloadExport(url)
+        for (let done = 0; WARMUP_SECONDS > 0 && (done < WORKERS || Date.now() < warmUntil); done++) await downloadExport(from)
       }
+      // Its HTTP floor writes as many bytes a row as the service does, which one download of the service tells.
+      const sample = await downloadExport(url)
+      const statements = JSON.parse(spawnSync(process.execPath, ['--import', 'tsx', join(here, 'raw-sql.ts'), 'c', 'statements', customer, order], {
+        encoding: 'utf8', env: { ...process.env, BENCH_DB: JSON.stringify(readerDb) },
+      }).stdout.trim().split('\n').at(-1)!) as { sql: string; values: unknown[]; countSql: string; countValues: unknown[] }
+      const rowBytes = Math.round(sample.bytes / BENCH_DATA.bookings)
+      const exportFloor = await startHttpFloor(Buffer.alloc(0), '/', 'http+export', statements, {
+        BENCH_COUNT_SQL: statements.countSql, BENCH_COUNT_VALUES: JSON.stringify(statements.countValues), BENCH_ROW_BYTES: String(rowBytes),
+      })
       // The floor (mysql2 alone streaming the same rows), what MariaDB's side allows (the service's
       // own statements, each row packet read and dropped: raw-sql.ts `packets`) and the export,
       // in turn, EXPORT_ROUNDS times, best of each: an export of a fifth of a second timed minutes after its
@@ -569,14 +583,21 @@ if (ONLY.includes('c')) {
       const floors: Array<Record<string, number>> = []
       const limits: Array<Record<string, number>> = []
       const runs: Array<{ status: string; bytes: number; ms: number }> = []
+      const httpLimits: Array<{ status: string; bytes: number; ms: number }> = []
       for (let round = 0; round < EXPORT_ROUNDS; round++) {
         floors.push(rawSql('c', ['stream', '', '', String(WARMUP_SECONDS)], readerDb))
         limits.push(rawSql('c', ['packets', customer, order, String(WARMUP_SECONDS)], readerDb))
+        await warmUp(exportFloor.url)
+        httpLimits.push(await downloadExport(exportFloor.url))
         await warmUp()
         runs.push(await downloadExport(url))
       }
+      await exportFloor.stop()
       const ownFloor = fastest(floors)
       const limit = fastest(limits)
+      const httpLimit = httpLimits.reduce((a, b) => (a.ms <= b.ms ? a : b))
+      if (httpLimits.some((run) => run.status !== '200')) throw new Error(`the HTTP floor of ${format}, ${service.label} answered ${httpLimits.map((run) => run.status).join(', ')}`)
+      const httpLimitRowsPerSecond = BENCH_DATA.bookings / (httpLimit.ms / 1000)
       if (Number.isNaN(floor.rowsPerSecond) || ownFloor.rowsPerSecond! > floor.rowsPerSecond) floor = { rowsPerSecond: ownFloor.rowsPerSecond!, seconds: ownFloor.seconds! }
       // A failed run is reported as the answer; else the faster one.
       const best = runs.find((run) => run.status !== '200') ?? runs.reduce((a, b) => (a.ms <= b.ms ? a : b))
@@ -584,9 +605,11 @@ if (ONLY.includes('c')) {
       const label = `(c) ${format}, ${service.label}`
       exportRates.push({ label, rowsPerSecond, floorRowsPerSecond: ownFloor.rowsPerSecond! })
       deliveryLimits.set(label, limit.rowsPerSecond!)
+      httpExportLimits.set(label, httpLimitRowsPerSecond)
       bulkRows.push(
         `| ${label}: mysql2 alone, streaming the rows (its floor) | streamed | ${rowsText} | ${ownFloor.seconds!.toFixed(2)} | ${Math.round(ownFloor.rowsPerSecond!).toLocaleString('en')} | 1.00 |`,
         `| ${label}: MariaDB's delivery, the count, then the statement (in ${order} order), in one transaction; row packets read and dropped, nothing decoded | streamed | ${rowsText} | ${limit.seconds!.toFixed(2)} | ${Math.round(limit.rowsPerSecond!).toLocaleString('en')} | ${(limit.rowsPerSecond! / ownFloor.rowsPerSecond!).toFixed(2)} |`,
+        `| ${label}: node:http streaming the same statements' rows, ${rowBytes} bytes a row (as many as the service writes), nothing decoded, downloaded alike | ${httpLimit.status} | ${rowsText} | ${(httpLimit.ms / 1000).toFixed(2)} | ${Math.round(httpLimitRowsPerSecond).toLocaleString('en')} | ${(httpLimitRowsPerSecond / ownFloor.rowsPerSecond!).toFixed(2)} |`,
         `| ${label}: the service | ${best.status} | ${rowsText} | ${(best.ms / 1000).toFixed(2)} | ${Math.round(rowsPerSecond).toLocaleString('en')} | ${(rowsPerSecond / ownFloor.rowsPerSecond!).toFixed(2)} |`,
       )
     })
@@ -708,6 +731,10 @@ for (const rate of exportRates) {
   const limit = deliveryLimits.get(rate.label)
   if (ratio < EXPORT_TARGET_RATIO && limit !== undefined) {
     verdicts.push(`  - limit, measured: MariaDB sends this export's count and then its rows (the service's own statements, in one transaction, as X-WP-Total needs) at ${Math.round(limit).toLocaleString('en')} rows/s to a client that reads each row packet and drops it, decoding nothing: **${(limit / rate.floorRowsPerSecond).toFixed(2)}×** its floor${limit / rate.floorRowsPerSecond < EXPORT_TARGET_RATIO ? `, under the target: no reader of these statements can reach ${EXPORT_TARGET_RATIO.toFixed(2)}×` : ''}`)
+  }
+  const httpLimit = httpExportLimits.get(rate.label)
+  if (ratio < EXPORT_TARGET_RATIO && httpLimit !== undefined) {
+    verdicts.push(`  - limit, measured: node:http streaming the same statements' rows to the same downloader, as many bytes a row as the service writes, decoding nothing, delivers ${Math.round(httpLimit).toLocaleString('en')} rows/s: **${(httpLimit / rate.floorRowsPerSecond).toFixed(2)}×** its floor${httpLimit / rate.floorRowsPerSecond < EXPORT_TARGET_RATIO ? `, under the target: no Node service sending this export over HTTP on this machine can reach ${EXPORT_TARGET_RATIO.toFixed(2)}×` : ''}`)
   }
 }
 const worst = memory.reduce((top, p) => (p.mb > top.mb ? p : top), memory[0]!)
