@@ -5,6 +5,7 @@
 //   BENCH_BOOKINGS=100000 npx tsx scripts/bench/profile-export.ts
 //   PROFILE=c ...   node --cpu-prof on the service over the (c) exports only; prints its top functions
 //   PROFILE=a ...   the same over (a) at 10 connections
+//   PROFILE=e ...   the same over summary/ for a year by month and service, one at a time (issue 13's (e))
 //
 // The private MariaDB gets the benchmark's data and recommended indexes; each
 // service runs in its own process (dist/, listening on 127.0.0.1 only).
@@ -18,9 +19,10 @@ import { cpuSeconds, startBenchDatabase, waitUntilReady } from './setup.ts'
 import { BENCH_DATA, BENCH_DATABASE, READER } from './dataset.ts'
 import { BENCH_QUERIES } from './queries.ts'
 import { streamRowsWithMysql2 } from './mysql2-floor.ts'
+import { SUMMARY_PATH } from './summary.ts'
 import type { Database } from '../../db/database.ts'
 
-const PROFILE = process.env.PROFILE as 'a' | 'c' | undefined
+const PROFILE = process.env.PROFILE as 'a' | 'c' | 'e' | undefined
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const here = new URL('.', import.meta.url).pathname
 const repo = new URL('../../', import.meta.url).pathname
@@ -177,16 +179,21 @@ const line = (text: string) => { say(text); rows.push(text) }
 line('| measurement | service | raw SQL (mysql2) | service ÷ raw |')
 line('|---|---:|---:|---:|')
 
-const raw = PROFILE === 'a' ? { rowsPerSecond: NaN, cpuUsPerRow: NaN, peakRssMb: NaN } : await rawStream()
+const raw = PROFILE === 'a' || PROFILE === 'e' ? { rowsPerSecond: NaN, cpuUsPerRow: NaN, peakRssMb: NaN } : await rawStream()
 if (!PROFILE) line(`| (c) mysql2 alone: CPU µs per row | | ${raw.cpuUsPerRow.toFixed(2)} | |`)
-for (const shown of PROFILE === 'a' ? [false] : [false, true]) {
+for (const shown of PROFILE === 'a' || PROFILE === 'e' ? [false] : [false, true]) {
   const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'bc-prof-')) : undefined
   const service = await startService({ EXPOSE_CUSTOMER_DATA: String(shown) }, profileDir)
   const who = shown ? 'customer shown' : 'customer hidden'
-  for (const format of PROFILE === 'a' ? [] : ['json', 'csv']) {
+  for (const format of PROFILE === 'a' || PROFILE === 'e' ? [] : ['json', 'csv']) {
     const run = await bestOf(PROFILE ? 2 : 3, `${service.url}${path('c')}${format === 'csv' ? '?format=csv' : ''}`, service.pid)
     line(`| (c) ${format.toUpperCase()}, ${who}: rows/s | ${Math.round(run.rows / run.seconds).toLocaleString('en')} | ${Math.round(raw.rowsPerSecond!).toLocaleString('en')} | ${((run.rows / run.seconds) / raw.rowsPerSecond!).toFixed(2)} |`)
     line(`| (c) ${format.toUpperCase()}, ${who}: CPU µs per row | ${run.cpuUsPerRow.toFixed(2)} | ${raw.cpuUsPerRow.toFixed(2)} | ${(run.cpuUsPerRow / raw.cpuUsPerRow).toFixed(2)} |`)
+  }
+  if (PROFILE === 'e') {
+    const cpuBefore = cpuSeconds(service.pid)
+    const e1 = await serial(`${service.url}${SUMMARY_PATH}`, SECONDS)
+    line(`| (e) summary/ one at a time: p50 ms / service CPU ms per request | ${e1.p50.toFixed(1)} / ${((cpuSeconds(service.pid) - cpuBefore) * 1000 / e1.requests).toFixed(1)} | | |`)
   }
   if (!shown && PROFILE === 'a') line(`| (a) 10 connections: req/s | ${autocannon(`${service.url}${path('a')}`, 10, SECONDS).toFixed(0)} | | |`)
   if (!shown && !PROFILE) {
@@ -208,7 +215,7 @@ for (const shown of PROFILE === 'a' ? [false] : [false, true]) {
   if (profileDir) {
     const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'))
     if (file) {
-      say(`\nTop self time, ${who} (${PROFILE === 'a' ? '(a) at 10 connections' : 'JSON and CSV exports, twice each'}):\n\n| function | ms | share |\n|---|---:|---:|`)
+      say(`\nTop self time, ${who} (${PROFILE === 'a' ? '(a) at 10 connections' : PROFILE === 'e' ? 'summary/ one at a time' : 'JSON and CSV exports, twice each'}):\n\n| function | ms | share |\n|---|---:|---:|`)
       for (const text of topFunctions(join(profileDir, file), 25)) say(text)
       say(`\n(profile: ${join(profileDir, file)})\n`)
     }
