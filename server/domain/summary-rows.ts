@@ -4,21 +4,83 @@
 import { addParsedSummaryRow, type SummaryRow, type SummaryRowSink } from '../../db/summary.ts'
 import { dayToMs } from './day-arithmetic.ts'
 
+/** The columns of SummaryRows, all of one length (its room for rows). */
+interface Columns {
+  dayMs: Float64Array
+  serviceId: Float64Array
+  status: Float64Array
+  wholeDayMs: Float64Array
+  bookings: Float64Array
+  allDayBookings: Float64Array
+  bookedSeconds: Float64Array
+}
+
+/** Room for this many rows at first. */
+const FIRST_ROOM = 1024
+/** Columns with room for up to this many rows (3.5 MB) are kept for the next summary (release). */
+const MAX_KEPT_ROOM = 65_536
+
+/**
+ * Columns a summary has released, for the next one. A year at a million
+ * bookings is about 9,500 rows: columns made anew each time grew four times
+ * (7 columns, 1.7 MB allocated, zeroed and copied), which cost about 1.2 ms
+ * of a 45 ms answer (scripts/bench/README.md, twenty-fifth pass). One set per process.
+ */
+let spareColumns: Columns | undefined
+
+function newColumns(room: number): Columns {
+  return {
+    dayMs: new Float64Array(room), serviceId: new Float64Array(room), status: new Float64Array(room), wholeDayMs: new Float64Array(room),
+    bookings: new Float64Array(room), allDayBookings: new Float64Array(room), bookedSeconds: new Float64Array(room),
+  }
+}
+
 export class SummaryRows implements SummaryRowSink {
   length = 0
   /** The row's day as dayToMs gives it: NaN for a text that is no date. */
-  dayMs = new Float64Array(1024)
-  serviceId = new Float64Array(1024)
+  dayMs: Float64Array
+  serviceId: Float64Array
   /** The row's stored status, as an index into `statuses`. */
-  status = new Float64Array(1024)
+  status: Float64Array
   /** The day of the row's whole-day bookings, as dayToMs gives it; NaN when it has none. */
-  wholeDayMs = new Float64Array(1024)
-  bookings = new Float64Array(1024)
-  allDayBookings = new Float64Array(1024)
-  bookedSeconds = new Float64Array(1024)
+  wholeDayMs: Float64Array
+  bookings: Float64Array
+  allDayBookings: Float64Array
+  bookedSeconds: Float64Array
   /** Each status met, as stored (null when the rows are not grouped by status), in the order met. */
   readonly statuses: Array<string | null> = []
   readonly #statusIndexes = new Map<string | null, number>()
+  // Rows come in the order of their day (the GROUP BY reads the index in it): its text read once per day.
+  #lastDay: string | undefined
+  #lastDayMs = NaN
+
+  constructor() {
+    // Only rows up to `length` are ever read, so the spare's old values need no clearing.
+    const columns = spareColumns ?? newColumns(FIRST_ROOM)
+    spareColumns = undefined
+    this.dayMs = columns.dayMs
+    this.serviceId = columns.serviceId
+    this.status = columns.status
+    this.wholeDayMs = columns.wholeDayMs
+    this.bookings = columns.bookings
+    this.allDayBookings = columns.allDayBookings
+    this.bookedSeconds = columns.bookedSeconds
+  }
+
+  /**
+   * Gives the columns to the next summary: call it once the rows have been read
+   * for the last time (summarize is done), and read nothing of them afterwards.
+   */
+  release(): void {
+    const room = this.dayMs.length
+    if (room <= MAX_KEPT_ROOM && (spareColumns === undefined || spareColumns.dayMs.length < room)) {
+      spareColumns = {
+        dayMs: this.dayMs, serviceId: this.serviceId, status: this.status, wholeDayMs: this.wholeDayMs,
+        bookings: this.bookings, allDayBookings: this.allDayBookings, bookedSeconds: this.bookedSeconds,
+      }
+    }
+    this.length = 0
+  }
 
   /** Rows given as objects (tests, and answers made without the database). */
   static of(rows: readonly SummaryRow[]): SummaryRows {
@@ -30,7 +92,11 @@ export class SummaryRows implements SummaryRowSink {
   add(day: string, serviceId: number, status: string | null, wholeDayDate: string | null, bookings: number, allDayBookings: number, bookedSeconds: number): void {
     if (this.length === this.dayMs.length) this.#grow()
     const row = this.length++
-    this.dayMs[row] = dayToMs(day)
+    if (day !== this.#lastDay) {
+      this.#lastDay = day
+      this.#lastDayMs = dayToMs(day)
+    }
+    this.dayMs[row] = this.#lastDayMs
     this.serviceId[row] = serviceId
     let statusIndex = this.#statusIndexes.get(status)
     if (statusIndex === undefined) {

@@ -504,6 +504,7 @@ export async function answerSummary(
   const open = await openMinutesFor(ruleRows, rules, range, ids, options.zone)
   const withOpenMinutes = params.filter_by !== 'created_date' && !groupBy.status
   const { groups, totals } = summarize({ groupBy, range, startOfWeek, services, rows, open, withOpenMinutes })
+  rows.release()
   return {
     groups, totals, start: range.start, end: range.end, timezone: zoneLabel(options.zone),
     group_by: groupByNames(groupBy), filter_by: params.filter_by,

@@ -165,6 +165,54 @@ describe('SummaryRows: a summary\'s rows as columns of numbers', () => {
     expect(SummaryRows.of([{ day: '2026-11-05', service_id: 12, status: 'x', whole_day_date: null, bookings: 2, all_day_bookings: 0, booked_seconds: 60 }]).bookings.slice(0, 1))
       .to.deep.equal(new Float64Array([2]))
   })
+
+  it('hands its columns to the next summary once released, which reads none of the old rows; columns of over 65,536 rows are not kept', () => {
+    new SummaryRows() // takes any columns an earlier answer left
+    const first = new SummaryRows()
+    for (let i = 0; i < 3000; i++) first.add('2026-11-05', 50 + (i % 7), 'booked', '2026-11-05', 9, 1, 60)
+    const columns = first.dayMs
+    first.release()
+    const next = new SummaryRows()
+    expect(next.dayMs).to.equal(columns)
+    // A day that comes back after another is read again, not taken for the last one.
+    next.add('2026-01-02', 10, 'pending', null, 2, 0, 0)
+    next.add('2026-01-01', 11, null, '2026-01-01', 3, 1, 0)
+    next.add('2026-01-02', 10, 'pending', null, 4, 0, 120)
+    expect(next.length).to.equal(3)
+    expect(next.statuses).to.deep.equal(['pending', null])
+    expect([...next.serviceIds()]).to.deep.equal([10, 11])
+    const jan1 = Date.UTC(2026, 0, 1)
+    const jan2 = Date.UTC(2026, 0, 2)
+    expect([...next.dayMs.subarray(0, 3)]).to.deep.equal([jan2, jan1, jan2])
+    expect([...next.wholeDayMs.subarray(0, 3)]).to.deep.equal([NaN, jan1, NaN])
+    expect([...next.status.subarray(0, 3)]).to.deep.equal([0, 1, 0])
+    expect([...next.bookings.subarray(0, 3)]).to.deep.equal([2, 3, 4])
+    expect([...next.bookedSeconds.subarray(0, 3)]).to.deep.equal([0, 0, 120])
+    // While one summary holds them, another gets columns of its own.
+    const beside = new SummaryRows()
+    expect(beside.dayMs).to.not.equal(columns)
+    expect(beside.dayMs.length).to.equal(1024)
+    for (let i = 0; i < 70_000; i++) beside.add('2026-11-05', 1, null, null, 1, 0, 0)
+    beside.release()
+    expect(new SummaryRows().dayMs.length).to.equal(1024)
+  })
+
+  it('keeps the larger of two released sets of columns, up to room for 65,536 rows', () => {
+    new SummaryRows() // takes any columns an earlier answer left
+    const large = new SummaryRows()
+    const small = new SummaryRows()
+    for (let i = 0; i < 40_000; i++) large.add('2026-11-05', 1, null, null, 1, 0, 0)
+    expect(large.dayMs.length).to.equal(65_536)
+    large.release()
+    small.release()
+    const again = new SummaryRows()
+    expect(again.dayMs.length).to.equal(65_536)
+    // The other way round: the smaller first.
+    const smallAgain = new SummaryRows()
+    smallAgain.release()
+    again.release()
+    expect(new SummaryRows().dayMs.length).to.equal(65_536)
+  })
 })
 
 describe('splitByBookingDate: a long range of booking dates in two halves that meet at a day', () => {
