@@ -3,12 +3,23 @@
 // A small client of its own: serial requests timed with hrtime, each body read
 // whole, p50 over N. The bench's runner starts the service and passes its URL.
 import { get as httpGet } from 'node:http'
+import { createPool, type Pool } from 'mysql2'
+import { Kysely, MysqlDialect } from 'kysely'
+import { TablePrefixPlugin } from '../../db/connect.ts'
+import type { Database } from '../../db/database.ts'
+import { compileSummaryQuery } from '../../db/summary.ts'
+import { compileRulesQuery } from '../../db/disabled-times.ts'
+import { takeRowPackets } from '../../db/row-packets.ts'
+import { bookingFilter } from '../../server/domain/slots.ts'
+import { splitByBookingDate } from '../../server/domain/summary.ts'
 
 /** What the runner hands every measurement module (scripts/bench/context.ts, when it exists, has at least this). */
 export interface SummaryBenchContext {
   /** The service's base URL, e.g. http://127.0.0.1:41234 (loopback only). */
   serviceUrl: string
   say(line: string): void
+  /** The SELECT-only account the service uses: with it, the summary's own statements are timed alone too (its limit). */
+  readerDb?: { host: string; port: number; user: string; password: string; database: string }
 }
 
 const PREFIX = '/wp-json/booking-calendar/v1'
@@ -49,26 +60,66 @@ function p50(times: number[]): number {
 export async function benchSummary(ctx: SummaryBenchContext): Promise<string[]> {
   const summaryUrl = `${ctx.serviceUrl}${SUMMARY_PATH}`
   const slotsUrl = `${ctx.serviceUrl}${SLOTS_YEAR_PATH}`
+  const statements = ctx.readerDb && summaryStatements(ctx.readerDb)
   await timeOne(summaryUrl)
   await timeOne(slotsUrl)
+  await statements?.timeOnce()
   const summaryTimes: number[] = []
+  const statementTimes: number[] = []
   const slotsTimes: number[] = []
   for (let round = 0; round < SLOTS_RUNS; round++) {
     const until = Math.round((SUMMARY_RUNS * (round + 1)) / SLOTS_RUNS)
-    while (summaryTimes.length < until) summaryTimes.push(await timeOne(summaryUrl))
+    while (summaryTimes.length < until) {
+      summaryTimes.push(await timeOne(summaryUrl))
+      if (statements) statementTimes.push(await statements.timeOnce())
+    }
     slotsTimes.push(await timeOne(slotsUrl))
   }
+  await statements?.end()
   const summary = p50(summaryTimes)
   const slots = p50(slotsTimes)
+  const alone = statementTimes.length > 0 ? p50(statementTimes) : NaN
   const lines = [
     '',
     '| (e) a year by month and service, 1 at a time, the two in turn | requests | p50 ms |',
     '|---|---:|---:|',
     `| summary/ (\`${SUMMARY_PATH.slice(PREFIX.length + 1)}\`) | ${SUMMARY_RUNS} | ${summary.toFixed(1)} |`,
     `| slots/, the same year's bookings (\`${SLOTS_YEAR_PATH.slice(PREFIX.length + 1)}\`) | ${SLOTS_RUNS} | ${slots.toFixed(1)} |`,
+    ...(statementTimes.length > 0 ? [`| summary/'s own statements alone through mysql2 (its two halves, the rules and the services, at once; row packets dropped), each after a summary/ | ${statementTimes.length} | ${alone.toFixed(1)} |`] : []),
     '',
     `- (e) summary/ p50: **${summary.toFixed(1)} ms** (target ≤ 300 ms); slots/ ÷ summary/: **${(slots / summary).toFixed(1)}×** (target ≥ 20×)`,
+    ...(statementTimes.length > 0 ? [`  - limit, measured: MariaDB answers summary/'s statements alone in ${alone.toFixed(1)} ms (p50): slots/ ÷ that is **${(slots / alone).toFixed(1)}×**${slots / alone < 20 ? ', under the target: no service running these statements can reach 20× in this run' : ', so MariaDB alone does not rule the target out'}`] : []),
   ]
   for (const line of lines) ctx.say(line)
   return lines
+}
+
+/**
+ * summary/'s statements for SUMMARY_PATH, as answerSummary sends them at once
+ * (the two halves of the year, the rules, the services), run through mysql2
+ * with each row packet dropped: what MariaDB's side of that answer takes.
+ */
+function summaryStatements(readerDb: NonNullable<SummaryBenchContext['readerDb']>): { timeOnce(): Promise<number>; end(): Promise<void> } {
+  const pool: Pool = createPool({ ...readerDb, connectionLimit: 4, charset: 'UTF8MB4_UNICODE_520_CI' })
+  // Kysely only compiles here; it never connects.
+  const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }), plugins: [new TablePrefixPlugin('wp_')] })
+  const query = new URLSearchParams(SUMMARY_PATH.slice(SUMMARY_PATH.indexOf('?') + 1))
+  const filter = bookingFilter({ status: undefined, start: query.get('start')!, end: query.get('end')!, filter_by: 'booking_date' }, undefined)
+  const compiled = [
+    ...splitByBookingDate({ filter, dateOf: 'booking_date', byStatus: false }).map((part) => compileSummaryQuery(db, part)),
+    compileRulesQuery(db, undefined),
+    db.selectFrom('posts').select(['posts.ID', 'posts.post_name', 'posts.post_status']).where('posts.post_type', '=', 'bc_service').compile(),
+  ]
+  const run = (statement: { sql: string; parameters: readonly unknown[] }) => new Promise<void>((resolve, reject) => {
+    const sent = pool.query(statement.sql, statement.parameters as unknown[], (error) => (error ? reject(error) : resolve()))
+    takeRowPackets(sent, { accepts: () => true, row: () => {} })
+  })
+  return {
+    async timeOnce() {
+      const started = process.hrtime.bigint()
+      await Promise.all(compiled.map(run))
+      return Number(process.hrtime.bigint() - started) / 1e6
+    },
+    end: () => new Promise<void>((resolve) => pool.end(() => resolve())),
+  }
 }
