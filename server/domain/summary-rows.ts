@@ -4,39 +4,22 @@
 import { addParsedSummaryRow, type SummaryRow, type SummaryRowSink } from '../../db/summary.ts'
 import { dayToMs } from './day-arithmetic.ts'
 
-/** The columns of SummaryRows, all of one length (its room for rows). */
-interface Columns {
-  dayMs: Float64Array
-  serviceId: Float64Array
-  status: Float64Array
-  wholeDayMs: Float64Array
-  bookings: Float64Array
-  allDayBookings: Float64Array
-  bookedSeconds: Float64Array
-}
-
 /** Room for this many rows at first. */
 const FIRST_ROOM = 1024
 /** Columns with room for up to this many rows (3.5 MB) are kept for the next summary (release). */
 const MAX_KEPT_ROOM = 65_536
 
 /**
- * Columns a summary has released, for the next one. A year at a million
+ * The summary whose columns the next one takes (release). A year at a million
  * bookings is about 9,500 rows: columns made anew each time grew four times
- * (7 columns, 1.7 MB allocated, zeroed and copied), which cost about 1.2 ms
- * of a 45 ms answer (scripts/bench/README.md, twenty-fifth pass). One set per process.
+ * (7 columns, 1.7 MB allocated, zeroed and copied), and filling them took
+ * 1.1 ms instead of 0.3 (scripts/bench/README.md, twenty-fifth pass). One per process.
  */
-let spareColumns: Columns | undefined
-
-function newColumns(room: number): Columns {
-  return {
-    dayMs: new Float64Array(room), serviceId: new Float64Array(room), status: new Float64Array(room), wholeDayMs: new Float64Array(room),
-    bookings: new Float64Array(room), allDayBookings: new Float64Array(room), bookedSeconds: new Float64Array(room),
-  }
-}
+let spare: SummaryRows | undefined
 
 export class SummaryRows implements SummaryRowSink {
   length = 0
+  // A spare's columns are taken as they are: only rows up to `length` are ever read.
   /** The row's day as dayToMs gives it: NaN for a text that is no date. */
   dayMs: Float64Array
   serviceId: Float64Array
@@ -55,16 +38,15 @@ export class SummaryRows implements SummaryRowSink {
   #lastDayMs = NaN
 
   constructor() {
-    // Only rows up to `length` are ever read, so the spare's old values need no clearing.
-    const columns = spareColumns ?? newColumns(FIRST_ROOM)
-    spareColumns = undefined
-    this.dayMs = columns.dayMs
-    this.serviceId = columns.serviceId
-    this.status = columns.status
-    this.wholeDayMs = columns.wholeDayMs
-    this.bookings = columns.bookings
-    this.allDayBookings = columns.allDayBookings
-    this.bookedSeconds = columns.bookedSeconds
+    const from = spare
+    spare = undefined
+    this.dayMs = from?.dayMs ?? new Float64Array(FIRST_ROOM)
+    this.serviceId = from?.serviceId ?? new Float64Array(FIRST_ROOM)
+    this.status = from?.status ?? new Float64Array(FIRST_ROOM)
+    this.wholeDayMs = from?.wholeDayMs ?? new Float64Array(FIRST_ROOM)
+    this.bookings = from?.bookings ?? new Float64Array(FIRST_ROOM)
+    this.allDayBookings = from?.allDayBookings ?? new Float64Array(FIRST_ROOM)
+    this.bookedSeconds = from?.bookedSeconds ?? new Float64Array(FIRST_ROOM)
   }
 
   /**
@@ -73,12 +55,7 @@ export class SummaryRows implements SummaryRowSink {
    */
   release(): void {
     const room = this.dayMs.length
-    if (room <= MAX_KEPT_ROOM && (spareColumns === undefined || spareColumns.dayMs.length < room)) {
-      spareColumns = {
-        dayMs: this.dayMs, serviceId: this.serviceId, status: this.status, wholeDayMs: this.wholeDayMs,
-        bookings: this.bookings, allDayBookings: this.allDayBookings, bookedSeconds: this.bookedSeconds,
-      }
-    }
+    if (room <= MAX_KEPT_ROOM && (spare === undefined || spare.dayMs.length < room)) spare = this
     this.length = 0
   }
 
