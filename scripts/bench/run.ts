@@ -597,6 +597,9 @@ if (ONLY.includes('c')) {
       const limit = fastest(limits)
       const httpLimit = httpLimits.reduce((a, b) => (a.ms <= b.ms ? a : b))
       if (httpLimits.some((run) => run.status !== '200')) throw new Error(`the HTTP floor of ${format}, ${service.label} answered ${httpLimits.map((run) => run.status).join(', ')}`)
+      // It carries as many bytes as the service's answer, but for rounding rowBytes (under half a byte a row).
+      const offBy = Math.max(...httpLimits.map((run) => Math.abs(run.bytes - sample.bytes))) / sample.bytes
+      if (!(offBy < 0.01)) throw new Error(`the HTTP floor of ${format}, ${service.label} sent ${httpLimits.map((run) => run.bytes).join(', ')} bytes, the service ${sample.bytes}`)
       const httpLimitRowsPerSecond = BENCH_DATA.bookings / (httpLimit.ms / 1000)
       if (Number.isNaN(floor.rowsPerSecond) || ownFloor.rowsPerSecond! > floor.rowsPerSecond) floor = { rowsPerSecond: ownFloor.rowsPerSecond!, seconds: ownFloor.seconds! }
       // A failed run is reported as the answer; else the faster one.
