@@ -1,4 +1,5 @@
 // Every query on {prefix}posts: services are posts of the type bc_service.
+import type { CompiledQuery } from 'kysely'
 import type { Db } from './connect.ts'
 import { compiledShapesOf } from './compiled-shapes.ts'
 
@@ -40,11 +41,14 @@ export async function findServiceBySlug(db: Db, storedForms: string[]): Promise<
 
 /** Every bc_service post (a site has 10 to 500), for naming the services of disabled-time rules. */
 export async function findAllServices(db: Db): Promise<ServiceRow[]> {
-  // Asked by every disabled-time/ and summary/ answer: compiled once (db/compiled-shapes.ts).
-  const query = compiledShapesOf(db).compile('all services', [], () => db
+  return (await db.executeQuery(compileAllServicesQuery(db))).rows
+}
+
+/** findAllServices' query; asked by every disabled-time/ and summary/ answer, so compiled once (db/compiled-shapes.ts). */
+export function compileAllServicesQuery(db: Db): CompiledQuery<ServiceRow> {
+  return compiledShapesOf(db).compile('all services', [], () => db
     .selectFrom('posts')
     .select(['posts.ID', 'posts.post_name', 'posts.post_status'])
     .where('posts.post_type', '=', 'bc_service')
     .compile())
-  return (await db.executeQuery(query)).rows
 }

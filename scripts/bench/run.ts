@@ -567,9 +567,7 @@ if (ONLY.includes('c')) {
       }
       // Its HTTP floor writes as many bytes a row as the service does, which one download of the service tells.
       const sample = await downloadExport(url)
-      const statements = JSON.parse(spawnSync(process.execPath, ['--import', 'tsx', join(here, 'raw-sql.ts'), 'c', 'statements', customer, order], {
-        encoding: 'utf8', env: { ...process.env, BENCH_DB: JSON.stringify(readerDb) },
-      }).stdout.trim().split('\n').at(-1)!) as { sql: string; values: unknown[]; countSql: string; countValues: unknown[] }
+      const statements = rawSql('c', ['statements', customer, order], readerDb) as unknown as { sql: string; values: unknown[]; countSql: string; countValues: unknown[] }
       const rowBytes = Math.round(sample.bytes / BENCH_DATA.bookings)
       const exportFloor = await startHttpFloor(Buffer.alloc(0), '/', 'http+export', statements, {
         BENCH_COUNT_SQL: statements.countSql, BENCH_COUNT_VALUES: JSON.stringify(statements.countValues), BENCH_ROW_BYTES: String(rowBytes),

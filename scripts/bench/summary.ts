@@ -9,6 +9,7 @@ import { TablePrefixPlugin } from '../../db/connect.ts'
 import type { Database } from '../../db/database.ts'
 import { compileSummaryQuery } from '../../db/summary.ts'
 import { compileRulesQuery } from '../../db/disabled-times.ts'
+import { compileAllServicesQuery } from '../../db/services.ts'
 import { takeRowPackets } from '../../db/row-packets.ts'
 import { bookingFilter } from '../../server/domain/slots.ts'
 import { splitByBookingDate } from '../../server/domain/summary.ts'
@@ -108,7 +109,7 @@ function summaryStatements(readerDb: NonNullable<SummaryBenchContext['readerDb']
   const compiled = [
     ...splitByBookingDate({ filter, dateOf: 'booking_date', byStatus: false }).map((part) => compileSummaryQuery(db, part)),
     compileRulesQuery(db, undefined),
-    db.selectFrom('posts').select(['posts.ID', 'posts.post_name', 'posts.post_status']).where('posts.post_type', '=', 'bc_service').compile(),
+    compileAllServicesQuery(db),
   ]
   const run = (statement: { sql: string; parameters: readonly unknown[] }) => new Promise<void>((resolve, reject) => {
     const sent = pool.query(statement.sql, statement.parameters as unknown[], (error) => (error ? reject(error) : resolve()))
