@@ -240,6 +240,11 @@ export class Utf8Chunks {
     this.#used = bytes
   }
 
+  /** Whether a chunk is filled and not yet taken by full(). */
+  get hasFull(): boolean {
+    return this.#full.length > 0
+  }
+
   /** Bytes written and not yet taken by full() or end(). */
   get held(): number {
     let bytes = this.#used

@@ -21,11 +21,16 @@ export function summaryColumns(groupBy: SummaryAnswer['group_by'], fields: reado
   return fields ? columns.filter((column) => fields.includes(column)) : columns
 }
 
-export function summaryCsv(answer: SummaryAnswer, fields: readonly string[] | undefined): string {
+/** The CSV's lines, each with its CRLF: the header, then a row per group (sent by lineChunks, http/text-chunks.ts). */
+export function* summaryCsvLines(answer: SummaryAnswer, fields: readonly string[] | undefined): Generator<string> {
   const columns = summaryColumns(answer.group_by, fields)
-  let out = `${columns.join(',')}\r\n`
+  yield `${columns.join(',')}\r\n`
   for (const group of answer.groups) {
-    out += `${columns.map((column) => csvCell(group[column as keyof typeof group])).join(',')}\r\n`
+    yield `${columns.map((column) => csvCell(group[column as keyof typeof group])).join(',')}\r\n`
   }
-  return out
+}
+
+/** The whole CSV as one string. */
+export function summaryCsv(answer: SummaryAnswer, fields: readonly string[] | undefined): string {
+  return [...summaryCsvLines(answer, fields)].join('')
 }

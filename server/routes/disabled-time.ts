@@ -6,9 +6,10 @@ import { negotiateFormat, addVary } from '../http/negotiate.ts'
 import { sendDisabledTimeFeed } from './feeds.ts'
 import { answerDisabledTime } from '../domain/disabled-time.ts'
 import { pickFields } from '../domain/pick-fields.ts'
-import { periodFields } from '../domain/rules.ts'
+import { periodFields, type ExpandedPeriod } from '../domain/rules.ts'
 import { addRowsSent } from '../http/response-locals.ts'
-import { cutWholeAnswerWhenClientStopsReading } from '../http/cut-answer.ts'
+import { jsonListChunks } from '../http/text-chunks.ts'
+import { streamBody } from '../http/stream-body.ts'
 import type { Deps } from '../deps.ts'
 
 export const disabledTimeParams = z.object({
@@ -29,6 +30,7 @@ export const disabledTimeHandler = (deps: Deps): RequestHandler => async (req, r
     zone: deps.siteTimezone.known() ?? await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
   })
   addRowsSent(res, answer.disabled_times.length)
-  res.json({ ...answer, disabled_times: answer.disabled_times.map((period) => pickFields(periodFields(period), params._fields)) })
-  cutWholeAnswerWhenClientStopsReading(res, deps.config.sendTimeoutMs)
+  res.setHeader('Content-Type', 'application/json; charset=utf-8')
+  const periods = jsonListChunks(answer, 'disabled_times', (period: ExpandedPeriod) => pickFields(periodFields(period), params._fields))
+  await streamBody(res, periods, deps.config.sendTimeoutMs)
 }

@@ -3,11 +3,12 @@ import type { RequestHandler } from 'express'
 import { z } from 'zod'
 import { dateParam, enumListParam, enumParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, type ParamMeta } from '../http/params.ts'
 import { negotiateFormat, addVary } from '../http/negotiate.ts'
-import { summaryColumns, summaryCsv } from '../http/summary-body.ts'
-import { answerSummary, GROUP_NAMES, groupByNames, parseGroupBy } from '../domain/summary.ts'
+import { summaryColumns, summaryCsvLines } from '../http/summary-body.ts'
+import { jsonListChunks, lineChunks } from '../http/text-chunks.ts'
+import { streamBody } from '../http/stream-body.ts'
+import { answerSummary, GROUP_NAMES, groupByNames, parseGroupBy, type SummaryGroup } from '../domain/summary.ts'
 import { pickFields } from '../domain/pick-fields.ts'
 import { addRowsSent } from '../http/response-locals.ts'
-import { cutWholeAnswerWhenClientStopsReading } from '../http/cut-answer.ts'
 import { BOOKING_STATUSES } from './slots.ts'
 import type { Deps } from '../deps.ts'
 import { invalidParams } from '../errors.ts'
@@ -56,13 +57,10 @@ export const summaryHandler = (deps: Deps): RequestHandler => async (req, res) =
   if (csv) {
     res.setHeader('Content-Type', 'text/csv; charset=utf-8')
     res.setHeader('Content-Disposition', 'attachment; filename="summary.csv"')
-    res.send(summaryCsv(answer, params._fields))
+    await streamBody(res, lineChunks(summaryCsvLines(answer, params._fields)), deps.config.sendTimeoutMs)
   } else {
-    res.json({
-      ...answer,
-      groups: answer.groups.map((group) => pickFields(group, params._fields)),
-      totals: pickFields(answer.totals, params._fields),
-    })
+    res.setHeader('Content-Type', 'application/json; charset=utf-8')
+    const body = { ...answer, totals: pickFields(answer.totals, params._fields) }
+    await streamBody(res, jsonListChunks(body, 'groups', (group: SummaryGroup) => pickFields(group, params._fields)), deps.config.sendTimeoutMs)
   }
-  cutWholeAnswerWhenClientStopsReading(res, deps.config.sendTimeoutMs)
 }

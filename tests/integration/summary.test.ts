@@ -276,6 +276,28 @@ describe('GET summary/', () => {
     }
   })
 
+  it('a long answer is sent as its client reads (chunked, no Content-Length), the same JSON as written whole; a short one whole, with its length', async () => {
+    // Two years by day and service: more than the 512 KB sent at once.
+    const path = `${URL}?start=2025-01-01&end=2026-12-31&group_by=day,service`
+    const json = await request(t.app).get(path).expect(200)
+    expect(json.headers['content-type']).to.equal('application/json; charset=utf-8')
+    expect(json.headers['transfer-encoding']).to.equal('chunked')
+    expect(json.headers).not.to.have.property('content-length')
+    expect(Buffer.byteLength(json.text)).to.be.above(512 * 1024)
+    expect(Object.keys(json.body)).to.deep.equal(['groups', 'totals', 'start', 'end', 'timezone', 'group_by', 'filter_by'])
+    // Byte for byte what JSON.stringify writes of the same answer, the Cyrillic slug as UTF-8.
+    expect(json.text).to.equal(JSON.stringify(json.body))
+    expect(json.text).to.include('"service_slug":"стрижка"')
+    expect(json.body.groups.reduce((sum: number, group: { bookings: number }) => sum + group.bookings, 0)).to.equal(json.body.totals.bookings)
+    // The CSV of the same groups (about half the JSON's bytes: here sent whole) has a line per group after its header.
+    const csv = await request(t.app).get(`${path}&format=csv`).expect(200)
+    expect(csv.text.split('\r\n')).to.have.length(json.body.groups.length + 2)
+    expect(csv.text).to.include(',15,стрижка,')
+    const short = await request(t.app).get(`${URL}?start=2026-11-24&end=2026-11-25&group_by=day`).expect(200)
+    expect(short.headers['content-length']).to.equal(String(Buffer.byteLength(short.text)))
+    expect(short.text).to.equal(JSON.stringify(short.body))
+  })
+
   it('HEAD answers like GET, without a body', async () => {
     const res = await request(t.app).head(`${URL}?format=csv`).expect(200)
     expect(res.headers['content-type']).to.equal('text/csv; charset=utf-8')

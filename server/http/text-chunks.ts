@@ -1,0 +1,63 @@
+// Answers built whole in memory (summary/, disabled-time/) written as UTF-8
+// chunks, piece by piece, for streamBody (stream-body.ts) to send: a small one
+// at once with its Content-Length, a long one chunk by chunk as the client reads.
+//
+// Written whole (res.json), a two-year summary/ by day, service and status
+// (47 MB of JSON at a million bookings) held its worker's event loop for 1.1 to
+// 1.8 s: JSON.stringify's one string, then its encoding, which cost five times
+// as much when one character of it (a Cyrillic slug) was outside Latin-1.
+// Other requests on that worker waited as long (scripts/bench/big-answers.ts).
+// Now each chunk of about 64 KiB is made in its own turn of the event loop.
+import { setImmediate as nextTurn } from 'node:timers/promises'
+import { Utf8Chunks } from './stream-body.ts'
+
+/**
+ * `object` as JSON.stringify writes it, the list at `listKey` written item by
+ * item, each as `mapItem` makes it. The other members are written as they are
+ * (none of them long); one whose value JSON leaves out (undefined) is left out.
+ */
+export async function* jsonListChunks<I>(object: object, listKey: string, mapItem: (item: I) => unknown): AsyncGenerator<Buffer> {
+  const body = new Utf8Chunks()
+  let separator = '{'
+  for (const [key, value] of Object.entries(object)) {
+    if (key !== listKey) {
+      const json = JSON.stringify(value)
+      if (json === undefined) continue
+      body.write(`${separator}${JSON.stringify(key)}:${json}`)
+      separator = ','
+      continue
+    }
+    body.write(`${separator}${JSON.stringify(key)}:[`)
+    separator = ','
+    const items = value as readonly I[]
+    for (let i = 0; i < items.length; i++) {
+      // As JSON.stringify writes an item it cannot write (undefined) in a list.
+      body.write(`${i === 0 ? '' : ','}${JSON.stringify(mapItem(items[i]!)) ?? 'null'}`)
+      if (body.hasFull) yield* filledThenNextTurn(body)
+    }
+    body.write(']')
+  }
+  body.write(separator === '{' ? '{}' : '}')
+  yield* body.end()
+}
+
+/** Lines of text (each with its own line end) as UTF-8 chunks. */
+export async function* lineChunks(lines: Iterable<string>): AsyncGenerator<Buffer> {
+  const body = new Utf8Chunks()
+  for (const line of lines) {
+    body.write(line)
+    if (body.hasFull) yield* filledThenNextTurn(body)
+  }
+  yield* body.end()
+}
+
+/**
+ * The chunks filled so far, then a turn of the event loop before the next is
+ * made. A socket that takes each chunk at once (a client on the same host
+ * reading as fast as it can) never asks the writer to wait for 'drain', so
+ * without this turn the whole answer was made and written in one go.
+ */
+async function* filledThenNextTurn(body: Utf8Chunks): AsyncGenerator<Buffer> {
+  yield* body.full()
+  await nextTurn()
+}
