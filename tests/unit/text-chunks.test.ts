@@ -22,6 +22,28 @@ describe('jsonListChunks', () => {
     expect(await text(jsonListChunks(object, 'list', (n: number) => (n === 1 ? undefined : n)))).to.equal('{"list":[null,2],"after":null}')
     expect(await text(jsonListChunks({ list: [] }, 'list', (n: number) => n))).to.equal('{"list":[]}')
     expect(await text(jsonListChunks({ only: undefined, list: [] }, 'list', (n: number) => n))).to.equal('{"list":[]}')
+    expect(await text(jsonListChunks({ only: undefined }, 'list', (n: number) => n))).to.equal('{}')
+  })
+
+  it('lets the event loop turn between the chunks of a long list, and not within a short one', async () => {
+    // Chunks the socket takes at once never make the writer wait: without these turns a long answer was made in one go.
+    const turnsBefore = async (chunks: AsyncIterable<Buffer>) => {
+      let turns = 0
+      const count = () => { turns++; if (turns < 1000) setImmediate(count) }
+      setImmediate(count)
+      const seen: number[] = []
+      for await (const _chunk of chunks) seen.push(turns)
+      turns = 1000
+      return seen
+    }
+    const long = Array.from({ length: 5000 }, (_, i) => ({ id: i, slug: `service-${i}` }))
+    const seen = await turnsBefore(jsonListChunks({ groups: long }, 'groups', (item: typeof long[number]) => item))
+    expect(seen.length).to.be.above(2)
+    expect(seen.at(-1)!, 'turns while the chunks were made').to.be.at.least(seen.length - 1)
+    expect(await turnsBefore(jsonListChunks({ groups: long.slice(0, 50) }, 'groups', (item: typeof long[number]) => item))).to.deep.equal([0])
+    expect(await turnsBefore(lineChunks(['a\r\n', 'b\r\n']))).to.deep.equal([0])
+    const lines = await turnsBefore(lineChunks(Array.from({ length: 20_000 }, (_, i) => `${i},line\r\n`)))
+    expect(lines.at(-1)!).to.be.at.least(lines.length - 1)
   })
 
   it('a long list in chunks of at most CHUNK_BYTES, characters outside Latin-1 as UTF-8, none split between chunks wrongly', async () => {
