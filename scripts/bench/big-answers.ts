@@ -1,9 +1,10 @@
 // Issue 12's event loop and memory, for the largest answers the service makes
 // whole in memory: a two-year summary/ by day, service and status (JSON and
-// CSV) and two years of disabled-time/. Each is asked BENCH_ROUNDS (3) times of
-// one service process (WORKERS=1, the workers' V8 flags), while a client asks
-// /healthz of the same process every 2 ms: its slowest answer is how long other
-// requests on that worker waited. Then the process's peak RSS.
+// CSV) and two years of disabled-time/ (JSON and its calendar feed). Each is
+// asked BENCH_ROUNDS (3) times of one service process (WORKERS=1, the workers'
+// V8 flags), while a client asks /healthz of the same process every 2 ms: its
+// slowest answer is how long other requests on that worker waited. Then the
+// process's peak RSS.
 //
 //   BENCH_BOOKINGS=1000000 npx tsx scripts/bench/big-answers.ts
 //   OTHER=<a built copy's dist/> ...   the same of that build, in turn with this one (say, a `cp -r dist`
@@ -25,6 +26,7 @@ const ANSWERS = [
   ['summary/ JSON', `${PREFIX}/summary?start=2025-01-01&end=2026-12-31&group_by=day,service,status`],
   ['summary/ CSV', `${PREFIX}/summary?start=2025-01-01&end=2026-12-31&group_by=day,service,status&format=csv`],
   ['disabled-time/', `${PREFIX}/disabled-time?start=2025-01-01&end=2026-12-31`],
+  ['disabled-time/ feed (ICS)', `${PREFIX}/disabled-time?start=2025-01-01&end=2026-12-31&format=ics`],
 ] as const
 
 const { mariadb, children } = await startBenchDatabase()

@@ -183,13 +183,13 @@ export async function* slotsIcsChunks(
   yield* body.end()
 }
 
-/** The feed of `disabled-time/?format=ics`, in one string: the periods are in memory already, as for its JSON. */
-export function disabledTimeIcs(
+/** The feed of `disabled-time/?format=ics` in pieces, for lineChunks (http/text-chunks.ts) to send: the calendar's start, an event per period, its end. The periods are in memory already, as for its JSON. */
+export function* disabledTimeIcsLines(
   periods: readonly ExpandedPeriod[],
   calendar: { name: string; timezone: string | undefined },
   context: EventContext,
-): string {
-  let out = calendarStart(calendar.name, calendar.timezone)
-  for (const period of periods) out += disabledEvent(period, context)
-  return out + CALENDAR_END
+): Generator<string> {
+  yield calendarStart(calendar.name, calendar.timezone)
+  for (const period of periods) yield disabledEvent(period, context)
+  yield CALENDAR_END
 }

@@ -10,10 +10,11 @@ import { resolveService } from '../domain/services.ts'
 import { decodeSlug } from '../domain/slugs.ts'
 import { todayInZone, type SiteZone } from '../domain/zone-offsets.ts'
 import { invalidParams } from '../errors.ts'
-import { disabledTimeIcs, publicHost, slotsIcsChunks, utcDateTime, type EventContext } from '../http/ics.ts'
+import { disabledTimeIcsLines, publicHost, slotsIcsChunks, utcDateTime, type EventContext } from '../http/ics.ts'
 import { startIterating, streamBody } from '../http/stream-body.ts'
 import { addRowsSent, countRowsSent } from '../http/response-locals.ts'
-import { cutWholeAnswerWhenClientStopsReading, signalClientGone } from '../http/cut-answer.ts'
+import { signalClientGone } from '../http/cut-answer.ts'
+import { lineChunks } from '../http/text-chunks.ts'
 
 const CONTENT_TYPE = 'text/calendar; charset=utf-8'
 
@@ -66,6 +67,6 @@ export async function sendDisabledTimeFeed(deps: Deps, req: Request, res: Respon
   })
   addRowsSent(res, answer.disabled_times.length)
   feedHeaders(res, 'disabled-times.ics')
-  res.send(disabledTimeIcs(answer.disabled_times, { name: 'Disabled times', timezone: calendarZone(zone) }, eventContext(req, deps)))
-  cutWholeAnswerWhenClientStopsReading(res, deps.config.sendTimeoutMs)
+  const feed = disabledTimeIcsLines(answer.disabled_times, { name: 'Disabled times', timezone: calendarZone(zone) }, eventContext(req, deps))
+  await streamBody(res, lineChunks(feed), deps.config.sendTimeoutMs)
 }

@@ -204,3 +204,46 @@ describe('GET disabled-time/', () => {
     })
   })
 })
+
+describe('GET disabled-time/, a long answer', () => {
+  let db: TestDatabase
+  let t: TestApp
+
+  before(async () => {
+    db = await createTestDatabase('disabled_long')
+    await loadSite(db)
+    // Six windows a weekday for two services: about 8,700 periods in two years, 1.8 MB of JSON.
+    const rules = []
+    for (const service of [HAIRCUT, STRIZHKA]) {
+      for (let weekday = 0; weekday < 7; weekday++) {
+        for (let hour = 8; hour < 20; hour += 2) {
+          rules.push({ id: rules.length + 1, service_id: service, rule_type: 'weekly', weekday, time_from: `${hour}:00:00`, time_to: `${hour}:30:00`, note: 'Пауза ☕' })
+        }
+      }
+    }
+    await db.insert('booking_calendar_disabled_times', rules)
+    t = createTestApp(db, { now: () => NOW })
+  })
+  after(async () => {
+    await t.close()
+    await db.drop()
+  })
+
+  it('two years, as JSON and as a feed: sent as the client reads (chunked, no Content-Length), JSON byte for byte JSON.stringify\'s; a short answer whole, with its length', async () => {
+    const json = await request(t.app).get(`${URL}?start=2025-01-01&end=2026-12-31`).expect(200)
+    const feed = await request(t.app).get(`${URL}?start=2025-01-01&end=2026-12-31&format=ics`).expect(200)
+    for (const long of [json, feed]) {
+      expect(long.headers['transfer-encoding']).to.equal('chunked')
+      expect(long.headers).not.to.have.property('content-length')
+    }
+    expect(Buffer.byteLength(json.text)).to.be.above(512 * 1024)
+    expect(json.text).to.equal(JSON.stringify(json.body))
+    expect(json.text).to.include('"note":"Пауза ☕"')
+    expect(json.body.total).to.equal(json.body.disabled_times.length)
+    expect(feed.text.split('BEGIN:VEVENT')).to.have.length(json.body.total + 1)
+    expect(feed.text.endsWith('END:VCALENDAR\r\n')).to.equal(true)
+    const short = await request(t.app).get(`${URL}?start=2026-11-23&end=2026-11-24`).expect(200)
+    expect(short.headers['content-length']).to.equal(String(Buffer.byteLength(short.text)))
+    expect(short.body.total).to.equal(12 * 2)
+  })
+})
