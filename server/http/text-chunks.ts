@@ -1,13 +1,15 @@
-// Answers built whole in memory (summary/, disabled-time/) written as UTF-8
-// chunks, piece by piece, for streamBody (stream-body.ts) to send: a small one
-// at once with its Content-Length, a long one chunk by chunk as the client reads.
+// Answers built whole in memory (summary/ as JSON or CSV, disabled-time/ as
+// JSON or a feed) written as UTF-8 chunks, piece by piece, for streamBody
+// (stream-body.ts) to send: a small one at once with its Content-Length, a long
+// one chunk by chunk as the client reads.
 //
-// Written whole (res.json), a two-year summary/ by day, service and status
-// (47 MB of JSON at a million bookings) held its worker's event loop for 1.1 to
-// 1.8 s: JSON.stringify's one string, then its encoding, which cost five times
-// as much when one character of it (a Cyrillic slug) was outside Latin-1.
-// Other requests on that worker waited as long (scripts/bench/big-answers.ts).
-// Now each chunk of about 64 KiB is made in its own turn of the event loop.
+// Written as one string (res.json), a two-year summary/ by day, service and
+// status (47 MB of JSON at a million bookings) held its worker's event loop for
+// 1.1 to 2.2 s: JSON.stringify's string, then its UTF-8 bytes, which took
+// several times as long when one character of it (a Cyrillic slug) was outside
+// Latin-1. Other requests on that worker waited as long, and the worker's RSS
+// reached 606 MB (scripts/bench/big-answers.ts). Now each chunk of about 64 KiB
+// is made in its own turn of the event loop.
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { Utf8Chunks } from './stream-body.ts'
 
