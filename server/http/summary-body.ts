@@ -29,8 +29,3 @@ export function* summaryCsvLines(answer: SummaryAnswer, fields: readonly string[
     yield `${columns.map((column) => csvCell(group[column as keyof typeof group])).join(',')}\r\n`
   }
 }
-
-/** The whole CSV as one string. */
-export function summaryCsv(answer: SummaryAnswer, fields: readonly string[] | undefined): string {
-  return [...summaryCsvLines(answer, fields)].join('')
-}

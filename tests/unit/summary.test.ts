@@ -7,7 +7,7 @@ import { readRule, type ValidRule } from '../../server/domain/rules.ts'
 import {
   mergeIntervals, occupancyOf, OpenMinutes, parseGroupBy, periodStartOf, periodsOf, resolveSummaryRange, splitByBookingDate, startOfWeekFrom, summarize,
 } from '../../server/domain/summary.ts'
-import { summaryColumns, summaryCsv } from '../../server/http/summary-body.ts'
+import { summaryColumns, summaryCsvLines } from '../../server/http/summary-body.ts'
 
 const clock = new WallClock({ kind: 'iana', name: 'Europe/Berlin' })
 
@@ -234,17 +234,17 @@ describe('splitByBookingDate: a long range of booking dates in two halves that m
   })
 })
 
-describe('summaryCsv', () => {
+describe('summaryCsvLines', () => {
   it('keys of the dimensions, then the measures; _fields keeps the named columns in order', () => {
     expect(summaryColumns(['week', 'status'], undefined)).to.deep.equal(['period_start', 'period_end', 'status', 'bookings', 'all_day_bookings', 'booked_minutes', 'open_minutes', 'occupancy'])
     expect(summaryColumns(['service'], ['occupancy', 'service_slug'])).to.deep.equal(['service_slug', 'occupancy'])
   })
   it('cells as slots/ writes them: null empty, a formula-like slug guarded', () => {
-    const csv = summaryCsv({
+    const csv = [...summaryCsvLines({
       groups: [{ service_id: 1, service_slug: '=cmd', bookings: 1, all_day_bookings: 0, booked_minutes: 60, open_minutes: null, occupancy: null }],
       totals: { bookings: 1, all_day_bookings: 0, booked_minutes: 60, open_minutes: null, occupancy: null },
       start: '2026-11-01', end: '2026-11-30', timezone: 'UTC', group_by: ['service'], filter_by: 'booking_date',
-    }, undefined)
+    }, undefined)].join('')
     expect(csv).to.equal('service_id,service_slug,bookings,all_day_bookings,booked_minutes,open_minutes,occupancy\r\n1,\'=cmd,1,0,60,,\r\n')
   })
 })
