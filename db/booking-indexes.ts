@@ -11,7 +11,7 @@
 // The plugin ships no such index and an operator may add or drop one at any
 // time, so the service looks, and names the index only while it is there.
 import { sql } from 'kysely'
-import type { Db } from './connect.ts'
+import type { Db } from './database.ts'
 
 /** How often the index list is read again: an index an operator adds is used from then on. */
 export const INDEX_REFRESH_MS = 5 * 60_000

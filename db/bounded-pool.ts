@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto'
 import { createConnection, type Pool, type PoolConnection } from 'mysql2'
 import { takeRowPackets, type RowPacketSink } from './row-packets.ts'
 import { withValuesInlined } from './inline-values.ts'
+import type { Admission, StreamGate } from './stream-gate.ts'
 
 /** No connection became free in time, or none could be made: answered 503 rest_database_unavailable. */
 export class DbUnavailableError extends Error {
@@ -112,6 +113,8 @@ export interface BoundedPoolOptions {
   kill: KillTarget
   /** Says which pool a refusal came from, for the sentence a client reads. */
   purpose: string
+  /** The stream pool's line: a permit of the whole service's budget before a connection (db/stream-gate.ts). */
+  gate?: StreamGate
 }
 
 export class BoundedPool {
@@ -130,14 +133,22 @@ export class BoundedPool {
   get inUse(): number { return this.#inUse }
   get waiting(): number { return this.#waiting.length }
 
-  async acquire(): Promise<Lease> {
-    // A free permit is taken at once: an await of it would cost a turn of the microtask queue.
-    if (this.#inUse < this.#options.size) this.#inUse++
-    else await this.#permit()
+  /** `admission`: who asks, for the gate's line (stream pool only); its signal ends the wait when the client hangs up. */
+  async acquire(admission?: Admission): Promise<Lease> {
+    const leaveGate = this.#options.gate ? await this.#options.gate.enter(admission ?? { caller: 'unknown' }) : undefined
     try {
-      return this.#lease(await this.#connect())
+      // A free permit is taken at once: an await of it would cost a turn of the microtask queue.
+      if (this.#inUse < this.#options.size) this.#inUse++
+      else await this.#permit()
+    } catch (error) {
+      leaveGate?.()
+      throw error
+    }
+    try {
+      return this.#lease(await this.#connect(), leaveGate)
     } catch (error) {
       this.#freePermit()
+      leaveGate?.()
       throw error
     }
   }
@@ -184,7 +195,7 @@ export class BoundedPool {
     return new Promise((resolve, reject) => this.raw.getConnection((error, connection) => (error ? reject(error) : resolve(connection))))
   }
 
-  #lease(connection: PoolConnection): Lease {
+  #lease(connection: PoolConnection, leaveGate: (() => void) | undefined): Lease {
     const { statementTimeoutMs, kill } = this.#options
     let running = false
     let broken = false
@@ -212,6 +223,7 @@ export class BoundedPool {
         connection.release()
       }
       this.#freePermit()
+      leaveGate?.()
     }
     const lease: Lease = {
       connection,

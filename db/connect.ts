@@ -2,8 +2,9 @@
 // MysqlDialect streams from) whose every session is read-only and bounded in time.
 import { Kysely, MysqlDialect, OperationNodeTransformer, type MysqlPool, type MysqlPoolConnection, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type TableNode, type UnknownRow } from 'kysely'
 import { createPool, type Pool } from 'mysql2'
-import type { Database } from './database.ts'
+import type { Database, Db } from './database.ts'
 import { BoundedPool } from './bounded-pool.ts'
+import { createLocalGate, DEFAULT_QUEUE_LENGTH, DEFAULT_QUEUE_TIMEOUT_MS, DEFAULT_STREAM_CONNECTIONS, type StreamGate } from './stream-gate.ts'
 import { formatStatement } from './inline-values.ts'
 import { stopBookingIndexes, watchBookingIndexes } from './booking-indexes.ts'
 
@@ -26,7 +27,17 @@ export interface DbSettings extends DatabaseSettings {
   queryTimeoutMs: number
   /** How long a request waits for a free connection before 503 (DB_ACQUIRE_TIMEOUT_MS). */
   acquireTimeoutMs?: number
+  /** The longest wait in line for a stream permit (DB_QUEUE_TIMEOUT_MS). */
+  queueTimeoutMs?: number
+  /** At most this many wait in line (DB_QUEUE_LENGTH). */
+  queueLength?: number
+  /**
+   * Where stream permits come from: the cluster's primary under WORKERS > 1
+   * (server/stream-permits.ts); by default a line in this process.
+   */
+  streamGate?: StreamGate
 }
+
 
 /** Our own statement timer runs this much past QUERY_TIMEOUT_MS, so the server's own cancel normally comes first. */
 export const STATEMENT_TIMER_MARGIN_MS = 1_000
@@ -38,9 +49,11 @@ export const STATEMENT_TIMER_MARGIN_MS = 1_000
 export interface DbPools {
   short: BoundedPool
   stream: BoundedPool
+  /** The line in front of `stream` (its stats for GET /metrics). */
+  gate: StreamGate
 }
 
-export type Db = Kysely<Database>
+export type { Db }
 
 export interface DbHandle {
   db: Db
@@ -84,12 +97,20 @@ export class TablePrefixPlugin implements KyselyPlugin {
 export function createDb(settings: DbSettings): DbHandle {
   const acquireTimeoutMs = settings.acquireTimeoutMs ?? 1_000
   const kill = { host: settings.host, port: settings.port, user: settings.user, password: settings.password }
-  const bounded = (size: number, purpose: string) => new BoundedPool(createRawPool(settings, size), {
-    size, acquireTimeoutMs, statementTimeoutMs: settings.queryTimeoutMs + STATEMENT_TIMER_MARGIN_MS, kill, purpose,
+  const bounded = (size: number, purpose: string, gate?: StreamGate) => new BoundedPool(createRawPool(settings, size), {
+    size, acquireTimeoutMs, statementTimeoutMs: settings.queryTimeoutMs + STATEMENT_TIMER_MARGIN_MS, kill, purpose, gate,
+  })
+  const streamConnections = settings.streamConnections ?? DEFAULT_STREAM_CONNECTIONS
+  // This process may be granted every permit of the service's budget, so its own pool has room for all of them.
+  const gate = settings.streamGate ?? createLocalGate({
+    permits: streamConnections,
+    maxWaiting: settings.queueLength ?? DEFAULT_QUEUE_LENGTH,
+    timeoutMs: settings.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS,
   })
   const pool: DbPools = {
     short: bounded(settings.poolSize, 'this request'),
-    stream: bounded(settings.streamConnections ?? 4, 'a streamed answer'),
+    stream: bounded(streamConnections, 'a streamed answer', gate),
+    gate,
   }
   const db = new Kysely<Database>({
     dialect: new MysqlDialect({ pool: kyselyPool(pool.short) }),

@@ -2,7 +2,7 @@
 // unprefixed names; connect.ts applies the site's prefix. DATE, DATETIME and
 // TIME columns arrive as strings (mysql2 dateStrings): they are site wall-clock
 // values, and the zero date must survive as '0000-00-00 00:00:00'.
-import type { ColumnType } from 'kysely'
+import type { ColumnType, Kysely } from 'kysely'
 
 type ReadOnly<T> = ColumnType<T, never, never>
 
@@ -62,3 +62,6 @@ export interface Database {
   booking_calendar_bookings: BookingsTable
   booking_calendar_disabled_times: DisabledTimesTable
 }
+
+/** The typed handle every query of db/ is built on (made by db/connect.ts). */
+export type Db = Kysely<Database>

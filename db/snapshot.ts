@@ -8,6 +8,7 @@ import type { CompiledQuery } from 'kysely'
 import { DbTimeoutError, type BoundedPool, type GoneSignal, type Lease } from './bounded-pool.ts'
 import { takeRowPackets, type RowPacketSink } from './row-packets.ts'
 import { withValuesInlined } from './inline-values.ts'
+import type { Admission } from './stream-gate.ts'
 
 export interface Snapshot {
   /** All rows of a small query. */
@@ -36,10 +37,14 @@ export interface BatchOptions<R> {
   sink?: RowPacketSink<R>
 }
 
-/** `signal`: the client is gone; what still runs for it fails at once with its reason, and is killed. */
-export async function readSnapshot<T>(pool: BoundedPool, work: (snapshot: Snapshot) => Promise<T>, options: { signal?: GoneSignal } = {}): Promise<T> {
-  const { signal } = options
-  const lease = await pool.acquire()
+/**
+ * `admission.signal`: the client is gone; what still runs for it fails at once
+ * with its reason, and is killed. `admission.caller`: who waits in the stream pool's line.
+ */
+export async function readSnapshot<T>(pool: BoundedPool, work: (snapshot: Snapshot) => Promise<T>, options: { admission?: Admission } = {}): Promise<T> {
+  const { admission } = options
+  const signal = admission?.signal
+  const lease = await pool.acquire(admission)
   const snapshot: Snapshot = {
     rows: (query) => lease.query(query.sql, query.parameters, signal),
     batches: (query, batchOptions) => readBatches(lease, query, batchOptions, signal),

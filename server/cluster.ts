@@ -7,6 +7,8 @@ import { spawnSync } from 'node:child_process'
 import cluster, { type Worker } from 'node:cluster'
 import { AggregatorRegistry, type Registry } from 'prom-client'
 import type { Logger } from 'pino'
+import type { FairQueueOptions } from '../db/fair-queue.ts'
+import { servePermits } from './stream-permits.ts'
 
 const METRICS_ASKED = 'booking-calendar-api:metrics-asked'
 const METRICS_ANSWERED = 'booking-calendar-api:metrics-answered'
@@ -74,8 +76,20 @@ export function refusedV8Flags(flags: readonly string[]): string | undefined {
   return run.stderr.split('\n').find((line) => line.trim() !== '')?.trim() ?? 'it did not start'
 }
 
-export function runPrimary(options: { workers: number; graceMs: number; log: Logger; v8Flags: readonly string[] }): void {
+export interface PrimaryOptions {
+  workers: number
+  graceMs: number
+  log: Logger
+  v8Flags: readonly string[]
+  /** DB_STREAM_CONNECTIONS' line, held here for every worker (server/stream-permits.ts). */
+  permits: FairQueueOptions
+  /** Each worker as it is forked, for whatever else the primary shares with it (auth verdicts). */
+  onFork?: (worker: Worker) => void
+}
+
+export function runPrimary(options: PrimaryOptions): void {
   const { log, graceMs } = options
+  const permits = servePermits(options.permits)
   cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, options.v8Flags) })
   const aggregator = new AggregatorRegistry()
   let stopping = false
@@ -88,6 +102,8 @@ export function runPrimary(options: { workers: number; graceMs: number; log: Log
     const worker = cluster.fork()
     running.add(worker)
     closeHandoffsOfDeadWorker(worker)
+    permits.attach(worker)
+    options.onFork?.(worker)
     log.info({ workerId: worker.id, pid: worker.process.pid }, 'worker started')
   }
   const liveWorkers = () => [...running]

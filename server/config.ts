@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { parseZoneSetting, type SiteZone } from './domain/zone-offsets.ts'
 import type { DatabaseSettings, DbSettings } from '../db/connect.ts'
+import { DEFAULT_QUEUE_LENGTH, DEFAULT_QUEUE_TIMEOUT_MS, DEFAULT_STREAM_CONNECTIONS } from '../db/stream-gate.ts'
 import { parseBooleanWord, parseWholeNumber } from './parse-text.ts'
 
 /**
@@ -33,8 +34,12 @@ export interface Config {
   apiTokens: string[]
   exposeCustomerData: boolean
   dbPoolSize: number
-  /** Connections for streamed answers, apart from DB_POOL_SIZE's. */
+  /** Streamed answers running at once on the database, for the whole service whatever WORKERS is. */
   dbStreamConnections: number
+  /** How long a streamed answer waits in line for one of them before 503. */
+  dbQueueTimeoutMs: number
+  /** How many may wait in line; one more is refused at once with 503. */
+  dbQueueLength: number
   /** How long a request waits for a free database connection before 503. */
   dbAcquireTimeoutMs: number
   queryTimeoutMs: number
@@ -158,7 +163,9 @@ const envSchema = z.object({
   }),
   EXPOSE_CUSTOMER_DATA: booleanFlag('EXPOSE_CUSTOMER_DATA'),
   DB_POOL_SIZE: integer('DB_POOL_SIZE', 1, 200, 10),
-  DB_STREAM_CONNECTIONS: integer('DB_STREAM_CONNECTIONS', 1, 200, 4),
+  DB_STREAM_CONNECTIONS: integer('DB_STREAM_CONNECTIONS', 1, 200, DEFAULT_STREAM_CONNECTIONS),
+  DB_QUEUE_TIMEOUT_MS: integer('DB_QUEUE_TIMEOUT_MS', 0, 3_600_000, DEFAULT_QUEUE_TIMEOUT_MS),
+  DB_QUEUE_LENGTH: integer('DB_QUEUE_LENGTH', 0, 100_000, DEFAULT_QUEUE_LENGTH),
   DB_ACQUIRE_TIMEOUT_MS: integer('DB_ACQUIRE_TIMEOUT_MS', 1, 60_000, 1_000),
   QUERY_TIMEOUT_MS: integer('QUERY_TIMEOUT_MS', 1, 3_600_000, 10_000),
   SEND_TIMEOUT_MS: integer('SEND_TIMEOUT_MS', 1_000, 3_600_000, 30_000),
@@ -230,6 +237,7 @@ export function dbSettings(config: Config): DbSettings {
   return {
     ...config.database, tablePrefix: config.tablePrefix, poolSize: config.dbPoolSize, streamConnections: config.dbStreamConnections,
     queryTimeoutMs: config.queryTimeoutMs, acquireTimeoutMs: config.dbAcquireTimeoutMs,
+    queueTimeoutMs: config.dbQueueTimeoutMs, queueLength: config.dbQueueLength,
   }
 }
 
@@ -311,6 +319,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     exposeCustomerData: env.EXPOSE_CUSTOMER_DATA,
     dbPoolSize: env.DB_POOL_SIZE,
     dbStreamConnections: env.DB_STREAM_CONNECTIONS,
+    dbQueueTimeoutMs: env.DB_QUEUE_TIMEOUT_MS,
+    dbQueueLength: env.DB_QUEUE_LENGTH,
     dbAcquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS,
     queryTimeoutMs: env.QUERY_TIMEOUT_MS,
     sendTimeoutMs: env.SEND_TIMEOUT_MS,

@@ -82,6 +82,11 @@ export function toRestError(error: unknown): RestError | undefined {
   if ((typeof errno === 'number' && TIMEOUT_ERRNOS.has(errno)) || code === 'BC_DB_TIMEOUT') {
     return new RestError(504, 'rest_query_timeout', QUERY_TIMEOUT_MESSAGE, { retryAfterSeconds: 5 })
   }
+  // db/stream-gate.ts: the line for a stream permit is full, or the wait ran past DB_QUEUE_TIMEOUT_MS.
+  if (code === 'BC_DB_QUEUE_REFUSED') {
+    const refused = error as { message: string; retryAfterSeconds: number }
+    return new RestError(503, 'rest_database_unavailable', refused.message, { retryAfterSeconds: refused.retryAfterSeconds })
+  }
   // db/bounded-pool.ts: every connection busy past DB_ACQUIRE_TIMEOUT_MS. Busy, not down: retry soon.
   if (code === 'BC_DB_UNAVAILABLE') {
     return new RestError(503, 'rest_database_unavailable', 'All database connections are busy. Try again in a moment.', { retryAfterSeconds: 2 })

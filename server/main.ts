@@ -35,7 +35,10 @@ if (cluster.isPrimary && config.workers > 1) {
     process.stderr.write(`booking-calendar-api: WORKER_V8_FLAGS must be flags Node takes, or empty for V8's defaults (Node said: ${refused}).\n`)
     process.exit(1)
   }
-  runPrimary({ workers: config.workers, graceMs: config.shutdownGraceMs, log, v8Flags: config.workerV8Flags })
+  runPrimary({
+    workers: config.workers, graceMs: config.shutdownGraceMs, log, v8Flags: config.workerV8Flags,
+    permits: { permits: config.dbStreamConnections, maxWaiting: config.dbQueueLength, timeoutMs: config.dbQueueTimeoutMs },
+  })
 } else {
   await serve(config, log)
 }
@@ -65,7 +68,9 @@ async function serve(config: Config, log: Logger): Promise<void> {
   // The first time zone a process names loads ICU's zone data: 12 to 26 ms
   // that otherwise held the first request's event loop (scripts/bench/phases.ts).
   isIanaZone('Etc/UTC')
-  const handle = createDb(dbSettings(config))
+  // In a worker, stream permits come from the primary: DB_STREAM_CONNECTIONS is the whole service's.
+  const streamGate = cluster.isWorker ? (await import('./stream-permits.ts')).createClusterGate(config.dbQueueTimeoutMs) : undefined
+  const handle = createDb({ ...dbSettings(config), streamGate })
   const app = createApp({ db: handle.db, pool: handle.pool, config, log })
   const server = createAppServer(app, { headersTimeoutMs: config.headersTimeoutMs }).listen(config.port, () => {
     log.info({ port: config.port, authMode: config.authMode, tablePrefix: config.tablePrefix }, 'listening')

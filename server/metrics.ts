@@ -63,6 +63,27 @@ export function createMetrics(options: { pool: DbPools; access: Access; token: s
     name: 'booking_calendar_db_stream_connections', help: 'Connections held by streamed answers (at most DB_STREAM_CONNECTIONS).', registers: [registry],
     collect() { this.set(pool.stream.inUse) },
   })
+  // The line for stream permits (API.md, "Under load"). Each worker counts its own requests; the primary sums them.
+  const gate = pool.gate.stats
+  new Gauge({
+    name: 'booking_calendar_db_queue_length', help: 'Streamed answers waiting in line for a permit of DB_STREAM_CONNECTIONS.', registers: [registry],
+    collect() { this.set(gate.waiting) },
+  })
+  new Gauge({
+    name: 'booking_calendar_db_stream_permits_in_use', help: 'Permits of DB_STREAM_CONNECTIONS held by streamed answers (the whole service\'s, summed over the workers).', registers: [registry],
+    collect() { this.set(gate.holding) },
+  })
+  const queueWait = new Histogram({
+    name: 'booking_calendar_db_queue_wait_seconds', help: 'Time streamed answers waited in line for a permit, granted or refused.',
+    buckets: [0.001, 0.01, 0.1, 0.5, 1, 2.5, 5, 10, 20, 30, 60], registers: [registry],
+  })
+  const refusals = new Counter({
+    name: 'booking_calendar_db_queue_refusals_total', help: 'Streamed answers refused 503 by the line, by reason (queue_full, waited_too_long).',
+    labelNames: ['reason'], registers: [registry],
+  })
+  for (const reason of ['queue_full', 'waited_too_long'] as const) refusals.inc({ reason }, 0)
+  gate.onWait = (seconds) => queueWait.observe(seconds)
+  gate.onRefusal = (reason) => refusals.inc({ reason })
   new Gauge({
     name: 'booking_calendar_db_pool_waiting', help: 'Requests waiting for a database connection.', registers: [registry],
     collect() { this.set(poolCounts(pool).waiting) },

@@ -2,7 +2,7 @@
 // order, on which page. No req or res here.
 import type { Db, DbPools } from '../../db/connect.ts'
 import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
-import type { GoneSignal } from '../../db/bounded-pool.ts'
+import type { Admission } from '../../db/stream-gate.ts'
 import {
   countBookings, findBookingsPage, findFirstBookingPackets, findFirstBookings, streamBookingPackets, streamBookings,
   type BookingColumns, type BookingFilter, type BookingRow, type BookingRowSink,
@@ -156,7 +156,9 @@ export async function answerSlots(
   pools: DbPools,
   params: SlotsQuery,
   options: {
-    mapping: BookingMapping; grouped: boolean; queryTimeoutMs: number; signal?: GoneSignal
+    mapping: BookingMapping; grouped: boolean; queryTimeoutMs: number
+    /** Who asks and the client's signal: an export waits in line for a stream permit as this caller (db/stream-gate.ts). */
+    admission?: Admission
     /** Where the body writes the bookings, when it takes them as bytes: a narrow answer is read into it at once. */
     sink?: AnswerSink | undefined
   },
@@ -224,7 +226,7 @@ export async function answerSlots(
     // A page is cut from the bookings in booking order, then grouped (at most per_page records held).
     if (grouped) records.sort((a, b) => a.service_id - b.service_id)
     await send(answerInMemory(total, { page, totalPages }, records))
-  }, { signal: options.signal })
+  }, { admission: options.admission })
 
   function answerInMemory(total: number, paging: SlotsAnswer['paging'], records: BookingRecord[]): SlotsAnswer {
     return { total, count: async () => total, paging, grouped, rowsInto: undefined, written: false, batches: fromArray([records]) }

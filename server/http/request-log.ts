@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto'
 import type { Request, RequestHandler } from 'express'
 import type { Logger } from 'pino'
 import { routeOf, statusSent } from './response-locals.ts'
+import type { Admission } from '../../db/stream-gate.ts'
 
 export function requestLog(log: Logger): RequestHandler {
   return (req, res, next) => {
@@ -25,6 +26,8 @@ export function requestLog(log: Logger): RequestHandler {
       requestLogger(req).info({
         method: req.method, path: req.originalUrl.split('?')[0], route: routeOf(res), status: statusSent(res),
         durationMs: Math.round(durationMs * 10) / 10, rowsSent: res.locals.rowsSent ?? 0, completed: res.writableFinished,
+        // How long a streamed answer waited in line for a database permit (http/admission.ts); absent for others.
+        queueWaitMs: (res.locals.admission as Admission | undefined)?.waitedMs,
       }, 'request')
     }
     res.on('finish', done)

@@ -2,6 +2,7 @@
 // feeds: format=ics"), called by those routes once the format is negotiated.
 import { addVary } from '../http/negotiate.ts'
 import type { Request, Response } from 'express'
+import { admitRequest } from '../http/admission.ts'
 import type { Deps } from '../deps.ts'
 import { answerSlots, bookingMapping, type SlotsQuery } from '../domain/slots.ts'
 import { answerDisabledTime, type DisabledTimeQuery } from '../domain/disabled-time.ts'
@@ -13,7 +14,6 @@ import { invalidParams } from '../errors.ts'
 import { disabledTimeIcsLines, publicHost, slotsIcsChunks, utcDateTime, type EventContext } from '../http/ics.ts'
 import { startIterating, streamBody } from '../http/stream-body.ts'
 import { addRowsSent, countRowsSent } from '../http/response-locals.ts'
-import { signalClientGone } from '../http/cut-answer.ts'
 import { lineChunks } from '../http/text-chunks.ts'
 
 const CONTENT_TYPE = 'text/calendar; charset=utf-8'
@@ -46,7 +46,7 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
   const feedParams: SlotsQuery = { ...params, ...range, service: service === undefined ? undefined : String(service.ID) }
   const calendar = { name: service ? `Bookings: ${decodeSlug(service.post_name)}` : 'Bookings', timezone: calendarZone(zone) }
   const context = eventContext(req, deps)
-  const options = { mapping: bookingMapping(zone, deps.exposeCustomer(req)), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs, signal: signalClientGone(res) }
+  const options = { mapping: bookingMapping(zone, deps.exposeCustomer(req)), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res) }
   await answerSlots(deps.db, deps.pool, feedParams, options, async (answer) => {
     const batches = req.method === 'HEAD' ? answer.batches : await startIterating(answer.batches)
     res.setHeader('X-WP-Total', String(answer.total ?? await answer.count()))

@@ -13,7 +13,8 @@ import { pagingLinks } from '../http/paging.ts'
 import { acceptedFormat, addVary } from '../http/negotiate.ts'
 import { sendSlotsFeed } from './feeds.ts'
 import { addRowsSent } from '../http/response-locals.ts'
-import { cutWholeAnswerWhenClientStopsReading, signalClientGone } from '../http/cut-answer.ts'
+import { cutWholeAnswerWhenClientStopsReading } from '../http/cut-answer.ts'
+import { admitRequest } from '../http/admission.ts'
 import type { Deps } from '../deps.ts'
 
 export const BOOKING_STATUSES = ['pending', 'booked', 'reject', 'completed', 'expired'] as const
@@ -57,7 +58,7 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   const grouped = !params.flat && !csv
   const mapping = bookingMapping(zone, deps.exposeCustomer(req))
   const slotsBody = new SlotsBody(csv ? 'csv' : 'json', params._fields, grouped, mapping)
-  const options = { mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, signal: signalClientGone(res), sink: slotsBody.sink }
+  const options = { mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res), sink: slotsBody.sink }
   await answerSlots(deps.db, deps.pool, params, options, async (answer) => {
     const head = req.method === 'HEAD'
     // A narrow report is read whole already; any other answer is read as it is

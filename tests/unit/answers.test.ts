@@ -62,7 +62,7 @@ function booking(id: number, serviceId = 12): BookingRow {
 }
 
 /** The bookings table as `rows` (already filtered and in order), with each call written down. */
-const clientGone = new AbortController().signal
+const clientGone = { caller: 'address:127.0.0.1', signal: new AbortController().signal }
 
 function slotsQueries(rows: BookingRow[], calls: string[]): SlotsQueries {
   const snapshot = {} as Snapshot
@@ -71,7 +71,7 @@ function slotsQueries(rows: BookingRow[], calls: string[]): SlotsQueries {
     ...serviceLookups(calls),
     readSnapshot: async (pool, work, options) => {
       // The pools are named by strings here: an answer without per_page may stream for minutes, on the stream pool.
-      calls.push(`snapshot ${pool as unknown as string}${options?.signal === clientGone ? ' until the client goes' : ''}`)
+      calls.push(`snapshot ${pool as unknown as string}${options?.admission === clientGone ? ' until the client goes' : ''}`)
       return await work(snapshot)
     },
     countBookings: async (_db, given, filter) => {
@@ -144,7 +144,7 @@ async function slots(query: Record<string, string>, rows: BookingRow[], options:
   const calls: string[] = []
   let sent: Sent | undefined
   await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
-    mapping: bookingMapping(berlin, false), grouped: options.grouped ?? false, queryTimeoutMs: 1234, signal: clientGone,
+    mapping: bookingMapping(berlin, false), grouped: options.grouped ?? false, queryTimeoutMs: 1234, admission: clientGone,
   }, async (answer) => {
     const batches: number[][] = []
     for await (const batch of answer.batches) batches.push(batch.map((record) => record.id))
@@ -262,7 +262,7 @@ describe('answerSlots: which queries answer slots/', () => {
       const { sink, ids: held, drops } = idSink()
       let sent: { total: number | undefined; counts: number[]; ids: number[] } | undefined
       await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
-        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, signal: clientGone, sink,
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission: clientGone, sink,
       }, async (answer) => {
         const total = answer.total
         const counts: number[] = []
@@ -334,7 +334,7 @@ describe('answerSlots: which queries answer slots/', () => {
       let total: number | undefined
       const counts: number[] = []
       await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, options.query ?? YEAR), {
-        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, signal: clientGone,
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission: clientGone,
       }, async (answer) => {
         for await (const count of answer.rowsInto!(sink)) {
           counts.push(count)
@@ -398,7 +398,7 @@ describe('answerSlots: which queries answer slots/', () => {
       const calls: string[] = []
       let total: number | undefined
       await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, {}), {
-        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, signal: clientGone,
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission: clientGone,
       }, async (answer) => {
         expect(answer.total).to.equal(undefined)
         total = await answer.count()
@@ -412,7 +412,7 @@ describe('answerSlots: which queries answer slots/', () => {
     for (const query of [{ service: '12' }, { per_page: '2', page: '1' }]) {
       let counted: [number | undefined, number] | undefined
       await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
-        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, signal: clientGone,
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission: clientGone,
       }, async (answer) => { counted = [answer.total, await answer.count()] }, slotsQueries([booking(1), booking(2), booking(3)], []))
       expect(counted, JSON.stringify(query)).to.deep.equal([3, 3])
     }

@@ -1,0 +1,155 @@
+// The line that streamed answers wait in for one of DB_STREAM_CONNECTIONS'
+// permits (API.md, "Under load"; docs/operations.md, "Under load"). Pure: no
+// I/O, its clock and timers given, so the rules are unit-tested on their own.
+// The same queue serves one process, or the cluster's primary on behalf of
+// every worker (server/stream-permits.ts).
+//
+// - First come, first served, except that a caller already holding a permit
+//   goes behind callers holding none (one script exporting in a loop must not
+//   starve a dashboard).
+// - At most `maxWaiting` wait; each waits at most `timeoutMs`. Either refusal
+//   carries a Retry-After estimated from the queue.
+
+export type RefusalReason = 'queue_full' | 'waited_too_long'
+
+export interface Refusal {
+  reason: RefusalReason
+  retryAfterSeconds: number
+}
+
+export interface FairQueueOptions {
+  /** Permits at once: DB_STREAM_CONNECTIONS. */
+  permits: number
+  /** Waiting at most: DB_QUEUE_LENGTH. */
+  maxWaiting: number
+  /** Longest wait: DB_QUEUE_TIMEOUT_MS. */
+  timeoutMs: number
+  now?: () => number
+  setTimer?: (run: () => void, ms: number) => unknown
+  clearTimer?: (timer: unknown) => void
+}
+
+/** What the queue tells the one who entered: exactly one of these, once. */
+export interface Entrant {
+  granted(): void
+  refused(refusal: Refusal): void
+}
+
+/** A place in the queue, or a permit once granted. leave() gives either back; it is idempotent. */
+export interface Ticket {
+  leave(): void
+}
+
+interface Waiter {
+  caller: string
+  entrant: Entrant
+  timer: unknown
+  ticket: TicketState
+}
+
+interface TicketState {
+  state: 'waiting' | 'holding' | 'gone'
+  caller: string
+  grantedAt: number
+}
+
+/** Before any permit was given back, a hold is guessed to take this long (a year's export at a million bookings takes about that). */
+export const FIRST_HOLD_GUESS_MS = 2_000
+/** Retry-After never says more than this (and, a hold taking some time, never less than a second). */
+export const MAX_RETRY_AFTER_SECONDS = 300
+
+export class FairQueue {
+  readonly #options: Required<FairQueueOptions>
+  readonly #waiting: Waiter[] = []
+  /** Permits held, by caller. */
+  readonly #held = new Map<string, number>()
+  #inUse = 0
+  /** The average time a permit was held, over the last few (an exponential moving average). */
+  #holdMs = FIRST_HOLD_GUESS_MS
+
+  constructor(options: FairQueueOptions) {
+    this.#options = {
+      now: Date.now,
+      setTimer: (run, ms) => setTimeout(run, ms),
+      clearTimer: (timer) => clearTimeout(timer as ReturnType<typeof setTimeout>),
+      ...options,
+    }
+  }
+
+  get inUse(): number { return this.#inUse }
+  get waiting(): number { return this.#waiting.length }
+  get permits(): number { return this.#options.permits }
+
+  /** Seconds until a request that joins the line now would likely get a permit. */
+  retryAfterSeconds(): number {
+    const { permits } = this.#options
+    const rounds = Math.ceil((this.#waiting.length + 1) / permits)
+    const seconds = Math.ceil((rounds * this.#holdMs) / 1000)
+    return Math.min(MAX_RETRY_AFTER_SECONDS, seconds)
+  }
+
+  /** Joins the line for `caller`. The entrant hears granted() or refused() once, unless it leaves first. */
+  enter(caller: string, entrant: Entrant): Ticket {
+    const ticket: TicketState = { state: 'waiting', caller, grantedAt: 0 }
+    const leave = () => this.#leave(ticket)
+    if (this.#inUse < this.#options.permits) {
+      this.#grant(ticket)
+      entrant.granted()
+      return { leave }
+    }
+    if (this.#waiting.length >= this.#options.maxWaiting) {
+      ticket.state = 'gone'
+      entrant.refused({ reason: 'queue_full', retryAfterSeconds: this.retryAfterSeconds() })
+      return { leave }
+    }
+    const waiter: Waiter = { caller, entrant, ticket, timer: undefined }
+    waiter.timer = this.#options.setTimer(() => {
+      if (ticket.state !== 'waiting') return
+      this.#remove(waiter)
+      ticket.state = 'gone'
+      entrant.refused({ reason: 'waited_too_long', retryAfterSeconds: this.retryAfterSeconds() })
+    }, this.#options.timeoutMs)
+    this.#waiting.push(waiter)
+    return { leave }
+  }
+
+  #grant(ticket: TicketState): void {
+    ticket.state = 'holding'
+    ticket.grantedAt = this.#options.now()
+    this.#inUse++
+    this.#held.set(ticket.caller, (this.#held.get(ticket.caller) ?? 0) + 1)
+  }
+
+  #leave(ticket: TicketState): void {
+    if (ticket.state === 'waiting') {
+      const waiter = this.#waiting.find((w) => w.ticket === ticket)!
+      this.#remove(waiter)
+      this.#options.clearTimer(waiter.timer)
+      ticket.state = 'gone'
+      return
+    }
+    if (ticket.state !== 'holding') return
+    ticket.state = 'gone'
+    this.#inUse--
+    const held = this.#held.get(ticket.caller)! - 1
+    if (held === 0) this.#held.delete(ticket.caller)
+    else this.#held.set(ticket.caller, held)
+    const heldMs = this.#options.now() - ticket.grantedAt
+    this.#holdMs = 0.8 * this.#holdMs + 0.2 * heldMs
+    this.#admitNext()
+  }
+
+  /** The freed permit goes to the first waiter whose caller holds none; failing that, to the first waiter. */
+  #admitNext(): void {
+    if (this.#inUse >= this.#options.permits || this.#waiting.length === 0) return
+    const next = this.#waiting.find((w) => !this.#held.has(w.caller)) ?? this.#waiting[0]!
+    this.#remove(next)
+    this.#options.clearTimer(next.timer)
+    this.#grant(next.ticket)
+    next.entrant.granted()
+  }
+
+  #remove(waiter: Waiter): void {
+    this.#waiting.splice(this.#waiting.indexOf(waiter), 1)
+  }
+}

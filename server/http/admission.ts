@@ -1,0 +1,27 @@
+// Who a streamed answer waits in line as (API.md, "Under load": fair between
+// callers): a credential, or without one the client's address. Credentials are
+// known only by a hash, never kept or logged (as the verdict cache keys them).
+import { createHash } from 'node:crypto'
+import type { Request, Response } from 'express'
+import type { Admission } from '../../db/stream-gate.ts'
+import { signalClientGone } from './cut-answer.ts'
+
+/** The caller's key: `credential:<hash>` for an Authorization header or a feed's access_token, else `address:<ip>`. */
+export function callerOf(req: Request): string {
+  const authorization = req.get('authorization')
+  const token = typeof req.query.access_token === 'string' ? req.query.access_token : undefined
+  const credential = authorization ?? token
+  if (credential) return `credential:${createHash('sha256').update(credential, 'utf8').digest('base64url').slice(0, 22)}`
+  return `address:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`
+}
+
+/**
+ * The request's admission: its caller and the signal of its client hanging up
+ * (which also ends a wait in line). Kept in res.locals, where the request's log
+ * line reads how long it waited (http/request-log.ts).
+ */
+export function admitRequest(req: Request, res: Response): Admission {
+  const admission: Admission = { caller: callerOf(req), signal: signalClientGone(res) }
+  res.locals.admission = admission
+  return admission
+}
