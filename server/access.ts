@@ -4,11 +4,11 @@
 // door: when WordPress cannot answer, the answer is 503. In token mode only,
 // a calendar feed may carry its token in the query string (feedToken).
 import { createHash, timingSafeEqual } from 'node:crypto'
-import type { AxiosInstance } from 'axios'
 import type { Request, RequestHandler } from 'express'
 import type { Logger } from 'pino'
 import type { Config } from './config.ts'
-import { RestError, WORDPRESS_AUTH_CODES } from './errors.ts'
+import { RestError } from './errors.ts'
+import { createWordPressCheck, sameOrigin, WordPressUnavailableError, type CheckCredentials, type WordPressCheckOptions } from './wordpress-check.ts'
 import { PREFIXES } from './routes/index.ts'
 
 export interface Access {
@@ -23,7 +23,6 @@ export interface Access {
 const authenticated = new WeakSet<Request>()
 
 const notLoggedIn = () => new RestError(401, 'rest_not_logged_in', 'You are not currently logged in.')
-const forbidden = () => new RestError(403, 'rest_forbidden', 'Sorry, you are not allowed to do that.')
 const authUnavailable = () =>
   new RestError(503, 'rest_auth_unavailable', 'The site cannot check credentials right now. Try again shortly.', { retryAfterSeconds: 5 })
 
@@ -85,16 +84,9 @@ function queryValues(query: Record<string, unknown>, name: string): string[] {
     .filter((value): value is string => typeof value === 'string')
 }
 
-/** A verdict WordPress gave: allowed, or the refusal to send (401 or 403). */
-type Verdict = { allowed: true } | { allowed: false; error: RestError }
-
-export interface AccessOptions {
-  /** The HTTP client for WordPress; tests pass one to count calls. */
-  http?: AxiosInstance
-  now?: () => number
-  /** Cached verdicts at most; the oldest go first. */
-  cacheSize?: number
-  timeoutMs?: number
+export interface AccessOptions extends WordPressCheckOptions {
+  /** Where verdicts come from: the primary's check under WORKERS > 1 (server/shared-verdicts.ts); by default one in this process. */
+  check?: CheckCredentials
 }
 
 export function createAccess(config: Config, log: Logger, options: AccessOptions = {}): Access {
@@ -124,105 +116,28 @@ export function createAccess(config: Config, log: Logger, options: AccessOptions
     return { guard, exposeCustomer, stats }
   }
 
-  const wordpressUrl = new URL(config.wordpressUrl!)
-  // axios is loaded only here, where WordPress is asked: with what it imports, it held 5 MB of
-  // heap, and an idle worker's RSS was 4 to 5 MB larger, in every mode (scripts/bench/README.md,
-  // sixteenth pass). Loaded as the service starts, so no request waits for it.
-  const http: Promise<AxiosInstance> = options.http ? Promise.resolve(options.http) : import('axios').then((module) => module.default.create())
-  http.catch(() => { /* the first credentials check reports it, as a 503 */ })
-  const now = options.now ?? Date.now
-  const cacheSize = options.cacheSize ?? 10_000
-  const ttlMs = config.authCacheSeconds * 1000
-  /** Verdicts by SHA-256 of the Authorization header, never the header itself. */
-  const cache = new Map<string, { verdict: Verdict; expires: number }>()
-  /** Calls under way, so concurrent requests with the same credentials share one. */
-  const inFlight = new Map<string, Promise<Verdict>>()
-
-  async function askWordPress(authorization: string): Promise<Verdict> {
-    stats.wordpressCalls++
-    let response
-    const timeoutMs = options.timeoutMs ?? 5_000
-    try {
-      response = await (await http).get(`${config.wordpressUrl}/wp-json/wp/v2/users/me`, {
-        params: { context: 'edit' },
-        headers: { Authorization: authorization, Accept: 'application/json' },
-        timeout: timeoutMs,
-        // The whole call, body included: axios's timeout (follow-redirects') stops at the
-        // headers, and a body that trickles in held the request for as long as it lasted.
-        signal: AbortSignal.timeout(timeoutMs),
-        // users/me is a few KB; a larger answer is no WordPress's, and is not held in memory.
-        maxContentLength: MAX_WORDPRESS_ANSWER_BYTES,
-        validateStatus: () => true,
-        maxRedirects: 3,
-        // Credentials never follow a redirect to another origin: another scheme, host or port is another site.
-        beforeRedirect: (redirect: { protocol?: string; hostname?: string; host?: string; port?: string | number }) => {
-          if (!sameOrigin(redirect, wordpressUrl)) throw new Error('redirect to another origin refused')
-        },
-        responseType: 'json',
-      })
-    } catch (error) {
-      log.warn({ err: { message: (error as Error).message, code: (error as { code?: string }).code } }, 'WordPress did not answer the credentials check')
-      throw authUnavailable()
-    }
-    const body = response.data as { code?: unknown; message?: unknown; capabilities?: Record<string, unknown> } | undefined
-    if (response.status === 200 && body && typeof body === 'object' && body.capabilities && typeof body.capabilities === 'object') {
-      return body.capabilities[config.authCapability] === true ? { allowed: true } : { allowed: false, error: forbidden() }
-    }
-    if (response.status === 401) {
-      // WordPress's own code passes through: incorrect_password, invalid_username, rest_not_logged_in…
-      const code = WORDPRESS_AUTH_CODES.find((known) => known === body?.code) ?? 'rest_not_logged_in'
-      const message = typeof body?.message === 'string' ? body.message.replace(/<[^>]*>/g, '').slice(0, 300) : 'You are not currently logged in.'
-      return { allowed: false, error: new RestError(401, code, message) }
-    }
-    if (response.status === 403) return { allowed: false, error: forbidden() }
-    log.warn({ status: response.status }, 'WordPress gave an unexpected answer to the credentials check')
-    throw authUnavailable()
-  }
-
-  async function verdictFor(authorization: string): Promise<Verdict> {
-    const key = sha256(authorization).toString('hex')
-    const cached = cache.get(key)
-    if (cached && cached.expires > now()) {
-      stats.cacheHits++
-      return cached.verdict
-    }
-    cache.delete(key)
-    let call = inFlight.get(key)
-    if (!call) {
-      call = askWordPress(authorization)
-        .then((verdict) => {
-          if (ttlMs > 0) {
-            if (cache.size >= cacheSize) cache.delete(cache.keys().next().value!)
-            cache.set(key, { verdict, expires: now() + ttlMs })
-          }
-          return verdict
-        })
-        .finally(() => inFlight.delete(key))
-      inFlight.set(key, call)
-    }
-    return call
-  }
+  const check = options.check ?? createWordPressCheck(
+    { wordpressUrl: config.wordpressUrl!, authCapability: config.authCapability, authCacheSeconds: config.authCacheSeconds }, log, options)
 
   const guard: RequestHandler = async (req, _res, next) => {
     if (req.method === 'OPTIONS') return next()
     const authorization = req.get('authorization')
     if (!authorization) throw notLoggedIn()
-    const verdict = await verdictFor(authorization)
-    if (!verdict.allowed) throw verdict.error
+    let answer
+    try {
+      answer = await check(authorization)
+    } catch (error) {
+      if (error instanceof WordPressUnavailableError) throw authUnavailable()
+      throw error
+    }
+    if (answer.source === 'cache') stats.cacheHits++
+    else if (answer.source === 'wordpress') stats.wordpressCalls++
+    const { verdict } = answer
+    if (!verdict.allowed) throw new RestError(verdict.status, verdict.code, verdict.message)
     pass(req)
     next()
   }
   return { guard, exposeCustomer, stats }
 }
 
-/** The most of WordPress's answer to the credentials check that is read (users/me is a few KB). */
-const MAX_WORDPRESS_ANSWER_BYTES = 1_000_000
-
-/** Whether a redirect (follow-redirects' options for the next request) stays on `site`'s scheme, host and port. */
-export function sameOrigin(redirect: { protocol?: string; hostname?: string; host?: string; port?: string | number }, site: URL): boolean {
-  const defaultPort = (protocol: string | undefined) => (protocol === 'https:' ? '443' : '80')
-  const port = redirect.port === undefined || redirect.port === '' ? defaultPort(redirect.protocol) : String(redirect.port)
-  return redirect.protocol === site.protocol &&
-    (redirect.hostname ?? redirect.host) === site.hostname.replace(/^\[(.*)\]$/, '$1') &&
-    port === (site.port || defaultPort(site.protocol))
-}
+export { sameOrigin }

@@ -3,15 +3,10 @@ import type { ErrorRequestHandler, Response } from 'express'
 import type { Logger } from 'pino'
 import { markCut } from './http/cut-answer.ts'
 import { requestLogger } from './http/request-log.ts'
+import { WORDPRESS_AUTH_CODES } from './wordpress-check.ts'
 
-/**
- * WordPress's own 401 codes (wp_authenticate(), application passwords) that the
- * `wordpress` mode passes on as WordPress gave them; any other becomes rest_not_logged_in.
- */
-export const WORDPRESS_AUTH_CODES = [
-  'incorrect_password', 'invalid_username', 'invalid_email', 'empty_username', 'empty_password',
-  'application_passwords_disabled', 'application_passwords_disabled_for_user', 'rest_not_logged_in',
-] as const
+// WordPress's own 401 codes, passed on as WordPress gave them (server/wordpress-check.ts).
+export { WORDPRESS_AUTH_CODES }
 
 /** Every code we send, spelt as WordPress spells them; a misspelt code fails to compile. */
 export type RestErrorCode =

@@ -35,9 +35,16 @@ if (cluster.isPrimary && config.workers > 1) {
     process.stderr.write(`booking-calendar-api: WORKER_V8_FLAGS must be flags Node takes, or empty for V8's defaults (Node said: ${refused}).\n`)
     process.exit(1)
   }
+  // AUTH_MODE=wordpress: the primary holds the one verdict cache and asks WordPress for every worker.
+  let verdicts: { attach(worker: import('node:cluster').Worker): void } | undefined
+  if (config.authMode === 'wordpress') {
+    const [{ createWordPressCheck }, { serveVerdicts }] = await Promise.all([import('./wordpress-check.ts'), import('./shared-verdicts.ts')])
+    verdicts = serveVerdicts(createWordPressCheck({ wordpressUrl: config.wordpressUrl!, authCapability: config.authCapability, authCacheSeconds: config.authCacheSeconds }, log))
+  }
   runPrimary({
     workers: config.workers, graceMs: config.shutdownGraceMs, log, v8Flags: config.workerV8Flags,
     permits: { permits: config.dbStreamConnections, maxWaiting: config.dbQueueLength, timeoutMs: config.dbQueueTimeoutMs },
+    onFork: (worker) => verdicts?.attach(worker),
   })
 } else {
   await serve(config, log)
@@ -71,7 +78,11 @@ async function serve(config: Config, log: Logger): Promise<void> {
   // In a worker, stream permits come from the primary: DB_STREAM_CONNECTIONS is the whole service's.
   const streamGate = cluster.isWorker ? (await import('./stream-permits.ts')).createClusterGate(config.dbQueueTimeoutMs) : undefined
   const handle = createDb({ ...dbSettings(config), streamGate })
-  const app = createApp({ db: handle.db, pool: handle.pool, config, log })
+  // In a worker, credentials are checked by the primary, whose verdicts every worker shares.
+  const access = cluster.isWorker && config.authMode === 'wordpress'
+    ? (await import('./access.ts')).createAccess(config, log, { check: (await import('./shared-verdicts.ts')).askPrimaryForVerdicts({ timeoutMs: 7_000 /* WordPress's own bound, 5 s, and some */ }) })
+    : undefined
+  const app = createApp({ db: handle.db, pool: handle.pool, config, log, access })
   const server = createAppServer(app, { headersTimeoutMs: config.headersTimeoutMs }).listen(config.port, () => {
     log.info({ port: config.port, authMode: config.authMode, tablePrefix: config.tablePrefix }, 'listening')
   })

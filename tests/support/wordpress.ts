@@ -3,7 +3,7 @@
 // passwords, services written by wp_insert_post, and a must-use plugin that
 // lets a test make WordPress slow or failing.
 import { join } from 'node:path'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { installSitePhp, prepareWordPress, quotePhp } from '../../scripts/wordpress.ts'
 import { testServer, type TestDatabase } from './database.ts'
 
@@ -14,6 +14,8 @@ export interface WordPressSite {
   subscriber: string
   /** Post IDs of the services WordPress created, by title. */
   services: Record<string, number>
+  /** How many requests for users/me (the credentials check) WordPress has had. */
+  credentialChecks(): number
   /** Makes WordPress sleep (`slow`) or answer 500 (`fail`) on every request. */
   misbehave(how: 'slow' | 'fail' | 'well'): void
   stop(): Promise<void>
@@ -32,7 +34,10 @@ export async function startWordPress(db: TestDatabase): Promise<WordPressSite> {
     prefix: db.prefix,
   })
   const flag = join(wp.dir, 'misbehave')
+  const checks = join(wp.dir, 'credential-checks')
+  writeFileSync(checks, '')
   writeFileSync(join(wp.root, 'wp-content', 'mu-plugins', 'test-misbehave.php'), `<?php
+if (strpos($_SERVER['REQUEST_URI'] ?? '', '/users/me') !== false) file_put_contents(${quotePhp(checks)}, "x\\n", FILE_APPEND | LOCK_EX);
 $how = @file_get_contents(${quotePhp(flag)});
 if ($how === 'slow') sleep(5);
 if ($how === 'fail') { http_response_code(500); echo 'Internal Server Error'; exit; }
@@ -55,6 +60,7 @@ echo json_encode(['admin' => $admin_password, 'subscriber' => $subscriber_passwo
     admin: `admin:${installed.admin}`,
     subscriber: `subscriber:${installed.subscriber}`,
     services: installed.services,
+    credentialChecks: () => readFileSync(checks, 'utf8').length / 2,
     misbehave: (how) => writeFileSync(flag, how === 'well' ? '' : how),
     start: wp.start,
     stop: wp.stop,
