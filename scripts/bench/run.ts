@@ -23,6 +23,7 @@ import type { BenchContext, Load, Serial } from './context.ts'
 import { deepPageLine } from './deep-page.ts'
 import { benchSummary } from './summary.ts'
 import { benchIcs } from './ics.ts'
+import { benchConcurrentReports } from './concurrent-reports.ts'
 import { PhaseClock, phaseTable, readTraces, stallCulprits, stallLessWaitForCore } from './phase-report.ts'
 
 if (process.env.BENCH_BOOKINGS === undefined) {
@@ -59,14 +60,6 @@ const CONNECTIONS = 10
 /** Concurrent full exports in the phase that measures memory and starvation under bulk load. */
 const CONCURRENT_EXPORTS = 4
 const WORKERS = Number(process.env.WORKERS ?? availableParallelism())
-/**
- * Stream connections per worker, so that every one of the load's connections may stream at once
- * (an operator sizes it for the exports expected). As many as the load has: node:cluster hands
- * each new connection to whichever worker is free first, not in strict turn, and ten at once were
- * split 6 to 4 (three tries); with CONNECTIONS / WORKERS each, the busier worker's extra exports waited
- * DB_ACQUIRE_TIMEOUT_MS and got 503 (35 in (b)'s load at a million, fifteenth pass).
- */
-const STREAMS_PER_WORKER = CONNECTIONS
 const here = new URL('.', import.meta.url).pathname
 const repo = new URL('../../', import.meta.url).pathname
 const bin = (name: string) => join(repo, 'node_modules', '.bin', name)
@@ -345,7 +338,7 @@ async function startService(label: string, env: Record<string, string>): Promise
     '--import', join(here, 'event-loop.mjs'), join(repo, 'dist/server/main.js'),
   ], {
     env: {
-      ...process.env, PORT: String(port), LOG_LEVEL: 'warn', DB_POOL_SIZE: '10', DB_STREAM_CONNECTIONS: String(STREAMS_PER_WORKER), WORKERS: String(WORKERS), BENCH_EVENT_LOOP_DIR: eventLoopDir,
+      ...process.env, PORT: String(port), LOG_LEVEL: 'warn', WORKERS: String(WORKERS), BENCH_EVENT_LOOP_DIR: eventLoopDir,
       DATABASE_URL: `mysql://${READER.user}:${READER.password}@${mariadb.host}:${mariadb.port}/${BENCH_DATABASE}`, ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -652,6 +645,11 @@ table('', '### Other measurements (issues 10, 13, 14)', '')
 table(await phases.run('deep pages', () => deepPageLine(ctx.serviceUrl, ctx.bookings)))
 table(...await phases.run('summary', () => benchSummary(ctx)))
 table(...await phases.run('ICS feed', () => benchIcs(ctx)))
+// Issue 43: concurrent year reports beside the live site, at a million bookings (or when BENCH_ONLY names r).
+if (process.env.BENCH_ONLY === undefined ? BENCH_DATA.bookings >= 1_000_000 : ONLY.includes('r')) {
+  const report = BENCH_QUERIES.find((q) => q.key === 'b')!
+  verdicts.push(...await phases.run('concurrent reports', () => benchConcurrentReports(ctx, hidden.url, report.path, benchStatement('b', readerDb))))
+}
 
 // --- peak memory and event loop of every service process, over the whole bench ----
 const memory: Array<{ service: string; pid: number; role: string; mb: number }> = []
@@ -766,7 +764,7 @@ const header = `# Benchmark results
 
 \`npm run bench\` on ${new Date().toISOString().slice(0, 10)}: ${cpus().length} cores (${cpus()[0]?.model.trim()}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version},
 MariaDB ${spawnSync('mariadbd', ['--version'], { encoding: 'utf8' }).stdout.trim().split(/\s+/)[2] ?? ''}, ${BENCH_DATA.bookings.toLocaleString('en')} bookings over ${BENCH_DATA.years} years, ${BENCH_DATA.services} services, ${BENCH_DATA.rules} rules, with the recommended indexes.
-The service: \`WORKERS=${WORKERS}\`, \`DB_POOL_SIZE=10\`, \`DB_STREAM_CONNECTIONS=${STREAMS_PER_WORKER}\` (so the ${CONNECTIONS} concurrent exports of (b) all stream instead of some getting 503), one instance with customer data hidden and one with \`EXPOSE_CUSTOMER_DATA=true\`.
+The service: \`WORKERS=${WORKERS}\`, every other setting at its default (\`DB_POOL_SIZE\`, \`DB_STREAM_CONNECTIONS\` and the line for it: exports beyond it wait, never 503), \`LOG_LEVEL=warn\`; one instance with customer data hidden and one with \`EXPOSE_CUSTOMER_DATA=true\`.
 Loads by ${LOADER === 'wrk' ? 'wrk (one thread)' : 'autocannon'} from a second process, ${SECONDS} s each, after ${WARMUP_SECONDS} s of the same load unmeasured (every contender: the service, WordPress, the raw SQL in its own process, the HTTP floors); WordPress 6.1 (Debian) under \`php -S\` with 2 workers, OPcache on, memory_limit 256M.
 `
 if (!PARTIAL) {

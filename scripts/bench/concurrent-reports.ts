@@ -1,0 +1,181 @@
+// Concurrent reports beside a live site (issue 43; docs/performance.md):
+// REPORT_CLIENTS clients ask for the same year report, each as soon as its
+// last answer ended, for REPORT_SECONDS, while a probe asks WordPress's own
+// /wp-json/wp/v2/posts?per_page=5 every 200 ms (the site's visitors). In turn:
+// nothing else (idle), through WordPress's PHP route, through the service at
+// its default settings, and the floor: as many `mariadb` command-line clients
+// running the service's own statement. 2xx and other answers are counted apart.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { request, Agent } from 'node:http'
+import mysql from 'mysql2'
+import type { BenchContext, ReaderDb } from './context.ts'
+
+export const REPORT_CLIENTS = 16
+const REPORT_SECONDS = Number(process.env.BENCH_REPORT_SECONDS ?? 30)
+const PROBE_EVERY_MS = 200
+const PROBE_PATH = '/wp-json/wp/v2/posts?per_page=5'
+
+interface Tally {
+  ok: number
+  notOk: number
+  errors: number
+  /** Non-2xx statuses and errors seen, with their counts. */
+  kinds: Map<string, number>
+}
+
+interface ProbeResult { answered: number; sent: number; p50: number; p99: number }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+
+/** One GET, the body read and dropped; resolves with the status, or rejects on an error or `signal`. */
+function getAndDrop(url: string, agent: Agent, signal: AbortSignal, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent, signal, headers }, (res) => {
+      res.on('data', () => {})
+      res.on('end', () => resolve(res.statusCode!))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+/** The site's visitors: a GET every 200 ms until `until`, each timed; one still unanswered then is not. */
+async function probeSite(wordpressUrl: string, until: number, signal: AbortSignal): Promise<ProbeResult> {
+  const agent = new Agent({ keepAlive: false })
+  const latencies: number[] = []
+  const pending: Promise<void>[] = []
+  let sent = 0
+  while (Date.now() < until) {
+    const started = process.hrtime.bigint()
+    sent++
+    pending.push(getAndDrop(`${wordpressUrl}${PROBE_PATH}`, agent, signal).then((status) => {
+      if (status >= 200 && status < 300) latencies.push(Number(process.hrtime.bigint() - started) / 1e6)
+    }, () => {}))
+    await sleep(PROBE_EVERY_MS)
+  }
+  await Promise.all(pending)
+  latencies.sort((a, b) => a - b)
+  return { answered: latencies.length, sent, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
+}
+
+function tally(): Tally {
+  return { ok: 0, notOk: 0, errors: 0, kinds: new Map() }
+}
+
+function count(t: Tally, kind: string): void {
+  t.kinds.set(kind, (t.kinds.get(kind) ?? 0) + 1)
+}
+
+/** REPORT_CLIENTS HTTP clients asking `url` back to back until `until`; what ends after it is not counted. */
+async function httpReports(url: string, until: number, signal: AbortSignal, headers?: Record<string, string>): Promise<Tally> {
+  const t = tally()
+  await Promise.all(Array.from({ length: REPORT_CLIENTS }, async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    while (Date.now() < until) {
+      try {
+        const status = await getAndDrop(url, agent, signal, headers)
+        if (Date.now() > until) break
+        if (status >= 200 && status < 300) t.ok++
+        else {
+          t.notOk++
+          count(t, String(status))
+          // A refused client waits as a report tool would before asking again (at most a second here).
+          await sleep(Math.min(1_000, until - Date.now()))
+        }
+      } catch (error) {
+        if (signal.aborted) break
+        t.errors++
+        count(t, (error as { code?: string }).code ?? 'error')
+      }
+    }
+    agent.destroy()
+  }))
+  return t
+}
+
+/** REPORT_CLIENTS `mariadb` command-line clients running `statement` back to back until `until`. */
+async function mariadbReports(db: ReaderDb, statement: string, until: number): Promise<Tally> {
+  const t = tally()
+  const running = new Set<ChildProcess>()
+  const timer = setTimeout(() => { for (const child of running) child.kill('SIGKILL') }, Math.max(0, until - Date.now()))
+  await Promise.all(Array.from({ length: REPORT_CLIENTS }, async () => {
+    while (Date.now() < until) {
+      const child = spawn('mariadb', ['--quick', '--batch', '--skip-column-names', `--host=${db.host}`, `--port=${db.port}`, `--user=${db.user}`, `--password=${db.password}`, db.database, '-e', statement], { stdio: ['ignore', 'ignore', 'pipe'] })
+      running.add(child)
+      let stderr = ''
+      child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+      const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)))
+      running.delete(child)
+      if (Date.now() > until) break
+      if (code === 0) t.ok++
+      else {
+        t.errors++
+        count(t, stderr.trim().split('\n')[0]?.slice(0, 60) || `exit ${code}`)
+      }
+    }
+  }))
+  clearTimeout(timer)
+  return t
+}
+
+export interface ReportRun { tally?: Tally; probe: ProbeResult }
+
+/** One contender's load with the probe beside it (or the probe alone). */
+export async function reportLoad(wordpressUrl: string, contender: ((until: number, signal: AbortSignal) => Promise<Tally>) | undefined): Promise<ReportRun> {
+  const until = Date.now() + REPORT_SECONDS * 1000
+  const controller = new AbortController()
+  // Nothing goes on long past the window: what is still in flight 30 s after it is cut.
+  const stop = setTimeout(() => controller.abort(), REPORT_SECONDS * 1000 + 30_000)
+  const [tallied, probe] = await Promise.all([contender?.(until, controller.signal), probeSite(wordpressUrl, until, controller.signal)])
+  clearTimeout(stop)
+  controller.abort()
+  return { tally: tallied, probe }
+}
+
+function kindsOf(t: Tally | undefined): string {
+  return t && t.kinds.size > 0 ? ` (${[...t.kinds].map(([kind, n]) => `${n}× ${kind}`).join(', ')})` : ''
+}
+
+/**
+ * The load of issue 43. `serviceUrl`: a service at its default settings.
+ * `reportPath`: the year report's path and query under the namespace.
+ */
+export async function benchConcurrentReports(ctx: BenchContext, serviceUrl: string, reportPath: string, statement: { sql: string; values: unknown[] }): Promise<string[]> {
+  const verdicts: string[] = []
+  const wordpressReport = `${ctx.wordpressUrl}/wp-json/booking-calendar-bench/v1/${reportPath}`
+  const serviceReport = `${serviceUrl}/wp-json/booking-calendar/v1/${reportPath}`
+  const sql = mysql.format(statement.sql, statement.values as Parameters<typeof mysql.format>[1])
+  ctx.say(`concurrent reports: ${REPORT_CLIENTS} clients, ${REPORT_SECONDS} s each, probe ${PROBE_PATH} every ${PROBE_EVERY_MS} ms`)
+  const idle = await reportLoad(ctx.wordpressUrl, undefined)
+  const throughWordPress = await reportLoad(ctx.wordpressUrl, (until, signal) => httpReports(wordpressReport, until, signal))
+  const throughService = await reportLoad(ctx.wordpressUrl, (until, signal) => httpReports(serviceReport, until, signal))
+  const floor = await reportLoad(ctx.wordpressUrl, (until) => mariadbReports(ctx.readerDb, sql, until))
+
+  const ms = (n: number) => (Number.isNaN(n) ? '—' : n.toFixed(0))
+  const row = (label: string, run: ReportRun) => {
+    const t = run.tally
+    return `| ${label} | ${t ? t.ok : '—'} | ${t ? t.notOk : '—'}${kindsOf(t)} | ${t ? t.errors : '—'} | ${ms(run.probe.p50)} / ${ms(run.probe.p99)} | ${run.probe.answered} of ${run.probe.sent} |`
+  }
+  ctx.table('', `### Concurrent reports: ${REPORT_CLIENTS} clients asking for \`${reportPath}\` back to back for ${REPORT_SECONDS} s, beside the site`, '',
+    `The site's visitors: \`GET ${PROBE_PATH}\` of WordPress every ${PROBE_EVERY_MS} ms, timed to its last byte. The service runs at its default settings (\`DB_STREAM_CONNECTIONS\`, \`DB_QUEUE_*\`, \`WORKERS\` unset). The floor is ${REPORT_CLIENTS} \`mariadb\` command-line clients running the service's own statement (rows read and dropped).`, '',
+    '| reports through | reports done (2xx) | non-2xx | errors | the site\'s p50 / p99 ms meanwhile | probes answered |', '|---|---:|---:|---:|---|---:|',
+    row('nothing (idle)', idle),
+    row('WordPress\'s PHP route', throughWordPress),
+    row('the service, defaults', throughService),
+    row(`${REPORT_CLIENTS} \`mariadb\` clients (the floor)`, floor))
+  const service = throughService.tally!
+  verdicts.push(
+    ctx.verdict('concurrent reports: the service\'s non-2xx answers and errors', service.notOk + service.errors, 0, '×', 'lower'),
+    ctx.verdict('concurrent reports: the service\'s reports done, over WordPress\'s route\'s', service.ok / Math.max(1, throughWordPress.tally!.ok), 1, '×', 'higher'),
+    ctx.verdict('concurrent reports: the service\'s reports done, over the floor\'s (mariadb clients)', service.ok / Math.max(1, floor.tally!.ok), 0.8, '×', 'higher'),
+    ctx.verdict(`concurrent reports: the site's p99 while they go through the service, over its idle p99 (${ms(idle.probe.p99)} ms; through WordPress's route ${ms(throughWordPress.probe.p99)} ms)`,
+      throughService.probe.p99 / idle.probe.p99, 3, '×', 'lower'),
+  )
+  return verdicts
+}
