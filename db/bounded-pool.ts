@@ -89,6 +89,8 @@ function destroyConnection(connection: { destroy(): void }): void {
 
 export interface Lease {
   readonly connection: PoolConnection
+  /** Whether sinks get row packets on this lease (ROWS_AS_BYTES); when not, every row comes as an object. */
+  readonly rowPackets: boolean
   /**
    * One statement, bounded by the statement timer; a client gone (`signal`)
    * ends it at once. With a `sink`, its rows go to the sink as bytes when the
@@ -115,6 +117,8 @@ export interface BoundedPoolOptions {
   purpose: string
   /** The stream pool's line: a permit of the whole service's budget before a connection (db/stream-gate.ts). */
   gate?: StreamGate
+  /** Whether a statement given a sink hands it its row packets (ROWS_AS_BYTES, db/row-packets.ts); else rows come as objects. */
+  rowPackets?: boolean
 }
 
 export class BoundedPool {
@@ -225,8 +229,10 @@ export class BoundedPool {
       this.#freePermit()
       leaveGate?.()
     }
+    const rowPackets = this.#options.rowPackets ?? false
     const lease: Lease = {
       connection,
+      rowPackets,
       statementRunning: (value) => { running = value },
       marked,
       query: <R>(sql: string, values: readonly unknown[] = [], signal?: GoneSignal, sink?: RowPacketSink<R>) => new Promise<R[]>((resolve, reject) => {
@@ -260,7 +266,7 @@ export class BoundedPool {
             resolve(rows as R[])
           }
         })
-        if (sink) takeRowPackets(sent, sink)
+        if (sink && rowPackets) takeRowPackets(sent, sink)
       }),
       release: () => finish(false),
       abort: () => finish(true),

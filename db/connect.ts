@@ -6,6 +6,7 @@ import type { Database, Db } from './database.ts'
 import { BoundedPool } from './bounded-pool.ts'
 import { createLocalGate, DEFAULT_QUEUE_LENGTH, DEFAULT_QUEUE_TIMEOUT_MS, DEFAULT_STREAM_CONNECTIONS, type StreamGate } from './stream-gate.ts'
 import { formatStatement } from './inline-values.ts'
+import { installRowPacketTaking } from './row-packets.ts'
 import { stopBookingIndexes, watchBookingIndexes } from './booking-indexes.ts'
 
 /** Where the database is and who connects: DATABASE_URL or the WORDPRESS_DB_* names. */
@@ -31,6 +32,12 @@ export interface DbSettings extends DatabaseSettings {
   queueTimeoutMs?: number
   /** At most this many wait in line (DB_QUEUE_LENGTH). */
   queueLength?: number
+  /**
+   * ROWS_AS_BYTES: answers written from the rows' bytes (db/row-packets.ts,
+   * server/http/booking-list.ts); false sends every row through mysql2's
+   * objects and the record's way. Default true.
+   */
+  rowsAsBytes?: boolean
   /**
    * Where stream permits come from: the cluster's primary under WORKERS > 1
    * (server/stream-permits.ts); by default a line in this process.
@@ -97,8 +104,10 @@ export class TablePrefixPlugin implements KyselyPlugin {
 export function createDb(settings: DbSettings): DbHandle {
   const acquireTimeoutMs = settings.acquireTimeoutMs ?? 1_000
   const kill = { host: settings.host, port: settings.port, user: settings.user, password: settings.password }
+  // The one switch of the bytes-to-text path: off, no sink ever sees a row packet.
+  const rowPackets = settings.rowsAsBytes !== false && installRowPacketTaking()
   const bounded = (size: number, purpose: string, gate?: StreamGate) => new BoundedPool(createRawPool(settings, size), {
-    size, acquireTimeoutMs, statementTimeoutMs: settings.queryTimeoutMs + STATEMENT_TIMER_MARGIN_MS, kill, purpose, gate,
+    size, acquireTimeoutMs, statementTimeoutMs: settings.queryTimeoutMs + STATEMENT_TIMER_MARGIN_MS, kill, purpose, gate, rowPackets,
   })
   const streamConnections = settings.streamConnections ?? DEFAULT_STREAM_CONNECTIONS
   // This process may be granted every permit of the service's budget, so its own pool has room for all of them.

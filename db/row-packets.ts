@@ -13,6 +13,7 @@
 // arrive as objects, as before: a sink is told about a result it takes
 // (`accepts`), so a caller can tell the two apart.
 //
+// Installed by installRowPacketTaking (db/connect.ts, unless ROWS_AS_BYTES=false).
 // On the prototype, once, and not on each query: an accessor defined on an
 // object gives it a map of its own, in the old generation, which kept each
 // query's columns and much else alive through the scavenges until a
@@ -70,24 +71,55 @@ interface TakenQuery {
   bcSink?: RowPacketSink<unknown>
 }
 
-/** mysql2's Query.prototype, from a query made and never sent. */
-const QUERY_PROTOTYPE = Object.getPrototypeOf(createQuery('SELECT 1', [], undefined, {})) as object
+/**
+ * Whether this mysql2 has what the accessor below relies on: its createQuery,
+ * and a Query whose constructor assigns `_rowParser`. package.json pins mysql2
+ * to one version; tests/unit/mysql2-pin.test.ts fails loudly when a new one
+ * lacks these (docs/performance.md, "Moving the mysql2 pin").
+ */
+export function rowPacketSupport(): { ok: true } | { ok: false; missing: string } {
+  if (typeof createQuery !== 'function') return { ok: false, missing: 'mysql2.createQuery' }
+  const query = createQuery('SELECT 1', [], undefined, {}) as Record<string, unknown>
+  if (!('_rowParser' in query)) return { ok: false, missing: 'Query#_rowParser' }
+  return { ok: true }
+}
 
-Object.defineProperty(QUERY_PROTOTYPE, '_rowParser', {
-  configurable: true,
-  get(this: TakenQuery) {
-    return this.bcTaking ?? this.bcParser
-  },
-  // mysql2's Query constructor sets null, then readField the parser of each result.
-  set(this: TakenQuery, parser: Mysql2RowParser | null) {
-    this.bcParser = parser
-    this.bcTaking = null
-    const sink = this.bcSink
-    if (sink === undefined || parser === null) return
-    const columns = this._fields?.[this._resultIndex ?? 0]
-    if (columns && sink.accepts(columns)) this.bcTaking = takingParser(parser, sink)
-  },
-})
+let installed = false
+
+/**
+ * Makes `_rowParser` an accessor of mysql2's Query.prototype, once per process,
+ * so that a query given a sink (takeRowPackets) hands it its row packets.
+ * False, and nothing changed, when this mysql2 lacks what it relies on: rows
+ * then arrive as objects, as they do with ROWS_AS_BYTES=false.
+ */
+export function installRowPacketTaking(): boolean {
+  if (installed) return true
+  if (!rowPacketSupport().ok) return false
+  const prototype = Object.getPrototypeOf(createQuery('SELECT 1', [], undefined, {})) as object
+  Object.defineProperty(prototype, '_rowParser', {
+    configurable: true,
+    get(this: TakenQuery) {
+      return this.bcTaking ?? this.bcParser
+    },
+    // mysql2's Query constructor sets null, then readField the parser of each result.
+    set(this: TakenQuery, parser: Mysql2RowParser | null) {
+      this.bcParser = parser
+      this.bcTaking = null
+      const sink = this.bcSink
+      if (sink === undefined || parser === null) return
+      const columns = this._fields?.[this._resultIndex ?? 0]
+      if (columns && sink.accepts(columns)) this.bcTaking = takingParser(parser, sink)
+    },
+  })
+  // A query made now must have run the setter: its constructor assigns _rowParser.
+  installed = 'bcParser' in (createQuery('SELECT 1', [], undefined, {}) as object)
+  return installed
+}
+
+/** Whether row packets reach sinks in this process. */
+export function rowPacketsInstalled(): boolean {
+  return installed
+}
 
 /** A row parser that hands each packet to `sink`, with mysql2's `parser` for the row's `parsed()`. */
 function takingParser<Row>(parser: Mysql2RowParser, sink: RowPacketSink<Row>): Mysql2RowParser {
@@ -114,7 +146,9 @@ function takingParser<Row>(parser: Mysql2RowParser, sink: RowPacketSink<Row>): M
  * ROW_TAKEN for each. Call it right after `connection.query(...)`.
  */
 export function takeRowPackets<Row>(query: object, sink: RowPacketSink<Row>): void {
-  (query as TakenQuery).bcSink = sink as RowPacketSink<unknown>
+  // The service calls this only where the switch is on (a lease's rowPackets); a tool may call it first.
+  if (!installed) installRowPacketTaking()
+  ;(query as TakenQuery).bcSink = sink as RowPacketSink<unknown>
 }
 
 /**

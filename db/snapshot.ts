@@ -79,7 +79,7 @@ async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: B
   const statement = withValuesInlined(query.sql, query.parameters)
   const sql = options.serverTimeLimit ? statement.sql : `SET STATEMENT max_statement_time = 0 FOR ${statement.sql}`
   const running = connection.query({ sql: lease.marked(sql), values: statement.values })
-  if (options.sink) takeRowPackets(running, options.sink)
+  if (options.sink && lease.rowPackets) takeRowPackets(running, options.sink)
   // The rows mysql2 has read and we have not taken, from the query's own
   // events: its Readable stream (running.stream()) cost about 7% of a CSV
   // export's CPU in pushes and reads of one object per row (scripts/bench/README.md,

@@ -2,6 +2,7 @@
 // mariadb-server when mariadbd is missing), run every test against it with a
 // SELECT-only account, and stop the server afterwards, also when tests fail.
 import { spawn, spawnSync } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
 import { startMariaDb, stopOnExit } from './mariadb.ts'
 
 const bin = (name: string) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname
@@ -23,17 +24,34 @@ await server.adminQuery(`
 `)
 
 const files = process.argv.slice(2)
-mocha = spawn(bin('mocha'), files.length > 0 ? files : ['tests/unit/**/*.test.ts', 'tests/integration/**/*.test.ts'], {
-  stdio: 'inherit',
-  env: {
-    ...process.env,
-    TEST_DB_HOST: server.host,
-    TEST_DB_PORT: String(server.port),
-    TEST_DB_SOCKET: server.socketPath,
-    TEST_DB_READER_USER: 'bc_reader',
-    TEST_DB_READER_PASSWORD: readerPassword,
-  },
-})
-const code: number = await new Promise((resolve) => mocha!.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))))
+/** Integration tests that check which path an answer took (rows as bytes), apart from what it answered. */
+const STRATEGY_TESTS = ['rows-as-bytes.test.ts', 'summary-rows.test.ts']
+
+function runMocha(args: string[], env: Record<string, string> = {}): Promise<number> {
+  mocha = spawn(bin('mocha'), args, {
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      TEST_DB_HOST: server.host,
+      TEST_DB_PORT: String(server.port),
+      TEST_DB_SOCKET: server.socketPath,
+      TEST_DB_READER_USER: 'bc_reader',
+      TEST_DB_READER_PASSWORD: readerPassword,
+      ...env,
+    },
+  })
+  return new Promise((resolve) => mocha!.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))))
+}
+
+let code = await runMocha(files.length > 0 ? files : ['tests/unit/**/*.test.ts', 'tests/integration/**/*.test.ts'])
+if (files.length === 0 && code === 0) {
+  // The same answers with the fast path switched off (ROWS_AS_BYTES=false: every row the
+  // record's way), over the integration tests that build the app in-process (tests/support/app.ts
+  // passes the switch on). The tests of which path ran (STRATEGY_TESTS) run once, above.
+  process.stdout.write('\nThe integration suite again, with ROWS_AS_BYTES=false\n')
+  const inProcess = readdirSync('tests/integration').filter((name) => name.endsWith('.test.ts') && !STRATEGY_TESTS.includes(name))
+    .map((name) => `tests/integration/${name}`).filter((file) => readFileSync(file, 'utf8').includes('createTestApp('))
+  code = await runMocha(inProcess, { ROWS_AS_BYTES: 'false' })
+}
 await server.stop()
 process.exit(code)

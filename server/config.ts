@@ -34,6 +34,8 @@ export interface Config {
   apiTokens: string[]
   exposeCustomerData: boolean
   dbPoolSize: number
+  /** Answers written from the rows' bytes (the fast path); false: every row the record's way. */
+  rowsAsBytes: boolean
   /** Streamed answers running at once on the database, for the whole service whatever WORKERS is. */
   dbStreamConnections: number
   /** How long a streamed answer waits in line for one of them before 503. */
@@ -163,6 +165,17 @@ const envSchema = z.object({
   }),
   EXPOSE_CUSTOMER_DATA: booleanFlag('EXPOSE_CUSTOMER_DATA'),
   DB_POOL_SIZE: integer('DB_POOL_SIZE', 1, 200, 10),
+  // The fast path of exports (docs/performance.md); off only to rule it out when an answer looks wrong.
+  ROWS_AS_BYTES: z.string().optional().transform((value, ctx) => {
+    const text = (value ?? '').trim()
+    if (text === '') return true
+    const flag = parseBooleanWord(text, { true: ['true', '1', 'yes', 'on'], false: ['false', '0', 'no', 'off'] })
+    if (flag === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'ROWS_AS_BYTES must be true or false.' })
+      return z.NEVER
+    }
+    return flag
+  }),
   DB_STREAM_CONNECTIONS: integer('DB_STREAM_CONNECTIONS', 1, 200, DEFAULT_STREAM_CONNECTIONS),
   DB_QUEUE_TIMEOUT_MS: integer('DB_QUEUE_TIMEOUT_MS', 0, 3_600_000, DEFAULT_QUEUE_TIMEOUT_MS),
   DB_QUEUE_LENGTH: integer('DB_QUEUE_LENGTH', 0, 100_000, DEFAULT_QUEUE_LENGTH),
@@ -237,7 +250,7 @@ export function dbSettings(config: Config): DbSettings {
   return {
     ...config.database, tablePrefix: config.tablePrefix, poolSize: config.dbPoolSize, streamConnections: config.dbStreamConnections,
     queryTimeoutMs: config.queryTimeoutMs, acquireTimeoutMs: config.dbAcquireTimeoutMs,
-    queueTimeoutMs: config.dbQueueTimeoutMs, queueLength: config.dbQueueLength,
+    queueTimeoutMs: config.dbQueueTimeoutMs, queueLength: config.dbQueueLength, rowsAsBytes: config.rowsAsBytes,
   }
 }
 
@@ -318,6 +331,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     apiTokens: env.API_TOKENS,
     exposeCustomerData: env.EXPOSE_CUSTOMER_DATA,
     dbPoolSize: env.DB_POOL_SIZE,
+    rowsAsBytes: env.ROWS_AS_BYTES,
     dbStreamConnections: env.DB_STREAM_CONNECTIONS,
     dbQueueTimeoutMs: env.DB_QUEUE_TIMEOUT_MS,
     dbQueueLength: env.DB_QUEUE_LENGTH,

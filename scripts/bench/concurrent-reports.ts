@@ -6,6 +6,7 @@
 // its default settings, and the floor: as many `mariadb` command-line clients
 // running the service's own statement. 2xx and other answers are counted apart.
 import { spawn, type ChildProcess } from 'node:child_process'
+import { setMaxListeners } from 'node:events'
 import { request, Agent } from 'node:http'
 import mysql from 'mysql2'
 import type { BenchContext, ReaderDb } from './context.ts'
@@ -76,7 +77,8 @@ function count(t: Tally, kind: string): void {
 async function httpReports(url: string, until: number, signal: AbortSignal, headers?: Record<string, string>): Promise<Tally> {
   const t = tally()
   await Promise.all(Array.from({ length: REPORT_CLIENTS }, async () => {
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    // A connection per report, as php -S closes each after its answer: the same for both contenders.
+    const agent = new Agent({ keepAlive: false, maxSockets: 1 })
     while (Date.now() < until) {
       try {
         const status = await getAndDrop(url, agent, signal, headers)
@@ -130,6 +132,7 @@ export interface ReportRun { tally?: Tally; probe: ProbeResult }
 export async function reportLoad(wordpressUrl: string, contender: ((until: number, signal: AbortSignal) => Promise<Tally>) | undefined): Promise<ReportRun> {
   const until = Date.now() + REPORT_SECONDS * 1000
   const controller = new AbortController()
+  setMaxListeners(0, controller.signal)
   // Nothing goes on long past the window: what is still in flight 30 s after it is cut.
   const stop = setTimeout(() => controller.abort(), REPORT_SECONDS * 1000 + 30_000)
   const [tallied, probe] = await Promise.all([contender?.(until, controller.signal), probeSite(wordpressUrl, until, controller.signal)])

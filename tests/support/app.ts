@@ -49,6 +49,8 @@ export function createTestApp(database: TestDatabase, options: TestAppOptions = 
     DATABASE_URL: `mysql://${server.readerUser}:${server.readerPassword}@${server.host}:${options.port ?? server.port}/${database.name}`,
     TABLE_PREFIX: database.prefix,
     LOG_LEVEL: 'debug',
+    // npm test runs the integration suite a second time with the fast path off (scripts/test.ts).
+    ...(process.env.ROWS_AS_BYTES === undefined ? {} : { ROWS_AS_BYTES: process.env.ROWS_AS_BYTES }),
     ...options.env,
   })
   const { logs, log } = collectLogs(config.logLevel)
