@@ -9,6 +9,9 @@ import { createConnection, type Pool, type PoolConnection } from 'mysql2'
 import { takeRowPackets, type RowPacketSink } from './row-packets.ts'
 import { withValuesInlined } from './inline-values.ts'
 import type { Admission, StreamGate } from './stream-gate.ts'
+import type { GoneSignal } from './gone-signal.ts'
+
+export type { GoneSignal }
 
 /** No connection became free in time, or none could be made: answered 503 rest_database_unavailable. */
 export class DbUnavailableError extends Error {
@@ -23,18 +26,6 @@ export class DbTimeoutError extends Error {
 /** The client hung up before its answer was done: nothing to answer, and whatever runs for it is stopped. */
 export class ClientGoneError extends Error {
   readonly code = 'BC_CLIENT_GONE'
-}
-
-/**
- * What a statement listens to for its client hanging up: the part of
- * AbortSignal that we use, so an AbortSignal does too. The service's own is
- * server/http/cut-answer.ts' ClientGoneSignal, one per request.
- */
-export interface GoneSignal {
-  readonly aborted: boolean
-  readonly reason: unknown
-  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void
-  removeEventListener(type: 'abort', listener: () => void): void
 }
 
 export interface KillTarget {

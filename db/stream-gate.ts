@@ -3,7 +3,7 @@
 // The permits come from a FairQueue: in this process (WORKERS=1), or in the
 // cluster's primary, asked over IPC (server/stream-permits.ts), so that the
 // budget holds whatever WORKERS is.
-import type { GoneSignal } from './bounded-pool.ts'
+import type { GoneSignal } from './gone-signal.ts'
 import { FairQueue, type Entrant, type FairQueueOptions, type RefusalReason, type Ticket } from './fair-queue.ts'
 
 /**

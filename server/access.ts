@@ -9,7 +9,7 @@ import type { Logger } from 'pino'
 import type { Config } from './config.ts'
 import { RestError } from './errors.ts'
 import { createWordPressCheck, sameOrigin, WordPressUnavailableError, type CheckCredentials, type WordPressCheckOptions } from './wordpress-check.ts'
-import { PREFIXES } from './routes/index.ts'
+import { PREFIXES } from './http/api-paths.ts'
 
 export interface Access {
   /** Guards everything under the API prefixes; OPTIONS passes without credentials. */

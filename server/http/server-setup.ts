@@ -7,7 +7,7 @@ import type { Socket } from 'node:net'
 import type { Logger } from 'pino'
 import { methodNotAllowed, type RestErrorCode } from '../errors.ts'
 import { SECURITY_HEADERS } from './security-headers.ts'
-import { ALLOW } from '../routes/index.ts'
+import { ALLOW } from './api-paths.ts'
 
 /** What a refusal says: its status, reason phrase, code and sentence. */
 interface Refusal { status: number; reason: string; code: RestErrorCode; message: string }

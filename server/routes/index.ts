@@ -8,13 +8,9 @@ import { slotsHandler, slotsParams } from './slots.ts'
 import { disabledTimeHandler, disabledTimeParams } from './disabled-time.ts'
 import { summaryHandler, summaryParams } from './summary.ts'
 import type { Deps } from '../deps.ts'
+import { ALLOW, NAMESPACE, PREFIXES } from '../http/api-paths.ts'
 
-export const NAMESPACE = 'booking-calendar/v1'
-
-/** Where the namespace answers: WordPress's address form and the short form (rest_route is rewritten to the latter). */
-export const PREFIXES = [`/wp-json/${NAMESPACE}`, `/${NAMESPACE}`]
-
-export const ALLOW = 'GET, HEAD, OPTIONS'
+export { ALLOW, NAMESPACE, PREFIXES }
 
 interface RouteDef {
   path: string
