@@ -17,8 +17,23 @@ interface Template {
   parameters: Array<{ value: number } | { constant: unknown }>
 }
 
+/**
+ * npm test sets BC_VERIFY_COMPILED_SHAPES: then every compile builds the query
+ * afresh too and fails when its text differs from the one cached for its shape,
+ * so a shape that misses an input of the query fails the test that asked for it.
+ */
+const VERIFY = process.env.BC_VERIFY_COMPILED_SHAPES === '1'
+
+/** A shape's cached text differs from what its build makes now: the shape misses something that changes the query. */
+export class ShapeMismatchError extends Error {}
+
 export class CompiledShapes {
   readonly #templates = new Map<string, Template>()
+  readonly #verify: boolean
+
+  constructor(options: { verify?: boolean } = {}) {
+    this.#verify = options.verify ?? VERIFY
+  }
 
   /**
    * The query `build` makes from `values`, compiled once per `shape`. `build`
@@ -37,6 +52,11 @@ export class CompiledShapes {
       // A site has a few dozen shapes at most; the bound only guards against a bug that makes shapes of values.
       if (this.#templates.size >= 1000) this.#templates.clear()
       this.#templates.set(shape, template)
+    } else if (this.#verify) {
+      const fresh = build(values.map((_, index) => new Placeholder(index)))
+      if (fresh.sql !== template.query.sql) {
+        throw new ShapeMismatchError(`The compiled shape "${shape}" names too little: the same shape built other SQL.`)
+      }
     }
     return {
       query: template.query.query,

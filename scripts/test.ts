@@ -43,6 +43,8 @@ function runMocha(args: string[], env: Record<string, string> = {}): Promise<num
       TEST_DB_SOCKET: server.socketPath,
       TEST_DB_READER_USER: 'bc_reader',
       TEST_DB_READER_PASSWORD: readerPassword,
+      // Every compiled query is also built afresh and compared (db/compiled-shapes.ts).
+      BC_VERIFY_COMPILED_SHAPES: '1',
       ...env,
     },
   })

@@ -1,13 +1,14 @@
 // db/compiled-shapes.ts: a query compiled once per shape must be, for every
 // later filter of that shape, the very query Kysely compiles for it afresh.
 import { expect } from 'chai'
-import { Kysely, MysqlDialect } from 'kysely'
+import { Kysely, MysqlDialect, sql } from 'kysely'
 import { createPool } from 'mysql2'
 import { TablePrefixPlugin } from '../../db/connect.ts'
 import type { Database } from '../../db/database.ts'
 import { compileBookingsQuery, forceIndex, type BookingFilter } from '../../db/bookings.ts'
 import { pickBookingDateIndex, pickServiceDateIndex } from '../../db/booking-indexes.ts'
 import { compileRulesQuery } from '../../db/disabled-times.ts'
+import { CompiledShapes, ShapeMismatchError } from '../../db/compiled-shapes.ts'
 
 // Compiling never connects: the pool points nowhere and is never asked for a connection.
 const newDb = () => new Kysely<Database>({
@@ -110,5 +111,37 @@ describe('compiled shapes of the rules query', () => {
     expect(again.parameters).to.deep.equal([41, 0])
     expect(compileRulesQuery(cached, undefined).sql).to.equal(compileRulesQuery(newDb(), undefined).sql)
     expect(compileRulesQuery(cached, undefined).sql).to.not.contain(' in (')
+  })
+})
+
+describe('CompiledShapes verifying its shapes (BC_VERIFY_COMPILED_SHAPES, set by npm test)', () => {
+  const db = newDb()
+  const build = (status: 'booked' | 'pending') => (values: readonly unknown[]) => db.selectFrom('booking_calendar_bookings').selectAll()
+    .where('id', '=', values[0] as number).where('status', '=', status).compile()
+
+  it('a shape that names too little fails at once, saying which', () => {
+    const shapes = new CompiledShapes({ verify: true })
+    shapes.compile('by id', [1], build('booked'))
+    // The status went into the text, but the shape does not name it: the cache would answer the wrong query.
+    expect(() => shapes.compile('by id', [2], (values) => db.selectFrom('booking_calendar_bookings').selectAll()
+      .where('id', '=', values[0] as number).where('status', '=', sql.lit('pending')).compile()))
+      .to.throw(ShapeMismatchError, 'The compiled shape "by id" names too little')
+  })
+
+  it('a shape that names all it changes passes, and gives the values of the second call', () => {
+    const shapes = new CompiledShapes({ verify: true })
+    shapes.compile('by id', [1], build('booked'))
+    expect(shapes.compile('by id', [2], build('booked')).parameters).to.deep.equal([2, 'booked'])
+  })
+
+  it('without verifying, the cached query is answered as it is (what npm test guards against)', () => {
+    const shapes = new CompiledShapes({ verify: false })
+    const first = shapes.compile('by id', [1], build('booked'))
+    expect(shapes.compile('by id', [2], (values) => db.selectFrom('booking_calendar_bookings').selectAll()
+      .where('id', '=', values[0] as number).where('status', '=', sql.lit('pending')).compile()).sql).to.equal(first.sql)
+  })
+
+  it('npm test runs with it on', () => {
+    expect(process.env.BC_VERIFY_COMPILED_SHAPES).to.equal('1')
   })
 })
