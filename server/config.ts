@@ -22,50 +22,6 @@ import { parseBooleanWord, parseWholeNumber } from './parse-text.ts'
  */
 export const DEFAULT_WORKER_V8_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=4']
 
-export interface Config {
-  port: number
-  database: DatabaseSettings
-  tablePrefix: string
-  siteTimezone: SiteZone | undefined
-  authMode: 'none' | 'wordpress' | 'token'
-  wordpressUrl: string | undefined
-  authCapability: string
-  authCacheSeconds: number
-  apiTokens: string[]
-  exposeCustomerData: boolean
-  dbPoolSize: number
-  /** Answers written from the rows' bytes (the fast path); false: every row the record's way. */
-  rowsAsBytes: boolean
-  /** Streamed answers running at once on the database, for the whole service whatever WORKERS is. */
-  dbStreamConnections: number
-  /** How long a streamed answer waits in line for one of them before 503. */
-  dbQueueTimeoutMs: number
-  /** How many may wait in line; one more is refused at once with 503. */
-  dbQueueLength: number
-  /** How long a request waits for a free database connection before 503. */
-  dbAcquireTimeoutMs: number
-  queryTimeoutMs: number
-  /** A streamed answer whose client reads nothing for this long is cut. */
-  sendTimeoutMs: number
-  /** A request whose line and headers have not all arrived this long after its first byte (a silent new connection: after it opened) gets 408. */
-  headersTimeoutMs: number
-  maxRangeDays: number
-  corsOrigins: string[]
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
-  /** Guards GET /metrics when set; open otherwise. */
-  metricsToken: string | undefined
-  /** How long requests in flight may take to finish after SIGTERM. */
-  shutdownGraceMs: number
-  /** The site's public address for absolute URLs (`https://shop.example.com`), without a trailing slash. */
-  publicUrl: string | undefined
-  /** Express's `trust proxy`: which peers' X-Forwarded-Proto / X-Forwarded-Host count. */
-  trustProxy: boolean | number | string[]
-  /** Processes that serve (node:cluster); 1 serves in this process, with no primary. */
-  workers: number
-  /** Node/V8 flags the primary gives each worker it forks (WORKER_V8_FLAGS). */
-  workerV8Flags: readonly string[]
-}
-
 export class ConfigError extends Error {}
 
 const integer = (name: string, min: number, max: number, fallback: number) =>
@@ -298,6 +254,13 @@ function databaseSettings(env: z.infer<typeof envSchema>): DatabaseSettings {
   throw new ConfigError('DATABASE_URL must be set (mysql://user:password@host:3306/name), or WORDPRESS_DB_HOST and WORDPRESS_DB_USER, with WORDPRESS_DB_PASSWORD (WORDPRESS_DB_NAME defaults to wordpress).')
 }
 
+/**
+ * The service's configuration: the environment as envSchema reads it, named
+ * for the code. Its type is what this makes of the schema's output, so the two
+ * cannot drift apart.
+ */
+export type Config = ReturnType<typeof configFromEnv>
+
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(source)
   if (!parsed.success) {
@@ -305,7 +268,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     const name = String(issue.path[0] ?? '')
     throw new ConfigError(issue.code === 'custom' ? issue.message : `${name} is not valid.`)
   }
-  const env = parsed.data
+  return configFromEnv(parsed.data)
+}
+
+function configFromEnv(env: z.output<typeof envSchema>) {
   const database = databaseSettings(env)
   // TABLE_PREFIX wins; WORDPRESS_TABLE_PREFIX is what an operator of the official image already has.
   const prefixVariable = env.TABLE_PREFIX !== undefined && env.TABLE_PREFIX !== '' ? 'TABLE_PREFIX' : 'WORDPRESS_TABLE_PREFIX'
@@ -331,22 +297,35 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     apiTokens: env.API_TOKENS,
     exposeCustomerData: env.EXPOSE_CUSTOMER_DATA,
     dbPoolSize: env.DB_POOL_SIZE,
+    /** Answers written from the rows' bytes (the fast path); false: every row the record's way. */
     rowsAsBytes: env.ROWS_AS_BYTES,
+    /** Streamed answers running at once on the database, for the whole service whatever WORKERS is. */
     dbStreamConnections: env.DB_STREAM_CONNECTIONS,
+    /** How long a streamed answer waits in line for one of them before 503. */
     dbQueueTimeoutMs: env.DB_QUEUE_TIMEOUT_MS,
+    /** How many may wait in line; one more is refused at once with 503. */
     dbQueueLength: env.DB_QUEUE_LENGTH,
+    /** How long a request waits for a free database connection before 503. */
     dbAcquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS,
     queryTimeoutMs: env.QUERY_TIMEOUT_MS,
+    /** A streamed answer whose client reads nothing for this long is cut. */
     sendTimeoutMs: env.SEND_TIMEOUT_MS,
+    /** A request whose line and headers have not all arrived this long after its first byte (a silent new connection: after it opened) gets 408. */
     headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
     maxRangeDays: env.MAX_RANGE_DAYS,
     corsOrigins: env.CORS_ORIGINS,
     logLevel: env.LOG_LEVEL,
+    /** Guards GET /metrics when set; open otherwise. */
     metricsToken: env.METRICS_TOKEN,
+    /** How long requests in flight may take to finish after SIGTERM. */
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    /** The site's public address for absolute URLs (`https://shop.example.com`), without a trailing slash. */
     publicUrl: env.PUBLIC_URL,
+    /** Express's `trust proxy`: which peers' X-Forwarded-Proto / X-Forwarded-Host count. */
     trustProxy: env.TRUST_PROXY,
+    /** Processes that serve (node:cluster); 1 serves in this process, with no primary. */
     workers: env.WORKERS,
+    /** Node/V8 flags the primary gives each worker it forks (WORKER_V8_FLAGS). */
     workerV8Flags: env.WORKER_V8_FLAGS,
   }
 }
