@@ -63,7 +63,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     import('../db/connect.ts'), import('./app.ts'), import('./shutdown.ts'), import('./http/server-setup.ts'), import('./http/app-server.ts'),
   ])
   // The first time zone a process names loads ICU's zone data: 12 to 26 ms
-  // that otherwise held the first request's event loop (scripts/bench/phases.ts).
+  // that otherwise held the first request's event loop (docs/performance.md).
   isIanaZone('Etc/UTC')
   const handle = createDb(dbSettings(config))
   const app = createApp({ db: handle.db, pool: handle.pool, config, log })
