@@ -1,7 +1,7 @@
 // GET docs (API.md, "GET docs"): the API reference for people, Swagger UI
 // rendered from openapi.json. Its script and style come from the npm package
 // swagger-ui-dist, served here (a sidecar may have no way out to a CDN), under
-// a CSP that allows only this service (docs/decisions/0016-docs-with-swagger-ui.md).
+// a CSP that allows only this service (docs/decisions/0018-docs-with-swagger-ui.md).
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { Router, type Request, type RequestHandler } from 'express'
