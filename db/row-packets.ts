@@ -2,7 +2,7 @@
 //
 // mysql2 turns each row packet into an object of strings, which the service
 // then turned into a record, then into text, then back into UTF-8 bytes: most
-// of the CPU of a large export (scripts/bench/README.md, "Rows as bytes"). A
+// of the CPU of a large export (docs/performance.md, "The bulk path"). A
 // RowPacketSink gets the packet's bytes instead, and mysql2's own parser for
 // any row it does not read itself.
 //

@@ -14,7 +14,7 @@ import { parseBooleanWord, parseWholeNumber } from './parse-text.ts'
  * of its peak RSS was heap V8 let grow before collecting (up to four times the
  * live size) and a young generation of up to 48 MB. Old space grown by 1.5×
  * instead, and semi-spaces of 8 MB, took eight concurrent exports' peak from
- * 186 to 144 MB (scripts/bench/heap-flags.ts). Once rows were written from
+ * 186 to 144 MB (docs/performance.md). Once rows were written from
  * their bytes, exports made little garbage, and the bench's peak moved to ten
  * clients of disabled-time/ at 1,500 requests a second: semi-spaces of 4 MB
  * took that from 149-153 to 138-143 MB, with as many requests served

@@ -73,7 +73,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     import('../db/connect.ts'), import('./app.ts'), import('./shutdown.ts'), import('./http/server-setup.ts'), import('./http/app-server.ts'),
   ])
   // The first time zone a process names loads ICU's zone data: 12 to 26 ms
-  // that otherwise held the first request's event loop (scripts/bench/phases.ts).
+  // that otherwise held the first request's event loop (docs/performance.md).
   isIanaZone('Etc/UTC')
   // In a worker, stream permits come from the primary: DB_STREAM_CONNECTIONS is the whole service's.
   const streamGate = cluster.isWorker ? (await import('./stream-permits.ts')).createClusterGate(config.dbQueueTimeoutMs) : undefined

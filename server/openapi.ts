@@ -241,6 +241,16 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
   }
 
+  const docs = {
+    summary: 'This reference for people: Swagger UI, rendered in the browser from this document',
+    description: 'An HTML page; its script and style are served by the service under docs/ (swagger-ui-dist), with a Content-Security-Policy that allows nothing from elsewhere.',
+    operationId: 'getDocs',
+    responses: {
+      200: { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
+      401: ERRORS[401], 403: ERRORS[403], 503: ERRORS[503],
+    },
+  }
+
   return {
     openapi: '3.1.0',
     info: {
@@ -264,11 +274,13 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       '/disabled-time': withHeadAndOptions(disabledTime),
       '/summary': withHeadAndOptions(summary),
       '/openapi.json': withHeadAndOptions(openApi),
+      '/docs': withHeadAndOptions(docs),
       // A trailing slash is the same route (as in WordPress); a Path Item $ref keeps one definition.
       '/slots/': { $ref: '#/paths/~1slots' },
       '/disabled-time/': { $ref: '#/paths/~1disabled-time' },
       '/summary/': { $ref: '#/paths/~1summary' },
       '/openapi.json/': { $ref: '#/paths/~1openapi.json' },
+      '/docs/': { $ref: '#/paths/~1docs' },
     },
     components: {
       schemas: componentSchemas(),

@@ -25,7 +25,7 @@ export const READER = { user: 'booking_api', password: 'bench-reader' }
  * service_id; these let the typical queries read in order instead of sorting.
  * InnoDB appends the primary key (id) to each, which completes the ORDER BY.
  * bc_api_date names id, then status, so a deep page with a status filter is
- * cut from the index alone, in its order (scripts/bench/status-deep-page.ts).
+ * cut from the index alone, in its order (docs/performance.md, "Indexes").
  * bc_api_summary holds every column summary/ reads, in the order it groups by:
  * MariaDB counts a year from the index alone, without a temporary table.
  */

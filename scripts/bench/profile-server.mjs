@@ -1,4 +1,4 @@
-// The service under profile-export.ts and load-cpu.ts: the built app (dist/)
+// The service under profile-export.ts: the built app (dist/)
 // as main.ts builds and serves it (createAppServer, not app.listen, whose
 // requests V8 keeps alive through every scavenge: scripts/bench/README.md,
 // fifteenth pass), but listening on 127.0.0.1 only, and stopped by SIGTERM at

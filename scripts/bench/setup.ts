@@ -1,4 +1,4 @@
-// What the bench's smaller scripts (phases.ts, profile-export.ts, heap-flags.ts)
+// What the bench's smaller scripts (profile-export.ts)
 // start with: the built service, a private MariaDB holding the bench's data and
 // indexes, stopped on exit together with the children they start; and a wait
 // for a started service to be ready; a process's CPU so far; the statement

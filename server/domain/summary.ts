@@ -188,7 +188,7 @@ export class OpenMinutes {
    * The same as the constructor, one service at a time with the event loop's
    * turn between them: a year of 200 rules for 50 services is over 100 ms of
    * work the first time, which held every other request of the worker
-   * (scripts/bench/phases.ts).
+   * (docs/performance.md).
    */
   static async build(rules: ValidRule[], span: DateRange, serviceIds: Iterable<number>, clock: WallClock): Promise<OpenMinutes> {
     const open = new OpenMinutes(rules, span, serviceIds, clock, false)

@@ -63,7 +63,7 @@ export class WallClock {
    * wallClockToInstant(zone, wallMs).utcMs, by the day's remembered offset on
    * a day whose offset does not change: expanding a year of rules asked for
    * tens of thousands of instants, each three zone look-ups, and held the event
-   * loop for over 60 ms (scripts/bench/phases.ts).
+   * loop for over 60 ms (docs/performance.md).
    */
   instantOf(wallMs: number): number {
     const day = Math.floor(wallMs / DAY_MS) * DAY_MS

@@ -5,7 +5,7 @@
 // Straight from the bytes: a row packet's cells are mostly copied as they are,
 // with the keys, quotes and offsets put around them. Going through mysql2's
 // row object, our record and its text, then UTF-8 again, cost most of a large
-// export's CPU (scripts/bench/README.md, "Rows as bytes"). Only a row in the
+// export's CPU (docs/performance.md, "The bulk path"). Only a row in the
 // usual form is written that way; any other row (a time past midnight, a
 // quote in a note, a day whose UTC offset changes, a zero date, ...) takes
 // the record's way, so the answer is byte for byte what bookingJson and

@@ -8,7 +8,7 @@
 // 1.1 to 2.2 s: JSON.stringify's string, then its UTF-8 bytes, which took
 // several times as long when one character of it (a Cyrillic slug) was outside
 // Latin-1. Other requests on that worker waited as long, and the worker's RSS
-// reached 606 MB (scripts/bench/big-answers.ts). Now each chunk of about 64 KiB
+// reached 606 MB (docs/performance.md). Now each chunk of about 64 KiB
 // is made in its own turn of the event loop.
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { Utf8Chunks } from './stream-body.ts'

@@ -7,6 +7,7 @@ import { methodNotAllowed, noRoute } from '../errors.ts'
 import { slotsHandler, slotsParams } from './slots.ts'
 import { disabledTimeHandler, disabledTimeParams } from './disabled-time.ts'
 import { summaryHandler, summaryParams } from './summary.ts'
+import { docsAssets, docsHandler } from './docs.ts'
 import type { Deps } from '../deps.ts'
 import { ALLOW, NAMESPACE, PREFIXES } from '../http/api-paths.ts'
 
@@ -25,6 +26,7 @@ export const ROUTES: RouteDef[] = [
   { path: '/slots', name: 'slots', params: slotsParams, handler: slotsHandler },
   { path: '/disabled-time', name: 'disabled-time', params: disabledTimeParams, handler: disabledTimeHandler },
   { path: '/summary', name: 'summary', params: summaryParams, handler: summaryHandler },
+  { path: '/docs', name: 'docs', params: undefined, handler: docsHandler },
 ]
 
 /** The shape WordPress gives `GET /wp-json/{namespace}`, with every parameter of each route in `args`. */
@@ -81,6 +83,8 @@ function apiRouter(handlers: Map<RouteDef, RequestHandler>): Router {
         throw methodNotAllowed(ALLOW)
       })
   }
+  // The docs page's script and style files (docs/swagger-ui.css, ...), behind the same guard.
+  router.use(docsAssets(ALLOW))
   router.use(() => { throw noRoute() })
   return router
 }

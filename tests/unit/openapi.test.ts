@@ -83,7 +83,7 @@ describe('openapi.json', () => {
 
   it('lists GET, HEAD and OPTIONS for every path, openapi.json under the prefixes, and the two address forms a client can build on', () => {
     const full = doc as unknown as { paths: Record<string, Record<string, { operationId: string }>>; servers: { url: string }[] }
-    for (const path of ['/', '/slots', '/disabled-time', '/summary', '/openapi.json']) {
+    for (const path of ['/', '/slots', '/disabled-time', '/summary', '/openapi.json', '/docs']) {
       expect(Object.keys(full.paths[path]!), path).to.deep.equal(['get', 'head', 'options'])
     }
     expect(full.paths['/slots']!.head!.operationId).to.equal('headSlots')
@@ -91,6 +91,7 @@ describe('openapi.json', () => {
     expect(full.paths['/slots/']).to.deep.equal({ $ref: '#/paths/~1slots' })
     expect(full.paths['/disabled-time/']).to.deep.equal({ $ref: '#/paths/~1disabled-time' })
     expect(full.paths['/openapi.json/']).to.deep.equal({ $ref: '#/paths/~1openapi.json' })
+    expect(full.paths['/docs/']).to.deep.equal({ $ref: '#/paths/~1docs' })
     // The ?rest_route= form is described, not a server: a client appends "?<query>" to a server's URL.
     expect(full.servers.map((server) => server.url)).to.deep.equal(['{site}/wp-json/booking-calendar/v1', '{site}/booking-calendar/v1'])
     expect((doc as unknown as { info: { description: string } }).info.description).to.include('{site}/?rest_route=/booking-calendar/v1/slots&per_page=10')
