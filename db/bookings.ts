@@ -301,7 +301,7 @@ export function compileBookingsPage(db: Db, filter: BookingFilter, limit: number
   // would otherwise prefix it like a table (connect.ts).
   const query = selectBookingColumns(db, columns)
     .innerJoin(pageIds.as('page_ids'), (join) => join.on(sql<SqlBool>`page_ids.id = ${sql.ref('booking_calendar_bookings.id')}`))
-  return orderBookings(query, 'booking').compile() as CompiledQuery<BookingRow>
+  return orderBookings(query, 'booking').compile()
 }
 
 export async function findBookingsPage(db: Db, snapshot: Snapshot, filter: BookingFilter, limit: number, offset: number, columns: BookingColumns = EVERY_COLUMN): Promise<BookingRow[]> {
@@ -350,7 +350,7 @@ export async function findFirstBookingPackets(
   try {
     const rows = await readWithoutLostIndex(db, () => {
       const compiled = compileBookings(db, filter, order, columns, limit)
-      return lease.query<BookingRow>(compiled.sql, compiled.parameters, undefined, watched) as Promise<Array<BookingRow | typeof ROW_TAKEN>>
+      return lease.query<BookingRow | typeof ROW_TAKEN>(compiled.sql, compiled.parameters, undefined, watched)
     })
     for (const row of rows) {
       if (row === ROW_TAKEN) continue

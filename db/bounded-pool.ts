@@ -227,7 +227,8 @@ export class BoundedPool {
       statementRunning: (value) => { running = value },
       marked,
       query: <R>(sql: string, values: readonly unknown[] = [], signal?: GoneSignal, sink?: RowPacketSink<R>) => new Promise<R[]>((resolve, reject) => {
-        if (signal?.aborted) return reject(signal.reason)
+        // An aborted signal's reason: a ClientGoneError for the service's own.
+        if (signal?.aborted) return reject(signal.reason ?? new Error('The client went away.'))
         running = true
         const settle = () => {
           clearTimeout(timer)
@@ -242,7 +243,7 @@ export class BoundedPool {
         const gone = () => {
           settle()
           broken = true
-          reject(signal!.reason)
+          reject(signal!.reason ?? new Error('The client went away.'))
         }
         signal?.addEventListener('abort', gone, { once: true })
         // The values written into the text here, so mysql2 has nothing to format (db/inline-values.ts).

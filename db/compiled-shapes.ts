@@ -63,7 +63,7 @@ export class CompiledShapes {
       queryId: createQueryId(),
       sql: template.query.sql,
       parameters: template.parameters.map((parameter) => ('value' in parameter ? values[parameter.value] : parameter.constant)),
-    } as CompiledQuery<Row>
+    }
   }
 }
 

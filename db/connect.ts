@@ -45,7 +45,6 @@ export interface DbSettings extends DatabaseSettings {
   streamGate?: StreamGate
 }
 
-
 /** Our own statement timer runs this much past QUERY_TIMEOUT_MS, so the server's own cancel normally comes first. */
 export const STATEMENT_TIMER_MARGIN_MS = 1_000
 

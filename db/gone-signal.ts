@@ -5,8 +5,8 @@
  */
 export interface GoneSignal {
   readonly aborted: boolean
-  readonly reason: unknown
+  /** Why: a ClientGoneError for the service's own signal. */
+  readonly reason: Error | undefined
   addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void
   removeEventListener(type: 'abort', listener: () => void): void
 }
-

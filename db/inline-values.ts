@@ -85,5 +85,5 @@ export function withValuesInlined(sql: string, values: readonly unknown[]): { sq
  */
 export function formatStatement(sql: string, values: unknown, timezone?: string): string {
   if (Array.isArray(values) && values.length === 0) return sql
-  return format(sql, values as string[], false, timezone as never)
+  return format(sql, values as string[], false, timezone)
 }

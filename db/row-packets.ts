@@ -24,7 +24,7 @@
 import * as mysql2 from 'mysql2'
 
 /** mysql2's own createQuery (index.js), which its type declarations leave out. */
-const { createQuery } = mysql2 as unknown as { createQuery(sql: string, values: unknown[], callback: undefined, config: object): object }
+const { createQuery } = mysql2 as unknown as { createQuery: (sql: string, values: unknown[], callback: undefined, config: object) => object }
 
 /** A column of a result as mysql2 describes it (its ColumnDefinition). */
 export interface ResultColumn {
@@ -112,7 +112,7 @@ export function installRowPacketTaking(): boolean {
     },
   })
   // A query made now must have run the setter: its constructor assigns _rowParser.
-  installed = 'bcParser' in (createQuery('SELECT 1', [], undefined, {}) as object)
+  installed = 'bcParser' in (createQuery('SELECT 1', [], undefined, {}))
   return installed
 }
 
@@ -148,7 +148,7 @@ function takingParser<Row>(parser: Mysql2RowParser, sink: RowPacketSink<Row>): M
 export function takeRowPackets<Row>(query: object, sink: RowPacketSink<Row>): void {
   // The service calls this only where the switch is on (a lease's rowPackets); a tool may call it first.
   if (!installed) installRowPacketTaking()
-  ;(query as TakenQuery).bcSink = sink as RowPacketSink<unknown>
+  ;(query as TakenQuery).bcSink = sink
 }
 
 /**

@@ -130,7 +130,8 @@ async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: B
   let sentFirst = false
   try {
     for (;;) {
-      if (failure && !ended) throw failure
+      // What failed: the driver's error, our own, or the client's reason (a ClientGoneError).
+      if (failure && !ended) throw failure as Error
       let batch = queued
       if (queued.length <= batchSize) queued = []
       else batch = queued.splice(0, batchSize)

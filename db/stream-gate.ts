@@ -64,7 +64,8 @@ export function createStatsOfGate(): GateStats {
 export function gateOver(enterLine: EnterLine, timeoutMs: number, stats: GateStats = createStatsOfGate()): StreamGate {
   const enter = (admission: Admission) => new Promise<() => void>((resolve, reject) => {
     const { signal } = admission
-    if (signal?.aborted) return reject(signal.reason)
+    // An aborted signal's reason: a ClientGoneError for the service's own.
+    if (signal?.aborted) return reject(signal.reason ?? new Error('The client went away.'))
     const started = Date.now()
     let waiting = true
     stats.waiting++
@@ -79,7 +80,7 @@ export function gateOver(enterLine: EnterLine, timeoutMs: number, stats: GateSta
       if (!waiting) return
       stopWaiting()
       ticket.leave()
-      reject(signal!.reason)
+      reject(signal!.reason ?? new Error('The client went away.'))
     }
     const ticket = enterLine(admission.caller, {
       granted() {

@@ -6,8 +6,10 @@ import { createLogger } from '../server/log.ts'
 
 /** A request reads as one line: `GET /wp-json/… 200 in 12.3 ms, 40 rows [request id]`. */
 export function demoMessage(line: Record<string, unknown>): string {
-  if (line.msg !== 'request') return String(line.msg ?? '')
-  return `${line.method} ${line.path} ${line.status ?? '(client left before the answer)'} in ${line.durationMs} ms, ${line.rowsSent} rows [${line.requestId}]`
+  // A log line's fields are text and numbers (server/http/request-log.ts).
+  const field = (value: unknown, absent = '') => (value === null || value === undefined ? absent : `${value as string | number}`)
+  if (line.msg !== 'request') return field(line.msg)
+  return `${field(line.method)} ${field(line.path)} ${field(line.status, '(client left before the answer)')} in ${field(line.durationMs)} ms, ${field(line.rowsSent)} rows [${field(line.requestId)}]`
 }
 
 export function createDemoLogger(level: string, destination: NodeJS.WritableStream = process.stdout): Logger {

@@ -13,6 +13,7 @@ import { demoPrettyStream } from './demo-log.ts'
 const say = (line: string) => process.stdout.write(`${line}\n`)
 
 const mariadb = await startMariaDb()
+// eslint-disable-next-line prefer-const -- set once the service starts; the exit hook below may run before
 let service: ChildProcess | undefined
 stopOnExit(mariadb, async () => {
   if (!service || service.exitCode !== null) return
@@ -82,7 +83,8 @@ service.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8')
 // Set when the demo itself is asked to stop (Ctrl-C), which stops the service first.
 let demoStopping = false
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => { demoStopping = true })
-service.once('exit', async (code) => {
+service.once('exit', (code) => void onServiceExit(code))
+async function onServiceExit(code: number | null): Promise<void> {
   if (demoStopping) return
   if (code === 0) {
     // Stopped on its own (a SIGTERM to it alone): the database has nothing left to serve.
@@ -93,4 +95,4 @@ service.once('exit', async (code) => {
   if (stderr.includes('EADDRINUSE')) process.stderr.write(`[demo] cannot listen on port ${config.port}. Set PORT to another port.\n`)
   await mariadb.stop()
   process.exit(1)
-})
+}

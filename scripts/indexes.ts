@@ -29,13 +29,13 @@ async function explainAll(url: { host: string; port: number; user: string; passw
       const [rows] = await connection.query(`EXPLAIN ${compiled.sql}`, compiled.parameters as unknown[])
       say(`(${query.key}) ${query.name}`)
       for (const row of rows as Record<string, unknown>[]) {
-        say(`    ${row.table}: type=${row.type} key=${row.key ?? 'NULL'} rows=${row.rows} ${row.Extra ?? ''}`)
+        say(`    ${explainLine(row)}`)
       }
     }
     const explain = async (name: string, compiled: { sql: string; parameters: readonly unknown[] }) => {
       const [rows] = await connection.query(`EXPLAIN ${compiled.sql}`, compiled.parameters as unknown[])
       say(name)
-      for (const row of rows as Record<string, unknown>[]) say(`    ${row.table}: type=${row.type} key=${row.key ?? 'NULL'} rows=${row.rows} ${row.Extra ?? ''}`)
+      for (const row of rows as Record<string, unknown>[]) say(`    ${explainLine(row)}`)
     }
     // (c) as the service streams it, the slugs read beside it: grouped in service order, flat or CSV in booking order.
     // (The (c) above is the bench's floor, which joins the slugs; MariaDB sorts it whatever the hint.)
@@ -49,7 +49,7 @@ async function explainAll(url: { host: string; port: number; user: string; passw
     const summary = compileSummaryQuery(compiler, { filter: { bookingDate: { from: '2025-01-01', to: '2025-12-31' } }, dateOf: 'booking_date', byStatus: false })
     const [summaryRows] = await connection.query(`EXPLAIN ${summary.sql}`, summary.parameters as unknown[])
     say('(e) summary/, a year by month and service')
-    for (const row of summaryRows as Record<string, unknown>[]) say(`    ${row.table}: type=${row.type} key=${row.key ?? 'NULL'} rows=${row.rows} ${row.Extra ?? ''}`)
+    for (const row of summaryRows as Record<string, unknown>[]) say(`    ${explainLine(row)}`)
   } finally {
     await connection.end()
     await compiler.destroy()
@@ -81,4 +81,10 @@ if (process.env.DATABASE_URL || process.env.WORDPRESS_DB_HOST) {
   } finally {
     await server.stop()
   }
+}
+
+/** One row of EXPLAIN, as MariaDB gives it (its cells are text, numbers or NULL). */
+function explainLine(row: Record<string, unknown>): string {
+  const cell = (value: unknown) => (value === null || value === undefined ? '' : `${value as string | number}`)
+  return `${cell(row.table)}: type=${cell(row.type)} key=${cell(row.key) || 'NULL'} rows=${cell(row.rows)} ${cell(row.Extra)}`
 }

@@ -1,4 +1,4 @@
-// npm test: typecheck, the layering check, start a private MariaDB (installing Debian's
+// npm test: typecheck, lint, the layering check, start a private MariaDB (installing Debian's
 // mariadb-server when mariadbd is missing), run every test against it with a
 // SELECT-only account, and stop the server afterwards, also when tests fail.
 import { spawn, spawnSync } from 'node:child_process'
@@ -10,6 +10,12 @@ const bin = (name: string) => new URL(`../node_modules/.bin/${name}`, import.met
 const typecheck = spawnSync(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit'], { stdio: 'inherit' })
 if (typecheck.status !== 0) {
   process.stderr.write('typecheck failed\n')
+  process.exit(1)
+}
+// Lint and format (eslint.config.mjs): typescript-eslint's type-checked rules and the house style.
+const lint = spawnSync(bin('eslint'), ['.'], { stdio: 'inherit' })
+if (lint.status !== 0) {
+  process.stderr.write('lint failed: npm run format fixes the style; the rest says what to change\n')
   process.exit(1)
 }
 // The layering check (.dependency-cruiser.cjs): no import circle, no import against the floors.

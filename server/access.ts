@@ -15,7 +15,7 @@ export interface Access {
   /** Guards everything under the API prefixes; OPTIONS passes without credentials. */
   guard: RequestHandler
   /** Whether this request's bookings carry `customer`. */
-  exposeCustomer(req: Request): boolean
+  exposeCustomer: (req: Request) => boolean
   /** How often a verdict came from the cache, and how often WordPress was asked. */
   stats: { cacheHits: number; wordpressCalls: number }
 }
@@ -80,7 +80,7 @@ export function feedToken(req: Request): string | undefined {
 function queryValues(query: Record<string, unknown>, name: string): string[] {
   return Object.entries(query)
     .filter(([key]) => key === name || key.startsWith(`${name}[`))
-    .flatMap(([, value]) => (Array.isArray(value) ? value : [value]))
+    .flatMap(([, value]): unknown[] => (Array.isArray(value) ? value as unknown[] : [value]))
     .filter((value): value is string => typeof value === 'string')
 }
 

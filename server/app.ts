@@ -203,7 +203,7 @@ export function createApp(options: AppOptions): Express {
       sendRestError(res, problem !== undefined
         ? new RestError(503, 'rest_database_unavailable', 'The database cannot serve this service as it is set up; the cause is in the service\'s log.', { retryAfterSeconds: 30 })
         : known?.status === 503 ? known
-          : new RestError(503, 'rest_database_unavailable', 'The database did not answer within one second.', { retryAfterSeconds: 5 }))
+        : new RestError(503, 'rest_database_unavailable', 'The database did not answer within one second.', { retryAfterSeconds: 5 }))
     }
   })
 

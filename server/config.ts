@@ -3,7 +3,7 @@
 import express from 'express'
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
-import { parseZoneSetting, type SiteZone } from './domain/zone-offsets.ts'
+import { parseZoneSetting } from './domain/zone-offsets.ts'
 import type { DatabaseSettings, DbSettings } from '../db/connect.ts'
 import { DEFAULT_QUEUE_LENGTH, DEFAULT_QUEUE_TIMEOUT_MS, DEFAULT_STREAM_CONNECTIONS } from '../db/stream-gate.ts'
 import { parseBooleanWord, parseWholeNumber } from './parse-text.ts'

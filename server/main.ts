@@ -106,7 +106,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
       log.info({ signal, graceMs: config.shutdownGraceMs }, 'stopping: no new connections; finishing the requests in flight')
       // Should closing the pool hang on a dead database, the process still ends.
       setTimeout(() => process.exit(0), config.shutdownGraceMs + 5_000).unref()
-      void shutDownGracefully(server, { graceMs: config.shutdownGraceMs, log, closeDb: handle.close })
+      void shutDownGracefully(server, { graceMs: config.shutdownGraceMs, log, closeDb: () => handle.close() })
         .then(() => process.exit(0), (error: unknown) => {
           log.error({ err: error }, 'stopping failed')
           process.exit(1)

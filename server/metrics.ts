@@ -4,7 +4,7 @@
 // In a cluster worker the answer holds every worker's counts, summed by the
 // primary (server/cluster.ts), whichever worker the scrape reached.
 import cluster from 'node:cluster'
-import type { RequestHandler, Response } from 'express'
+import type { RequestHandler } from 'express'
 import type { DbPools } from '../db/connect.ts'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import { bearerToken, sha256, tokenIsOneOf, type Access } from './access.ts'

@@ -23,12 +23,12 @@ function parameterSchema(field: z.ZodType): JsonSchema {
     io: 'input',
     unrepresentable: 'any',
     override: (ctx) => {
-      const meta = z.globalRegistry.get(ctx.zodSchema) as JsonSchema | undefined
+      const meta: JsonSchema | undefined = z.globalRegistry.get(ctx.zodSchema)
       if (!meta || typeof meta.type !== 'string') return
       for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as JsonSchema)[key]
       Object.assign(ctx.jsonSchema, asSent(meta))
     },
-  }) as JsonSchema
+  })
 }
 
 /** A pattern matching these words in any letter case: JSON Schema patterns take no `i` flag. */

@@ -111,7 +111,7 @@ async function mariadbReports(db: ReaderDb, statement: string, until: number): P
       const child = spawn('mariadb', ['--quick', '--batch', '--skip-column-names', `--host=${db.host}`, `--port=${db.port}`, `--user=${db.user}`, `--password=${db.password}`, db.database, '-e', statement], { stdio: ['ignore', 'ignore', 'pipe'] })
       running.add(child)
       let stderr = ''
-      child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+      child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
       const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)))
       running.delete(child)
       if (Date.now() > until) break

@@ -62,7 +62,7 @@ async function startService(env: Record<string, string>, profileDir: string | un
       await exited
       children.delete(child)
       // event-loop.mjs writes eld-<pid>.json (and its trace) into the directory on exit.
-      const loop = JSON.parse(readFileSync(join(eventLoopDir, `eld-${child.pid}.json`), 'utf8'))
+      const loop = JSON.parse(readFileSync(join(eventLoopDir, `eld-${child.pid}.json`), 'utf8')) as { maxMs: number; p99Ms: number }
       rmSync(eventLoopDir, { recursive: true, force: true })
       return loop
     },
@@ -149,7 +149,7 @@ function rawSql(key: string, args: string[]): Record<string, number> {
     encoding: 'utf8', env: { ...process.env, BENCH_DB: JSON.stringify(readerDb) },
   })
   if (run.status !== 0) throw new Error(`raw-sql failed: ${run.stderr}`)
-  return JSON.parse(run.stdout.trim().split('\n').at(-1)!)
+  return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, number>
 }
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
@@ -187,7 +187,7 @@ for (const shown of PROFILE === 'a' || PROFILE === 'e' ? [false] : [false, true]
   const who = shown ? 'customer shown' : 'customer hidden'
   for (const format of PROFILE === 'a' || PROFILE === 'e' ? [] : ['json', 'csv']) {
     const run = await bestOf(PROFILE ? 2 : 3, `${service.url}${path('c')}${format === 'csv' ? '?format=csv' : ''}`, service.pid)
-    line(`| (c) ${format.toUpperCase()}, ${who}: rows/s | ${Math.round(run.rows / run.seconds).toLocaleString('en')} | ${Math.round(raw.rowsPerSecond!).toLocaleString('en')} | ${((run.rows / run.seconds) / raw.rowsPerSecond!).toFixed(2)} |`)
+    line(`| (c) ${format.toUpperCase()}, ${who}: rows/s | ${Math.round(run.rows / run.seconds).toLocaleString('en')} | ${Math.round(raw.rowsPerSecond).toLocaleString('en')} | ${((run.rows / run.seconds) / raw.rowsPerSecond).toFixed(2)} |`)
     line(`| (c) ${format.toUpperCase()}, ${who}: CPU µs per row | ${run.cpuUsPerRow.toFixed(2)} | ${raw.cpuUsPerRow.toFixed(2)} | ${(run.cpuUsPerRow / raw.cpuUsPerRow).toFixed(2)} |`)
   }
   if (PROFILE === 'e') {

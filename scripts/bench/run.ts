@@ -279,7 +279,7 @@ function rawSql(key: string, args: string[], db: object): Record<string, number>
     encoding: 'utf8', env: { ...process.env, BENCH_DB: JSON.stringify(db) }, maxBuffer: 16 * 1024 * 1024,
   })
   if (run.status !== 0) throw new Error(`raw-sql failed: ${run.stderr}`)
-  return JSON.parse(run.stdout.trim().split('\n').at(-1)!)
+  return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as Record<string, number>
 }
 
 function verdict(label: string, measured: number, target: number, unit: '×' | 'ms' | 'rows/s' | 'MB' | '%', better: 'higher' | 'lower'): string {
@@ -293,6 +293,7 @@ say(`booking-calendar-api benchmark: ${BENCH_DATA.bookings.toLocaleString('en')}
 if (spawnSync(bin('tsc'), ['-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' }).status !== 0) throw new Error('build failed')
 
 const mariadb = await startMariaDb({ bufferPoolMb: 2048 })
+// eslint-disable-next-line prefer-const -- set once WordPress exists; the exit hook below may run before
 let wordpressClose: (() => Promise<void>) | undefined
 const children = new Set<ChildProcess>()
 stopOnExit(mariadb, async () => {
@@ -314,7 +315,7 @@ const wordpress = await prepareWordPress({
   // OPcache on, and memory_limit 1024M, as a site sized for reports would be: at 256M (b)'s 80,000 rows at a million bookings ended in 500s.
   ini: { 'opcache.enable': '1', 'opcache.enable_cli': '1', memory_limit: '1024M' },
 })
-wordpressClose = wordpress.close
+wordpressClose = () => wordpress.close()
 wordpress.php(`<?php ${installSitePhp(wordpress.root)}`)
 await mariadb.adminQuery(`USE ${BENCH_DATABASE}; ${pluginTablesSql('wp_')}`)
 for (const statement of demoDataSql({ ...BENCH_DATA, prefix: 'wp_' })) await mariadb.adminQuery(`USE ${BENCH_DATABASE}; ${statement}`)

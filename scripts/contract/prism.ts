@@ -84,8 +84,8 @@ function start(command: string, args: string[], env: NodeJS.ProcessEnv): { child
   children.push(child)
   const output: string[] = []
   const keep = (chunk: Buffer) => { for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) output.push(line) }
-  child.stdout!.on('data', keep)
-  child.stderr!.on('data', keep)
+  child.stdout.on('data', keep)
+  child.stderr.on('data', keep)
   return { child, output }
 }
 

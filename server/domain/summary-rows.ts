@@ -55,6 +55,7 @@ export class SummaryRows implements SummaryRowSink {
    */
   release(): void {
     const room = this.dayMs.length
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- this released object is kept whole as the next one's spare
     if (room <= MAX_KEPT_ROOM && (spare === undefined || spare.dayMs.length < room)) spare = this
     this.length = 0
   }

@@ -419,7 +419,7 @@ export function summarize(input: SummaryInput): { groups: SummaryGroup[]; totals
     bookedSeconds[index] = bookedSeconds[index]! + rows.bookedSeconds[row]!
     // A whole-day booking counts the open minutes of its day for its service.
     if (allDayBookings > 0) {
-      bookedSeconds[index] = bookedSeconds[index]! + allDayBookings * open.onDay(serviceId, rows.wholeDayMs[row]!) * 60
+      bookedSeconds[index] = bookedSeconds[index] + allDayBookings * open.onDay(serviceId, rows.wholeDayMs[row]!) * 60
     }
   }
 
@@ -510,7 +510,6 @@ export async function answerSummary(
     group_by: groupByNames(groupBy), filter_by: params.filter_by,
   }
 }
-
 
 /** Ranges of booking dates at least this many days long are counted in two halves at once. */
 const SPLIT_MIN_DAYS = 62

@@ -43,7 +43,7 @@ export function createAppServer(app: Express, { headersTimeoutMs }: { headersTim
  */
 function adoptPrototype(app: Express, prototype: object, kind: 'request' | 'response'): void {
   const expressPrototype = app[kind] as object
-  Object.setPrototypeOf(prototype, Object.getPrototypeOf(expressPrototype))
+  Object.setPrototypeOf(prototype, Object.getPrototypeOf(expressPrototype) as object | null)
   Object.defineProperty(prototype, 'app', { configurable: true, enumerable: true, writable: true, value: app })
   Object.defineProperty(app, kind, { configurable: true, enumerable: true, writable: true, value: prototype })
 }

@@ -42,14 +42,15 @@ export type CsvColumn = { name: string; field: (typeof BOOKING_FIELDS)[number]; 
 export const CSV_COLUMNS: CsvColumn[] = BOOKING_FIELDS.flatMap((field): CsvColumn[] =>
   field === 'customer'
     ? (['name', 'email', 'phone'] as const).map((part) => ({
-        name: `customer_${part}`, field, value: (record: BookingRecord) => record.customer?.[part] ?? null,
-      }))
+      name: `customer_${part}`, field, value: (record: BookingRecord) => record.customer?.[part] ?? null,
+    }))
     : [{ name: field, field, value: (record: BookingRecord) => record[field] }])
 
 /** One CSV cell: null empty, booleans as words, RFC 4180 quoting, and the formula-injection guard. */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return ''
-  let text = typeof value === 'string' ? value : String(value)
+  // Cells are strings, numbers and booleans (BookingRecord's fields).
+  let text = typeof value === 'string' ? value : `${value as number | boolean}`
   // A spreadsheet runs a cell starting with these as a formula; a leading ' makes it text.
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text

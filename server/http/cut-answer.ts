@@ -108,7 +108,7 @@ export function signalClientGone(res: Response): GoneSignal {
  */
 export class ClientGoneSignal implements GoneSignal {
   aborted = false
-  reason: unknown = undefined
+  reason: Error | undefined = undefined
   #listeners: Array<() => void> = []
 
   addEventListener(_type: 'abort', listener: () => void): void {
@@ -120,7 +120,7 @@ export class ClientGoneSignal implements GoneSignal {
     if (at >= 0) this.#listeners.splice(at, 1)
   }
 
-  abort(reason: unknown): void {
+  abort(reason: Error): void {
     if (this.aborted) return
     this.aborted = true
     this.reason = reason

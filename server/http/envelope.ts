@@ -30,9 +30,12 @@ export function asksForEnvelope(url: string): boolean {
 
 /** Makes `res` send its JSON answer enveloped, whichever way it is written (res.json, whole, streamed). */
 export function envelopeAnswer(res: ServerResponse): void {
+  // The originals, called below with .call(this): the wrappers replace them on this response.
+  /* eslint-disable @typescript-eslint/unbound-method */
   const writeHead = res.writeHead
   const write = res.write
   const end = res.end
+  /* eslint-enable @typescript-eslint/unbound-method */
   let wrapping = false
   let tail = ''
   let wroteBody = false
@@ -59,7 +62,7 @@ export function envelopeAnswer(res: ServerResponse): void {
     writeHead.call(this, 200)
     ;(write as (...args: unknown[]) => boolean).call(this, HEAD)
     return this
-  } as typeof res.writeHead
+  }
 
   res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
     if (chunk !== undefined && chunk !== null && (chunk as { length?: number }).length !== 0) wroteBody = true
@@ -72,7 +75,7 @@ export function envelopeAnswer(res: ServerResponse): void {
     // The head is decided (and written) before anything else of the body.
     if (!this.headersSent && !this.writableEnded) this.writeHead(this.statusCode)
     if (!wrapping) return (end as (...args: unknown[]) => ServerResponse).call(this, ...args, ...(callback ? [callback] : []))
-    if (chunk !== undefined && chunk !== null) this.write(chunk as string, encoding as BufferEncoding)
+    if (chunk !== undefined && chunk !== null) this.write(chunk, encoding as BufferEncoding)
     return (end as (...args: unknown[]) => ServerResponse).call(this, (wroteBody ? '' : 'null') + tail, ...(callback ? [callback] : []))
   } as typeof res.end
 }

@@ -39,8 +39,10 @@ export function publicHost(req: Request): string {
  * control characters are not allowed in TEXT and are dropped; a tab stays.
  */
 export function escapeText(text: string): string {
+  /* eslint-disable no-control-regex -- control characters are what these find, to escape or drop (RFC 5545, 3.3.11) */
   if (!/[\\;,\x00-\x08\x0a-\x1f\x7f\x85\u2028\u2029]/.test(text)) return text
-  return text.replace(/\r\n|[\\;,\r\n\x85\u2028\u2029]|[\x00-\x08\x0b-\x1f\x7f]/g, (match) => {
+  /* eslint-enable no-control-regex */
+  return text.replace(/\r\n|[\\;,\r\n\x85\u2028\u2029]|[\x00-\x08\x0b-\x1f\x7f]/g, (match) => { // eslint-disable-line no-control-regex -- as above
     if (match === '\\') return '\\\\'
     if (match === ';') return '\\;'
     if (match === ',') return '\\,'

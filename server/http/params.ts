@@ -116,7 +116,7 @@ type Ctx = z.core.$RefinementCtx<string[] | undefined>
 
 function fail(ctx: Ctx, message: string): never {
   ctx.addIssue({ code: 'custom', message })
-  return z.NEVER as never
+  return z.NEVER
 }
 
 /** The one value of a parameter that takes one; given twice is an error (API.md, "Parameters"). */

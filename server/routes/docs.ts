@@ -105,12 +105,12 @@ export function docsAssets(allow: string): Router {
   const router = Router()
   router.route('/docs/:name')
     .all((req, res, next) => {
-      if (!Object.hasOwn(ASSETS, req.params.name!)) return next('route')
+      if (!Object.hasOwn(ASSETS, req.params.name)) return next('route')
       res.locals.route = 'docs'
       next()
     })
     .get((req, res, next) => {
-      const asset = ASSETS[req.params.name!]!
+      const asset = ASSETS[req.params.name]!
       // Revalidated on each load (Last-Modified and ETag), not fetched again whole.
       res.setHeader('Cache-Control', 'private, no-cache')
       if ('text' in asset) {

@@ -46,7 +46,7 @@ describe('GET slots/ as CSV', () => {
     const res = await request(t.app).get(`${URL}?format=csv&_fields=note&start=2026-11-24&end=2026-11-25`).expect(200)
     expect(res.text).to.equal('note\r\npast midnight\r\n""\r\n""\r\nWindow seat\r\n')
     // skip_empty_lines is what pandas does by default (skip_blank_lines=True).
-    const rows = parse(res.text, { columns: true, skip_empty_lines: true }) as Record<string, string>[]
+    const rows = parse<Record<string, string>>(res.text, { columns: true, skip_empty_lines: true })
     expect(rows).to.deep.equal([{ note: 'past midnight' }, { note: '' }, { note: '' }, { note: 'Window seat' }])
   })
 

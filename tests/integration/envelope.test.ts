@@ -46,7 +46,7 @@ describe('_envelope', () => {
       const own: Record<string, string | number> = {}
       for (const [header, name] of [['x-wp-total', 'X-WP-Total'], ['x-wp-totalpages', 'X-WP-TotalPages'], ['link', 'Link']] as const) {
         // The totals as numbers, as WordPress's envelope holds them.
-        if (plain.headers[header] !== undefined) own[name] = name === 'Link' ? plain.headers[header] as string : Number(plain.headers[header])
+        if (plain.headers[header] !== undefined) own[name] = name === 'Link' ? plain.headers[header] : Number(plain.headers[header])
         // Moved into the envelope, as WordPress does: not sent as headers too.
         expect(enveloped.headers[header], header).to.equal(undefined)
       }

@@ -66,13 +66,13 @@ function icalJsEvents(text: string): Map<string, ICAL.Component> {
 function nodeIcalEvents(text: string): Map<string, nodeIcal.VEvent> {
   const events = new Map<string, nodeIcal.VEvent>()
   for (const component of Object.values(nodeIcal.sync.parseICS(text))) {
-    if (component?.type === 'VEVENT') events.set(String(component.uid), component as nodeIcal.VEvent)
+    if (component?.type === 'VEVENT') events.set(String(component.uid), component)
   }
   return events
 }
 
 /** node-ical gives text as a string or as { val, params }. */
-const textOf = (value: unknown): unknown => (value && typeof value === 'object' && 'val' in value ? (value as { val: unknown }).val : value)
+const textOf = (value: unknown): unknown => (value && typeof value === 'object' && 'val' in value ? (value).val : value)
 /** A DATE value read by node-ical: a Date at local midnight flagged dateOnly. */
 const localDay = (date: Date) =>
   `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`

@@ -85,7 +85,7 @@ describe('routing', () => {
         description: 'Only bookings in these statuses, comma-separated. Omitted: every status, legacy values included.', required: false,
       })
       expect(slots.endpoints[0].args.per_page).to.include({ type: 'integer', minimum: 1, maximum: 1000, required: false })
-      for (const arg of Object.values(slots.endpoints[0].args) as { type: string; description: string; required: boolean }[]) {
+      for (const arg of Object.values<{ type: string; description: string; required: boolean }>(slots.endpoints[0].args)) {
         expect(arg.type).to.be.a('string')
         expect(arg.description).to.be.a('string').and.not.equal('')
         expect(arg.required).to.equal(false)

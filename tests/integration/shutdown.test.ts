@@ -50,7 +50,7 @@ async function startServiceOn(databaseUrl: string, tablePrefix: string, env: Rec
   })
   const logs: Record<string, unknown>[] = []
   let buffered = ''
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     buffered += chunk.toString('utf8')
     const lines = buffered.split('\n')
     buffered = lines.pop()!
@@ -245,7 +245,7 @@ describe('WORKERS=2 (node:cluster)', function () {
 
   it('starts every worker with WORKER_V8_FLAGS, and with the sized default when it is unset', async () => {
     const flagsOfWorkers = (service: Service) => service.logs.filter((line) => line.msg === 'worker started')
-      .map((line) => readFileSync(`/proc/${line.pid}/cmdline`, 'utf8').split('\0').filter((arg) => /^--(max|heap)-/.test(arg)))
+      .map((line) => readFileSync(`/proc/${line.pid as number}/cmdline`, 'utf8').split('\0').filter((arg) => /^--(max|heap)-/.test(arg)))
     for (const [setting, expected] of [[undefined, [...DEFAULT_WORKER_V8_FLAGS]], ['--max-semi-space-size=3 --max-old-space-size=200', ['--max-semi-space-size=3', '--max-old-space-size=200']]] as const) {
       const service = await startService(db, { WORKERS: '2', ...(setting === undefined ? {} : { WORKER_V8_FLAGS: setting }) })
       try {

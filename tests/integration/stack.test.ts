@@ -152,7 +152,7 @@ describe('the compose stack, without Docker', function () {
 
     before(async function () {
       if (!api || !wordpress) this.skip()
-      proxy = await startNginx({ api: `127.0.0.1:${(api!.address() as AddressInfo).port}`, wordpress: new URL(wordpress!.url).host })
+      proxy = await startNginx({ api: `127.0.0.1:${(api.address() as AddressInfo).port}`, wordpress: new URL(wordpress.url).host })
     })
 
     it('sends /wp-json/booking-calendar/ to the service, whole, and keeps the client\'s X-Request-Id', async () => {

@@ -41,7 +41,7 @@ function queryArb(firstDay: string, days: number, serviceIds: number[]): fc.Arbi
     startOfWeek: fc.integer({ min: 0, max: 6 }),
   }).map(({ offset, length, ...rest }) => ({
     ...rest, start: addDays(firstDay, offset), end: addDays(firstDay, offset + length - 1),
-  }) as Query)
+  }))
 }
 
 function summaryUrl(q: Query): string {

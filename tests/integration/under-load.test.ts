@@ -266,7 +266,7 @@ async function startProcess(db: TestDatabase, env: Record<string, string>): Prom
   })
   const logs: Record<string, unknown>[] = []
   let buffered = ''
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     buffered += chunk.toString('utf8')
     const lines = buffered.split('\n')
     buffered = lines.pop()!
@@ -290,6 +290,51 @@ function getOnce(port: number, path: string, headers: Record<string, string> = {
     req.on('timeout', () => req.destroy(new Error('timeout')))
     req.on('error', reject)
   })
+}
+
+/** Kept-alive connections, `each` answered by each of the two workers (told by their log lines' request ids). */
+async function socketsOnEachWorker(service: Process, each: number): Promise<Socket[]> {
+  const byWorker = new Map<unknown, Socket[]>()
+  for (let i = 0; i < 40 && [...byWorker.values()].filter((list) => list.length >= each).length < 2; i++) {
+    const socket = connect(service.port, '127.0.0.1')
+    const requestId = `which-worker-${i}`
+    await new Promise<void>((resolve, reject) => {
+      let seen = ''
+      const onData = (chunk: Buffer) => {
+        seen += chunk.toString('latin1')
+        if (!seen.includes('\r\n\r\n')) return
+        socket.off('data', onData)
+        resolve()
+      }
+      socket.on('data', onData)
+      socket.once('error', reject)
+      socket.write(`GET /healthz HTTP/1.1\r\nHost: test\r\nX-Request-Id: ${requestId}\r\n\r\n`)
+    })
+    await until(() => service.logs.some((line) => line.requestId === requestId), 5_000, 'the probe\'s log line')
+    const worker = service.logs.find((line) => line.requestId === requestId)!.worker
+    const list = byWorker.get(worker) ?? []
+    if (list.length < each) list.push(socket)
+    else socket.destroy()
+    byWorker.set(worker, list)
+  }
+  const lists = [...byWorker.values()].filter((list) => list.length >= each)
+  if (lists.length < 2) throw new Error('node:cluster did not give both workers connections')
+  return lists.flat()
+}
+
+/** An export asked on a connection that is open already; the answer's bytes as rawRequest keeps them. */
+function exportOn(socket: Socket): RawRequest {
+  const request: RawRequest = {
+    socket, firstByteAt: undefined, received: [],
+    ended: new Promise<void>((resolve) => socket.once('close', () => resolve())),
+    status: () => Number(Buffer.concat(request.received).toString('latin1', 9, 12)),
+  }
+  socket.on('data', (chunk: Buffer) => {
+    request.firstByteAt ??= Date.now()
+    request.received.push(chunk)
+  })
+  socket.write(`GET ${EXPORT} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`)
+  return request
 }
 
 describe('under load: one budget for every worker (WORKERS=2)', function () {
@@ -320,14 +365,18 @@ describe('under load: one budget for every worker (WORKERS=2)', function () {
       }
     })()
     try {
-      const answers = await Promise.all(Array.from({ length: 6 }, () => getOnce(service.port, EXPORT)))
+      // Three connections on each worker (node:cluster hands a connection to a worker once, when it opens),
+      // so the exports cannot all land on one worker, whose own two would then look like the service's.
+      const sockets = await socketsOnEachWorker(service, 3)
+      const answers = sockets.map((socket) => exportOn(socket))
+      await Promise.all(answers.map((answer) => answer.ended))
       for (const answer of answers) {
-        expect(answer.status).to.equal(200)
-        expect(JSON.parse(answer.body).booked_slots).to.have.length(BOOKINGS)
+        expect(answer.status()).to.equal(200)
+        expect(bodyOf(answer).booked_slots).to.have.length(BOOKINGS)
       }
-      // Both workers took exports, and they waited in the primary's one line.
       const workers = new Set(service.logs.filter((line) => line.msg === 'request' && line.route === 'slots').map((line) => line.worker))
       expect(workers.size).to.equal(2)
+      // They waited in the primary's one line.
       expect(service.logs.some((line) => line.msg === 'request' && (line.queueWaitMs as number) > 0)).to.equal(true)
     } finally {
       watching = false

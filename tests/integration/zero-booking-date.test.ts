@@ -83,7 +83,7 @@ describe('GET slots/ with a booking on the zero date', () => {
     const res = await request(t.app).get(`${URL}?format=csv&filter_by=created_date&start=2026-11-21&end=2026-11-21`).expect(200)
     const lines = res.text.split('\r\n')
     expect(lines[1]).to.equal(`${ZERO_DAY_ID},${HAIRCUT},haircut,booked,0000-00-00,,,false,2026-11-21T15:00:00+01:00,,,,legacy zero day`)
-    const rows = parse(res.text, { columns: true }) as Record<string, string>[]
+    const rows = parse<Record<string, string>>(res.text, { columns: true })
     expect(rows[0]).to.include({ id: String(ZERO_DAY_ID), booking_date: '0000-00-00', start: '', end: '', all_day: 'false' })
   })
 })

@@ -7,7 +7,7 @@ describe('ClientGoneSignal', () => {
   it('runs each listener still attached once, with the reason set, and none added after', () => {
     const signal = new ClientGoneSignal()
     const heard: string[] = []
-    const first = () => heard.push(`first ${String(signal.reason)}`)
+    const first = () => heard.push(`first ${signal.reason?.message}`)
     const removed = () => heard.push('removed')
     signal.addEventListener('abort', first)
     signal.addEventListener('abort', removed)
@@ -15,11 +15,12 @@ describe('ClientGoneSignal', () => {
     signal.removeEventListener('abort', removed)
     expect(signal.aborted).to.equal(false)
     expect(signal.reason).to.equal(undefined)
-    signal.abort('gone')
-    signal.abort('again')
+    const gone = new Error('gone')
+    signal.abort(gone)
+    signal.abort(new Error('again'))
     signal.addEventListener('abort', () => heard.push('late'))
     expect(heard).to.deep.equal(['first gone', 'second true'])
-    expect(signal.reason).to.equal('gone')
+    expect(signal.reason).to.equal(gone)
   })
 
   it('removing a listener never attached changes nothing', () => {

@@ -185,7 +185,7 @@ describe('slotsIcsChunks', () => {
   it('one VCALENDAR with the properties of API.md, events in order, ending with END:VCALENDAR and CRLF', async () => {
     async function* batches() { yield [booking, { ...booking, id: 102 }] }
     let text = ''
-    for await (const chunk of slotsIcsChunks({ batches: batches() }, { name: 'Bookings: стрижка', timezone: 'Europe/Berlin' }, context)) text += chunk
+    for await (const chunk of slotsIcsChunks({ batches: batches() }, { name: 'Bookings: стрижка', timezone: 'Europe/Berlin' }, context)) text += chunk.toString()
     const lines = text.split('\r\n')
     expect(lines.slice(0, 9)).to.deep.equal([
       'BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//booking-calendar-api//Calendar feed//EN', 'CALSCALE:GREGORIAN',
