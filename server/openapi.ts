@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { ROUTES, NAMESPACE } from './routes/index.ts'
 import {
-  disabledTimeAnswerSchema, namespaceIndexSchema, restErrorSchema, slotsAnswerSchema, summaryAnswerSchema,
+  availabilityAnswerSchema, disabledTimeAnswerSchema, namespaceIndexSchema, restErrorSchema, slotsAnswerSchema, summaryAnswerSchema,
 } from './http/response-schemas.ts'
 
 type JsonSchema = Record<string, unknown>
@@ -162,7 +162,7 @@ function withHeadAndOptions(get: Operation) {
 
 export function buildOpenApiDocument(): Record<string, unknown> {
   // Referenced so that their ids are registered before the components are read.
-  void [slotsAnswerSchema, disabledTimeAnswerSchema, restErrorSchema, namespaceIndexSchema, summaryAnswerSchema]
+  void [slotsAnswerSchema, disabledTimeAnswerSchema, restErrorSchema, namespaceIndexSchema, summaryAnswerSchema, availabilityAnswerSchema]
   const version = packageVersion()
   const requestId = header('The request\'s id: the X-Request-Id sent, or a new one. It is in the log line of the request.', 'string')
   const route = (path: string) => ROUTES.find((r) => r.path === path)!
@@ -223,6 +223,24 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       ...ERRORS,
     },
   }
+  const availability = {
+    summary: 'The free time of each service: free windows, or bookable start times with duration',
+    description: 'The range less each service\'s disabled periods (disabled-time/\'s) and the time its blocking bookings take. ' +
+      'Without duration, the free windows; with duration (and step), the bookable start times on the site\'s wall clock. Long answers stream. With format=csv or Accept: text/csv, one line per item.',
+    operationId: 'getAvailability',
+    parameters: parameters(route('/availability').params),
+    responses: {
+      200: {
+        description: 'The free windows or start times, by service then start.',
+        headers: { 'X-Request-Id': requestId },
+        content: {
+          'application/json': { schema: REF('AvailabilityAnswer') },
+          'text/csv': { schema: { type: 'string', description: 'One header row, then one line per item.' } },
+        },
+      },
+      ...ERRORS,
+    },
+  }
   const index = {
     summary: 'The namespace index, as WordPress gives it, with every parameter of each route',
     operationId: 'getNamespaceIndex',
@@ -273,12 +291,14 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       '/slots': withHeadAndOptions(slots),
       '/disabled-time': withHeadAndOptions(disabledTime),
       '/summary': withHeadAndOptions(summary),
+      '/availability': withHeadAndOptions(availability),
       '/openapi.json': withHeadAndOptions(openApi),
       '/docs': withHeadAndOptions(docs),
       // A trailing slash is the same route (as in WordPress); a Path Item $ref keeps one definition.
       '/slots/': { $ref: '#/paths/~1slots' },
       '/disabled-time/': { $ref: '#/paths/~1disabled-time' },
       '/summary/': { $ref: '#/paths/~1summary' },
+      '/availability/': { $ref: '#/paths/~1availability' },
       '/openapi.json/': { $ref: '#/paths/~1openapi.json' },
       '/docs/': { $ref: '#/paths/~1docs' },
     },

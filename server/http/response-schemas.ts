@@ -103,6 +103,24 @@ export const summaryAnswerSchema = z.object({
   filter_by: z.enum(['booking_date', 'created_date']),
 }).strict().meta({ id: 'SummaryAnswer' })
 
+export const freeItemSchema = z.object({
+  service_id: z.number().int(),
+  service_slug: z.string().nullable().meta({ description: 'The slug, decoded to Unicode.' }),
+  start: z.string().meta({ description: 'ISO 8601 with the site\'s UTC offset on that date.' }),
+  end: z.string().meta({ description: 'ISO 8601 with offset: the window\'s end, or start + duration on the wall clock.' }),
+  minutes: z.number().optional().meta({ description: 'Windows only: wall-clock minutes, as summary/ counts them.' }),
+}).strict().meta({ id: 'FreeItem', description: 'A free window of a service (without duration), or a bookable start time (with duration).' })
+
+export const availabilityAnswerSchema = z.object({
+  free: z.array(z.union([freeItemSchema, freeItemSchema.partial().strict()])),
+  start: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  end: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+  timezone: z.string().meta({ description: 'The IANA name, +05:45 for a fixed offset, or UTC.' }),
+  blocking: z.array(z.string()).meta({ description: 'The statuses whose bookings took time.' }),
+  duration: z.number().int().optional(),
+  step: z.number().int().optional(),
+}).strict().meta({ id: 'AvailabilityAnswer' })
+
 export const restErrorSchema = z.object({
   code: z.string().meta({ examples: ['rest_invalid_param', 'rest_no_route', 'rest_service_not_found'] }),
   message: z.string().meta({ description: 'A sentence a person can act on.' }),

@@ -31,11 +31,21 @@ export async function* jsonListChunks<I>(object: object, listKey: string, mapIte
     }
     body.write(`${separator}${JSON.stringify(key)}:[`)
     separator = ','
-    const items = value as readonly I[]
-    for (let i = 0; i < items.length; i++) {
-      // As JSON.stringify writes an item it cannot write (undefined) in a list.
-      body.write(`${i === 0 ? '' : ','}${JSON.stringify(mapItem(items[i]!)) ?? 'null'}`)
-      if (body.hasFull) yield* filledThenNextTurn(body)
+    // An array by index; any other iterable (items made as they are written) by its iterator.
+    // As JSON.stringify writes an item it cannot write (undefined) in a list: null.
+    const items = value as readonly I[] | Iterable<I>
+    if (Array.isArray(items)) {
+      for (let i = 0; i < items.length; i++) {
+        body.write(`${i === 0 ? '' : ','}${JSON.stringify(mapItem(items[i] as I)) ?? 'null'}`)
+        if (body.hasFull) yield* filledThenNextTurn(body)
+      }
+    } else {
+      let first = true
+      for (const item of items) {
+        body.write(`${first ? '' : ','}${JSON.stringify(mapItem(item)) ?? 'null'}`)
+        first = false
+        if (body.hasFull) yield* filledThenNextTurn(body)
+      }
     }
     body.write(']')
   }

@@ -7,6 +7,7 @@ import { methodNotAllowed, noRoute } from '../errors.ts'
 import { slotsHandler, slotsParams } from './slots.ts'
 import { disabledTimeHandler, disabledTimeParams } from './disabled-time.ts'
 import { summaryHandler, summaryParams } from './summary.ts'
+import { availabilityHandler, availabilityParams } from './availability.ts'
 import { docsAssets, docsHandler } from './docs.ts'
 import type { Deps } from '../deps.ts'
 import { ALLOW, NAMESPACE, PREFIXES } from '../http/api-paths.ts'
@@ -26,6 +27,7 @@ export const ROUTES: RouteDef[] = [
   { path: '/slots', name: 'slots', params: slotsParams, handler: slotsHandler },
   { path: '/disabled-time', name: 'disabled-time', params: disabledTimeParams, handler: disabledTimeHandler },
   { path: '/summary', name: 'summary', params: summaryParams, handler: summaryHandler },
+  { path: '/availability', name: 'availability', params: availabilityParams, handler: availabilityHandler },
   { path: '/docs', name: 'docs', params: undefined, handler: docsHandler },
 ]
 

@@ -83,7 +83,7 @@ describe('openapi.json', () => {
 
   it('lists GET, HEAD and OPTIONS for every path, openapi.json under the prefixes, and the two address forms a client can build on', () => {
     const full = doc as unknown as { paths: Record<string, Record<string, { operationId: string }>>; servers: { url: string }[] }
-    for (const path of ['/', '/slots', '/disabled-time', '/summary', '/openapi.json', '/docs']) {
+    for (const path of ['/', '/slots', '/disabled-time', '/summary', '/availability', '/openapi.json', '/docs']) {
       expect(Object.keys(full.paths[path]!), path).to.deep.equal(['get', 'head', 'options'])
     }
     expect(full.paths['/slots']!.head!.operationId).to.equal('headSlots')
