@@ -129,6 +129,28 @@ export function demoDataSql(options: Partial<DemoOptions> = {}): string[] {
       FROM seq_1_to_${o.bookings}
     ) AS generated`)
 
+  // A week where availability/ has something to show (docs/availability.md): the
+  // first service's generated bookings of 2026-12-07 to 12-13 make way for
+  // back-to-back bookings, a rejected one that frees its time, one with no end,
+  // one past midnight and a whole-day one.
+  const showcaseFirst = '2026-12-07'
+  const lastDay = new Date(Date.parse(`${o.firstDay}T00:00:00Z`) + (days - 1) * 86_400_000).toISOString().slice(0, 10)
+  if (o.firstDay <= showcaseFirst && lastDay >= '2026-12-13' && serviceIds.length > 0) {
+    const id = serviceIds[0]!
+    statements.push(`DELETE FROM ${p}booking_calendar_bookings WHERE service_id = ${id} AND booking_date BETWEEN '2026-12-07' AND '2026-12-13'`)
+    const showcase = [
+      ['booked', '2026-12-08', "'09:00:00'", "'10:00:00'", 'Back to back, first'],
+      ['pending', '2026-12-08', "'10:00:00'", "'11:00:00'", 'Back to back, second'],
+      ['reject', '2026-12-08', "'11:00:00'", "'12:00:00'", 'Rejected: frees its hour'],
+      ['pending', '2026-12-08', "'16:00:00'", 'NULL', 'No end: takes the rest of the day'],
+      ['booked', '2026-12-09', "'18:00:00'", "'01:00:00'", 'Past midnight'],
+      ['completed', '2026-12-10', 'NULL', 'NULL', 'Whole day'],
+    ]
+    statements.push(`INSERT INTO ${p}booking_calendar_bookings
+      (service_id, status, booking_date, time_from, time_to, customer_name, customer_email, customer_phone, note, created_at) VALUES ${
+  showcase.map(([status, date, from, to, note], i) => `(${id}, '${status}', '${date}', ${from}, ${to}, 'Showcase ${i + 1}', 'showcase${i + 1}@example.com', '+49 30 000000${i + 1}', ${quote(note!)}, '2026-11-20 10:00:00')`).join(',\n')}`)
+  }
+
   // Disabled times: site-wide hours, holidays, a lunch break per service, and a few rows that make no sense.
   const rules: string[] = []
   const rule = (service: number, type: string, weekday: number | null, from: string | null, to: string | null, timeFrom: string | null, timeTo: string | null, note: string) =>

@@ -24,6 +24,7 @@ import { deepPageLine } from './deep-page.ts'
 import { benchSummary } from './summary.ts'
 import { benchIcs } from './ics.ts'
 import { benchConcurrentReports } from './concurrent-reports.ts'
+import { benchAvailability } from './availability.ts'
 import { PhaseClock, phaseTable, readTraces, stallCulprits, stallLessWaitForCore } from './phase-report.ts'
 
 if (process.env.BENCH_BOOKINGS === undefined) {
@@ -646,6 +647,12 @@ table('', '### Other measurements (issues 10, 13, 14)', '')
 table(await phases.run('deep pages', () => deepPageLine(ctx.serviceUrl, ctx.bookings)))
 table(...await phases.run('summary', () => benchSummary(ctx)))
 table(...await phases.run('ICS feed', () => benchIcs(ctx)))
+// Issue 42: availability/ beside slots/ for a month, and a month of start times streamed.
+if (process.env.BENCH_ONLY === undefined || ONLY.includes('v')) {
+  const measured = await phases.run('availability', () => benchAvailability(ctx))
+  table(...measured.lines)
+  verdicts.push(...measured.verdicts)
+}
 // Issue 43: concurrent year reports beside the live site, at a million bookings (or when BENCH_ONLY names r).
 if (process.env.BENCH_ONLY === undefined ? BENCH_DATA.bookings >= 1_000_000 : ONLY.includes('r')) {
   const report = BENCH_QUERIES.find((q) => q.key === 'b')!
