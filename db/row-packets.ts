@@ -20,7 +20,12 @@
 // mark-compact. A mysql2 connection reading the same statement serially kept
 // 15% of its young generation through each scavenge and ran 12 mark-compacts
 // in 5 s that way; with the accessor defined here once, 0.2% and one
-// (scripts/bench/README.md, tenth pass).
+// (docs/performance.md, "The bulk path").
+//
+// Map of this file: rowPacketSupport and installRowPacketTaking (the check and
+// the patch; mysql2 is pinned, tests/unit/mysql2-pin.test.ts), takingParser
+// (hands a packet to a sink), takeRowPackets (what a caller calls right after
+// connection.query), readCells (a packet's length-coded cells).
 import * as mysql2 from 'mysql2'
 
 /** mysql2's own createQuery (index.js), which its type declarations leave out. */

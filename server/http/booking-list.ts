@@ -10,6 +10,18 @@
 // quote in a note, a day whose UTC offset changes, a zero date, ...) takes
 // the record's way, so the answer is byte for byte what bookingJson and
 // bookingCsvRow make of toBookingRecord (tests/unit/booking-list.test.ts).
+//
+// Map of this file:
+// - BookingList: the sink. `record`/`parsedRow` take the record's way; `row`
+//   tries #writeRow on the packet first. `accepts` says which results it reads
+//   as bytes; `dropRows` forgets what a first statement wrote.
+// - #writeRow: one row from its cells: checks each cell's form, then copies
+//   it with the keys, quotes and offsets around it (JSON or CSV).
+// - #day/#dayOf, #statusCell, #serviceCell: what repeats from row to row,
+//   made once (a day's offset and JsonTimes, a status's text, a slug's cell).
+// - below the class: byte helpers (digits, dates, times, JSON and CSV
+//   escaping and their sizes, putIso) used by #writeRow alone.
+// The switch: ROWS_AS_BYTES=false never hands a row packet to this list.
 import { isUtf8 } from 'node:buffer'
 import { BOOKING_ROW_COLUMNS, type BookingRow } from '../../db/bookings.ts'
 import { readCells, type ParsedRow, type ResultColumn } from '../../db/row-packets.ts'
