@@ -129,7 +129,7 @@ function compileBookings(db: Db, filter: BookingFilter, order: BookingOrder, col
  * MariaDB otherwise scans the whole table and sorts it before it sends the
  * first row: 0.23 to 0.31 s at a million bookings, 23 to 27 ms at 100,000,
  * against 1 to 9 ms through the index, and the whole read took the same or
- * less (scripts/bench/README.md, "Whole-table reads through the indexes"). A
+ * less (docs/performance.md). A
  * filter on statuses or creation dates is left to the optimizer: through the
  * index every row would be looked up, however few match.
  */
@@ -244,7 +244,7 @@ export async function* streamBookingPackets(
 /**
  * The post_name of every service (a site has 10 to 500), read in the same
  * snapshot as the rows and put in by ID: joining posts to each row cost
- * MariaDB a quarter of a year's query (scripts/bench/README.md). They are the
+ * MariaDB a quarter of a year's query (docs/performance.md). They are the
  * first rows of the answer, under the same first-row bound.
  */
 async function readServiceNames(db: Db, snapshot: Snapshot, rowTimeoutMs: number): Promise<Map<number, string>> {

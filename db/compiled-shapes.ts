@@ -1,7 +1,7 @@
 // The SQL of a query depends on its shape (which conditions it has, how many
 // statuses it lists), not on the values it compares with. Kysely builds every
 // query as a tree of frozen nodes, runs the table-prefix plugin over it and
-// prints it: about a fifth of the CPU of a small request (scripts/bench/README.md).
+// prints it: about a fifth of the CPU of a small request (docs/performance.md).
 // So each shape is compiled once, with placeholders where the values go, and a
 // request only puts its values into the placeholders' places.
 import { CompiledQuery, createQueryId } from 'kysely'

@@ -161,7 +161,7 @@ function createRawPool(settings: DbSettings, size: number): Pool {
     // Nothing here prepares a statement (Kysely and db/ send text with query()), yet mysql2
     // makes each connection an LRU of prepared statements with room for this many, four
     // arrays of that length made up front: at mysql2's default of 16,000, 512 KB per
-    // connection, 10 MB of the heap of a worker with 20 (scripts/bench/README.md, sixteenth pass).
+    // connection, 10 MB of the heap of a worker with 20 (docs/performance.md).
     maxPreparedStatements: 1,
   })
   const statementSeconds = (settings.queryTimeoutMs / 1000).toFixed(3)

@@ -6,8 +6,7 @@
 // whole SQL for each `?`, skipping quotes and comments, then escapes each value
 // into its place. The service sends the same few dozen statement texts again
 // and again (db/compiled-shapes.ts), each about 800 characters, so that scan
-// was most of the SQL's cost in a small request (scripts/bench/README.md,
-// thirteenth pass). Here each text is cut at its placeholders once, by
+// was most of the SQL's cost in a small request (docs/performance.md). Here each text is cut at its placeholders once, by
 // format() itself, and a request only joins the pieces and its escaped values.
 // The pool's queryFormat (db/connect.ts) then passes a statement without
 // values through untouched, as format() would return it.

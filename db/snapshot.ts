@@ -68,7 +68,7 @@ export async function readSnapshot<T>(pool: BoundedPool, work: (snapshot: Snapsh
 /**
  * Rows mysql2 reads ahead of us: 200 (two batches) kept the same rate as
  * 1000 and took six concurrent exports from 186 to 141 MB of RSS
- * (scripts/bench/README.md); more read-ahead only holds more memory per export.
+ * (docs/performance.md); more read-ahead only holds more memory per export.
  */
 const READ_AHEAD_ROWS = 200
 
@@ -82,8 +82,7 @@ async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: B
   if (options.sink && lease.rowPackets) takeRowPackets(running, options.sink)
   // The rows mysql2 has read and we have not taken, from the query's own
   // events: its Readable stream (running.stream()) cost about 7% of a CSV
-  // export's CPU in pushes and reads of one object per row (scripts/bench/README.md,
-  // ninth pass). Past READ_AHEAD_ROWS the connection is paused, as the stream's
+  // export's CPU in pushes and reads of one object per row (docs/performance.md). Past READ_AHEAD_ROWS the connection is paused, as the stream's
   // highWaterMark did; mysql2 then holds the packets it has until resumed.
   let queued: R[] = []
   let paused = false

@@ -73,7 +73,7 @@ export function compileSummaryQuery(db: Db, query: SummaryQuery): CompiledQuery 
  * keeps them as numbers: kept as objects until the last had arrived, the rows
  * of a year (about 9,500 at a million bookings) survived the scavenges in
  * between and made the garbage collector a quarter of a summary's CPU
- * (scripts/bench/README.md, eighteenth pass).
+ * (docs/performance.md).
  */
 export interface SummaryRowSink {
   add(day: string, serviceId: number, status: string | null, wholeDayDate: string | null, bookings: number, allDayBookings: number, bookedSeconds: number): void

@@ -18,7 +18,7 @@ import { parseBooleanWord, parseWholeNumber } from './parse-text.ts'
  * their bytes, exports made little garbage, and the bench's peak moved to ten
  * clients of disabled-time/ at 1,500 requests a second: semi-spaces of 4 MB
  * took that from 149-153 to 138-143 MB, with as many requests served
- * (scripts/bench/README.md, "Rows as bytes").
+ * (docs/performance.md).
  */
 export const DEFAULT_WORKER_V8_FLAGS: readonly string[] = ['--heap-growing-percent=50', '--max-semi-space-size=4']
 

@@ -10,7 +10,7 @@ import { zoneFromOptions, zoneLabel, type SiteZone } from './domain/zone-offsets
  * The site's zone. `known()` gives it at once while the last read is fresh,
  * so a request needs no await for it (an await is a turn of the microtask
  * queue, about 8 µs of a one-month report's 1.2 ms measured in the service:
- * scripts/bench/README.md, eleventh pass); undefined when it must be read or
+ * docs/performance.md); undefined when it must be read or
  * refreshed, which calling the function does.
  */
 export interface SiteTimezone {

@@ -24,7 +24,7 @@ export function pad4(n: number): string {
  * date. Read digit by digit and counted, without a regular expression or a
  * Date: it runs for every whole-day row of a summary and every day of a rule's
  * expansion, where the match and its strings were a megabyte a request
- * (scripts/bench/README.md, seventeenth pass).
+ * (docs/performance.md).
  */
 export function dayToMs(date: string): number {
   if (date.length !== 10 || date.charCodeAt(4) !== DASH || date.charCodeAt(7) !== DASH) return NaN

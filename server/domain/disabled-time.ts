@@ -65,7 +65,7 @@ export async function answerDisabledTime(
 
   const service = params.service === undefined ? undefined : await resolveService(db, params.service, queries)
   // With a service, its rules and the site-wide ones (no slug) are all there are, and its row
-  // is at hand: no third statement for the slugs of all services (scripts/bench/README.md, sixteenth pass).
+  // is at hand: no third statement for the slugs of all services (docs/performance.md).
   const [rows, services] = await Promise.all([queries.findRules(db, service?.ID), service ? [service] : queries.findAllServices(db)])
   const rules: ValidRule[] = []
   for (const row of rows) {

@@ -195,7 +195,7 @@ export function expandRules(
   const raw: RawPeriod[] = []
   // Cut to the range. The instant is part of the period as it is made: adding it
   // by a copy ({ ...period, startUtc }) made V8 a new map for each period,
-  // hundreds per request (scripts/bench/README.md, tenth pass).
+  // hundreds per request (docs/performance.md).
   const addPeriod = (rule: ValidRule, fromMs: number, toMs: number) => {
     const startMs = Math.max(fromMs, rangeStartMs)
     const endMs = Math.min(toMs, rangeEndMs)

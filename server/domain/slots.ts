@@ -71,7 +71,7 @@ export interface AnswerSink extends BookingRowSink {
  * An unpaged answer of up to this many bookings, and BYTES_COUNTED_AS_READ,
  * is read in one statement and counted as it is read, instead of counted
  * first: a year of a busy site's two statuses, about 3 MB of JSON. The count
- * cost MariaDB a sixth as much as the rows (scripts/bench/README.md). Only a
+ * cost MariaDB a sixth as much as the rows (docs/performance.md). Only a
  * filter with both a start and an end tries it (isBounded): an export of
  * everything, or of everything since a day, is mostly larger, and would pay
  * for the rows read in vain.
@@ -243,7 +243,7 @@ export async function answerSlots(
 // The generators of an answer are functions of this module, never closures made
 // per answer: V8 gives the generators of each new generator function a map of
 // their own, in the old generation, which kept much of the young generation alive
-// through scavenges until a mark-compact (scripts/bench/README.md, tenth pass).
+// through scavenges until a mark-compact (docs/performance.md).
 
 /** What an answer without per_page reads, in its snapshot, when its body iterates one of its ways. */
 interface StreamedRead {

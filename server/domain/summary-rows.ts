@@ -1,6 +1,6 @@
 // The rows of a summary (db/summary.ts, one per day, service and status) as
 // columns of numbers, filled as the rows arrive: nothing of a row outlives its
-// packet but its numbers (scripts/bench/README.md, eighteenth pass).
+// packet but its numbers (docs/performance.md).
 import { addParsedSummaryRow, type SummaryRow, type SummaryRowSink } from '../../db/summary.ts'
 import { dayToMs } from './day-arithmetic.ts'
 
@@ -13,7 +13,7 @@ const MAX_KEPT_ROOM = 65_536
  * The summary whose columns the next one takes (release). A year at a million
  * bookings is about 9,500 rows: columns made anew each time grew four times
  * (7 columns, 1.7 MB allocated, zeroed and copied), and filling them took
- * 1.1 ms instead of 0.3 (scripts/bench/README.md, twenty-fifth pass). One per process.
+ * 1.1 ms instead of 0.3 (docs/performance.md). One per process.
  */
 let spare: SummaryRows | undefined
 

@@ -25,7 +25,7 @@ export interface ClockDay {
  * digits of the usual `YYYY-MM-DD`, `HH:MM:SS` and DATETIME texts in place and
  * find a day by a number: these run three times per booking of a
  * million-booking export, where a look-up by freshly read text, and the slices
- * to make it, cost a fifth of the service's time (scripts/bench/README.md).
+ * to make it, cost a fifth of the service's time (docs/performance.md).
  * Any other text takes the general way (dayToMs, timeToSeconds), with the same answers.
  */
 export class WallClock {

@@ -135,8 +135,7 @@ const HOUR_MS = 3_600_000
  * around the day are found once, each to the second, by halving the hour in
  * which the offset differs; a time of the day then needs no zone look-up. On
  * such a day each distinct time (every created_at with its own seconds) cost
- * three look-ups, 100 ms of a million-booking export (scripts/bench/README.md,
- * sixteenth pass). Its answers are wallClockToInstant's: the same rule, over
+ * three look-ups, 100 ms of a million-booking export (docs/performance.md). Its answers are wallClockToInstant's: the same rule, over
  * the same offsets. The look-ups cover every instant the rule reads for a time
  * of this day (a day either side, and offsets of up to ±26 hours); any other
  * instant is looked up as before.

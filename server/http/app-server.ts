@@ -7,8 +7,7 @@
 // points to alive through every scavenge until a mark-compact: a one-route
 // Express app under one client at a time kept 22 to 43% of its young
 // generation through each scavenge and ran a mark-compact every 100 ms, where
-// node:http kept nothing and ran none (scripts/bench/README.md, "Express's
-// prototypes", tenth pass). A request made as an instance of a class whose
+// node:http kept nothing and ran none (docs/performance.md). A request made as an instance of a class whose
 // prototype already is app.request makes that call change nothing.
 import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http'
 import type { Express } from 'express'

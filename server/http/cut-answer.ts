@@ -103,7 +103,7 @@ export function signalClientGone(res: Response): GoneSignal {
  * A GoneSignal without AbortController: Node 20 makes each AbortSignal with
  * Object.setPrototypeOf, which costs what Express's did (http/app-server.ts):
  * one per request kept 6% of a plain node:http server's young generation
- * through each scavenge, against none without it (scripts/bench/README.md, tenth pass).
+ * through each scavenge, against none without it (docs/performance.md).
  * Like an AbortSignal's, its listeners run once, when it aborts, and never after.
  */
 export class ClientGoneSignal implements GoneSignal {

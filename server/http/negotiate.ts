@@ -37,7 +37,7 @@ function formatGiven(req: Request): boolean {
  * Adds `field` to the response's Vary header, unless it is there already or
  * the header is `*`: what Express's res.vary does through the `vary` package,
  * which parses the header into a list on every call (two calls a request, a
- * few µs of a small answer: scripts/bench/README.md, seventeenth pass).
+ * few µs of a small answer: docs/performance.md).
  */
 export function addVary(res: Response, field: string): void {
   const current = res.getHeader('Vary')

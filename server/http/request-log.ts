@@ -40,7 +40,7 @@ export function requestLog(log: Logger): RequestHandler {
  * The request's logger: every line it writes carries the request id. Made on
  * first use, as most requests never log but their one line (and none at
  * LOG_LEVEL=warn); a pino child per request cost a few µs of each small answer
- * (scripts/bench/README.md, seventeenth pass). `fallback` serves a request that
+ * (docs/performance.md). `fallback` serves a request that
  * requestLog never saw.
  */
 export function requestLogger(req: Request, fallback?: Logger): Logger {

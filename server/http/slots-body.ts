@@ -46,7 +46,7 @@ export class SlotsBody {
    * holds already (`written`: a narrow report read in one statement);
    * undefined for any other answer, which chunks() reads. Made without a
    * generator: each turn of one costs microtasks, and a one-month report
-   * waits for every one of them (scripts/bench/README.md, eleventh pass).
+   * waits for every one of them (docs/performance.md).
    */
   whole(answer: SlotsAnswer): Buffer[] | undefined {
     if (!answer.written || !this.#list.takesBytes) return undefined

@@ -34,7 +34,7 @@ export async function streamBody(res: Response, chunks: AsyncIterable<Buffer>, s
 
 /**
  * A whole body, sent at once with a Content-Length, without the stream
- * machinery a long answer needs (measured in scripts/bench/README.md). Its
+ * machinery a long answer needs (measured in docs/performance.md). Its
  * chunks go out corked, in one write with the headers, not copied into one buffer first.
  */
 export function sendWhole(res: Response, chunks: readonly Buffer[]): void {
@@ -118,7 +118,7 @@ function prematureClose(): Error {
  * counts, and collects with a full collection once enough has been allocated:
  * ten clients of (b) at 100,000 bookings (1.6 MB of body each) cost the two
  * workers 47 to 57 full collections a round; with buffers used again, 26 to 33,
- * and 8 to 18% less CPU per answer (scripts/bench/README.md, "Chunk buffers
+ * and 8 to 18% less CPU per answer (docs/performance.md, "Chunk buffers
  * used again").
  *
  * The buffers are the slices of one block: kept buffers allocated one by one
@@ -199,7 +199,7 @@ async function* prepend<T>(head: T[], rest: AsyncIterator<T>): AsyncGenerator<T>
  * written. Encoding a whole chunk's string at once cost three times as much as
  * this whenever one character of it was outside Latin-1 (an emoji in one note
  * makes V8 store the whole string two bytes a character): measured in
- * scripts/bench/README.md. Given a string, Node's HTTP response would also
+ * docs/performance.md. Given a string, Node's HTTP response would also
  * measure its UTF-8 length in one pass and encode it in another.
  */
 export class Utf8Chunks {

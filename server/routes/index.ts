@@ -50,7 +50,7 @@ export function namespaceIndex() {
  * of each route are also the app's own routes at their whole address, ahead of
  * the prefixes' router, with the same guard and handler: a router mounted at a
  * prefix costs each request its own pass over the router's stack, with the
- * prefix cut off the URL and put back (scripts/bench/README.md, fourteenth pass).
+ * prefix cut off the URL and put back (docs/performance.md).
  * Everything else (OPTIONS, other methods, unknown paths) goes on to the
  * router, which answers as before.
  */
