@@ -126,6 +126,38 @@ async function mariadbReports(db: ReaderDb, statement: string, until: number): P
   return t
 }
 
+/** REPORT_CLIENTS mysql2 connections in a process of their own (mysql2-clients.ts), running `statement` back to back until `until`. */
+async function mysql2Reports(db: ReaderDb, statement: string, until: number): Promise<Tally> {
+  const t = tally()
+  const seconds = Math.max(1, Math.round((until - Date.now()) / 1000))
+  const child = spawn(process.execPath, ['--import', 'tsx', new URL('./mysql2-clients.ts', import.meta.url).pathname, String(REPORT_CLIENTS), String(seconds)], {
+    env: { ...process.env, BENCH_DB: JSON.stringify(db), BENCH_SQL: statement }, stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  let out = ''
+  child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  if (code === 0) t.ok = (JSON.parse(out.trim().split('\n').at(-1)!) as { done: number }).done
+  else count(t, `exit ${code}`)
+  return t
+}
+
+/**
+ * Waits until WordPress answers the probe quickly again (within a second), for
+ * at most two minutes: php -S goes on working through the reports a load left
+ * queued after its clients went, which would fall on the next contender's probe.
+ */
+async function untilSiteIdle(wordpressUrl: string): Promise<number> {
+  const started = Date.now()
+  const agent = new Agent({ keepAlive: false })
+  while (Date.now() - started < 120_000) {
+    const asked = Date.now()
+    const answered = await getAndDrop(`${wordpressUrl}${PROBE_PATH}`, agent, AbortSignal.timeout(60_000)).then(() => true, () => false)
+    if (answered && Date.now() - asked < 1_000) break
+    await sleep(500)
+  }
+  return Date.now() - started
+}
+
 export interface ReportRun { tally?: Tally; probe: ProbeResult }
 
 /** One contender's load with the probe beside it (or the probe alone). */
@@ -157,8 +189,12 @@ export async function benchConcurrentReports(ctx: BenchContext, serviceUrl: stri
   ctx.say(`concurrent reports: ${REPORT_CLIENTS} clients, ${REPORT_SECONDS} s each, probe ${PROBE_PATH} every ${PROBE_EVERY_MS} ms`)
   const idle = await reportLoad(ctx.wordpressUrl, undefined)
   const throughWordPress = await reportLoad(ctx.wordpressUrl, (until, signal) => httpReports(wordpressReport, until, signal))
+  ctx.say(`concurrent reports: WordPress worked off what was left queued for ${((await untilSiteIdle(ctx.wordpressUrl)) / 1000).toFixed(1)} s before the next load`)
   const throughService = await reportLoad(ctx.wordpressUrl, (until, signal) => httpReports(serviceReport, until, signal))
+  await untilSiteIdle(ctx.wordpressUrl)
   const floor = await reportLoad(ctx.wordpressUrl, (until) => mariadbReports(ctx.readerDb, sql, until))
+  await untilSiteIdle(ctx.wordpressUrl)
+  const nodeFloor = await reportLoad(ctx.wordpressUrl, (until) => mysql2Reports(ctx.readerDb, sql, until))
 
   const ms = (n: number) => (Number.isNaN(n) ? '—' : n.toFixed(0))
   const row = (label: string, run: ReportRun) => {
@@ -166,17 +202,19 @@ export async function benchConcurrentReports(ctx: BenchContext, serviceUrl: stri
     return `| ${label} | ${t ? t.ok : '—'} | ${t ? t.notOk : '—'}${kindsOf(t)} | ${t ? t.errors : '—'} | ${ms(run.probe.p50)} / ${ms(run.probe.p99)} | ${run.probe.answered} of ${run.probe.sent} |`
   }
   ctx.table('', `### Concurrent reports: ${REPORT_CLIENTS} clients asking for \`${reportPath}\` back to back for ${REPORT_SECONDS} s, beside the site`, '',
-    `The site's visitors: \`GET ${PROBE_PATH}\` of WordPress every ${PROBE_EVERY_MS} ms, timed to its last byte. The service runs at its default settings (\`DB_STREAM_CONNECTIONS\`, \`DB_QUEUE_*\`, \`WORKERS\` unset). The floor is ${REPORT_CLIENTS} \`mariadb\` command-line clients running the service's own statement (rows read and dropped).`, '',
+    `The site's visitors: \`GET ${PROBE_PATH}\` of WordPress every ${PROBE_EVERY_MS} ms, timed to its last byte. The service runs at its default settings (\`DB_STREAM_CONNECTIONS\`, \`DB_QUEUE_*\`, \`WORKERS\` unset). The floor is ${REPORT_CLIENTS} \`mariadb\` command-line clients running the service's own statement (rows read and dropped). Between loads the bench waits until WordPress answers the probe within a second again (php -S works off what a load left queued).`, '',
     '| reports through | reports done (2xx) | non-2xx | errors | the site\'s p50 / p99 ms meanwhile | probes answered |', '|---|---:|---:|---:|---|---:|',
     row('nothing (idle)', idle),
     row('WordPress\'s PHP route', throughWordPress),
     row('the service, defaults', throughService),
-    row(`${REPORT_CLIENTS} \`mariadb\` clients (the floor)`, floor))
+    row(`${REPORT_CLIENTS} \`mariadb\` clients (the floor)`, floor),
+    row(`${REPORT_CLIENTS} mysql2 connections in one Node process (the Node floor: rows read as objects, no HTTP)`, nodeFloor))
   const service = throughService.tally!
   verdicts.push(
     ctx.verdict('concurrent reports: the service\'s non-2xx answers and errors', service.notOk + service.errors, 0, '×', 'lower'),
     ctx.verdict('concurrent reports: the service\'s reports done, over WordPress\'s route\'s', service.ok / Math.max(1, throughWordPress.tally!.ok), 1, '×', 'higher'),
     ctx.verdict('concurrent reports: the service\'s reports done, over the floor\'s (mariadb clients)', service.ok / Math.max(1, floor.tally!.ok), 0.8, '×', 'higher'),
+    `- limit, measured: mysql2 alone (the stack's driver, no HTTP, ${REPORT_CLIENTS} connections) did **${(nodeFloor.tally!.ok / Math.max(1, floor.tally!.ok)).toFixed(2)}×** the \`mariadb\` clients' reports; the service did **${(service.ok / Math.max(1, nodeFloor.tally!.ok)).toFixed(2)}×** mysql2's`,
     ctx.verdict(`concurrent reports: the site's p99 while they go through the service, over its idle p99 (${ms(idle.probe.p99)} ms; through WordPress's route ${ms(throughWordPress.probe.p99)} ms)`,
       throughService.probe.p99 / idle.probe.p99, 3, '×', 'lower'),
   )
