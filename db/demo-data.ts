@@ -17,6 +17,8 @@ export interface DemoOptions {
   /** Pads the rules with single days off per service up to this many rules in all (the benchmark's 200). */
   rules?: number
   timezone: string
+  /** The showcase week of availability/ (npm run demo only: it replaces some generated bookings, so counts change). */
+  showcase?: boolean
 }
 
 export const DEMO_DEFAULTS: DemoOptions = {
@@ -135,7 +137,7 @@ export function demoDataSql(options: Partial<DemoOptions> = {}): string[] {
   // one past midnight and a whole-day one.
   const showcaseFirst = '2026-12-07'
   const lastDay = new Date(Date.parse(`${o.firstDay}T00:00:00Z`) + (days - 1) * 86_400_000).toISOString().slice(0, 10)
-  if (o.firstDay <= showcaseFirst && lastDay >= '2026-12-13' && serviceIds.length > 0) {
+  if (o.showcase === true && o.firstDay <= showcaseFirst && lastDay >= '2026-12-13' && serviceIds.length > 0) {
     const id = serviceIds[0]!
     statements.push(`DELETE FROM ${p}booking_calendar_bookings WHERE service_id = ${id} AND booking_date BETWEEN '2026-12-07' AND '2026-12-13'`)
     const showcase = [

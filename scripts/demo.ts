@@ -32,7 +32,7 @@ await mariadb.adminQuery(`
   USE wordpress;
   ${schemaSql(DEMO_DEFAULTS.prefix)}
 `)
-for (const statement of demoDataSql()) await mariadb.adminQuery(`USE wordpress; ${statement}`)
+for (const statement of demoDataSql({ showcase: true })) await mariadb.adminQuery(`USE wordpress; ${statement}`)
 say(`[demo] MariaDB on 127.0.0.1:${mariadb.port}: ${DEMO_DEFAULTS.bookings.toLocaleString('en')} bookings generated in ${((Date.now() - started) / 1000).toFixed(1)} s`)
 // The demo's own throwaway account, so a second instance (another PORT, AUTH_MODE, ...) can read the same data.
 say(`[demo] its read-only account, for an instance of your own: DATABASE_URL=mysql://booking_api:${password}@127.0.0.1:${mariadb.port}/wordpress TABLE_PREFIX=${DEMO_DEFAULTS.prefix}`)
