@@ -103,8 +103,8 @@ export class FairQueue {
       return { leave }
     }
     const waiter: Waiter = { caller, entrant, ticket, timer: undefined }
+    // Cleared when the waiter leaves or is granted: it fires only for one still waiting.
     waiter.timer = this.#options.setTimer(() => {
-      if (ticket.state !== 'waiting') return
       this.#remove(waiter)
       ticket.state = 'gone'
       entrant.refused({ reason: 'waited_too_long', retryAfterSeconds: this.retryAfterSeconds() })
@@ -141,7 +141,8 @@ export class FairQueue {
 
   /** The freed permit goes to the first waiter whose caller holds none; failing that, to the first waiter. */
   #admitNext(): void {
-    if (this.#inUse >= this.#options.permits || this.#waiting.length === 0) return
+    // Called as a permit is given back, so one is free.
+    if (this.#waiting.length === 0) return
     const next = this.#waiting.find((w) => !this.#held.has(w.caller)) ?? this.#waiting[0]!
     this.#remove(next)
     this.#options.clearTimer(next.timer)

@@ -29,7 +29,6 @@ export function subtractBusy(range: Interval, busy: readonly Interval[]): Interv
   const free: Interval[] = []
   let at = range[0]
   for (const [from, to] of mergeBusy(busy)) {
-    if (to <= at) continue
     if (from >= range[1]) break
     if (from > at) free.push([at, from])
     at = Math.max(at, to)
@@ -85,7 +84,6 @@ export function* bookableStarts(
   const { firstDayMs, endMs, durationMs, stepMs, exists } = options
   let left = options.limit
   for (const [from, to] of windows) {
-    if (to - from < durationMs) continue
     // The first grid time at or after the window's start: grids start again each midnight.
     let day = firstDayMs + Math.floor((from - firstDayMs) / DAY_MS) * DAY_MS
     let k = Math.ceil((from - day) / stepMs)

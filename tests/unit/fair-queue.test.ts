@@ -180,6 +180,33 @@ describe('FairQueue: the line for stream permits (DB_STREAM_CONNECTIONS)', () =>
     expect(events).to.deep.equal(['a granted', 'c granted'])
   })
 
+  it('a waiter behind others that leaves takes its own place out, not another\'s', () => {
+    const { events, enter, queue } = queueOf(1)
+    const a = enter('a')
+    enter('b')
+    const c = enter('c')
+    enter('d')
+    c.leave()
+    expect(queue.waiting).to.equal(2)
+    a.leave()
+    expect(events).to.deep.equal(['a granted', 'b granted'])
+  })
+
+  it('with its own timers (setTimeout): a wait runs out on the clock, and a granted waiter\'s timer is cleared', async () => {
+    const queue = new FairQueue({ permits: 1, maxWaiting: 10, timeoutMs: 30 })
+    const heard: string[] = []
+    const entrant = (name: string) => ({ granted: () => heard.push(`${name} granted`), refused: (r: Refusal) => heard.push(`${name} ${r.reason}`) })
+    const a = queue.enter('a', entrant('a'))
+    queue.enter('b', entrant('b'))
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    expect(heard).to.deep.equal(['a granted', 'b waited_too_long'])
+    queue.enter('c', entrant('c'))
+    a.leave()
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    expect(heard).to.deep.equal(['a granted', 'b waited_too_long', 'c granted'])
+    expect(queue.waiting).to.equal(0)
+  })
+
   it('leave() is idempotent: a permit given back twice frees one permit', () => {
     const { events, enter, queue } = queueOf(2)
     const a = enter('a')
@@ -204,6 +231,8 @@ describe('FairQueue: the line for stream permits (DB_STREAM_CONNECTIONS)', () =>
     const { enter, clock, refusals, queue } = queueOf(2, { maxWaiting: 3 })
     // Nothing given back yet: a hold is guessed at FIRST_HOLD_GUESS_MS.
     expect(queue.retryAfterSeconds()).to.equal(Math.ceil(FIRST_HOLD_GUESS_MS / 1000))
+    // Granted at 5 s: what counts is how long it is held, not when it was granted.
+    clock.advance(5_000)
     const a = enter('a')
     enter('b')
     clock.advance(10_000)

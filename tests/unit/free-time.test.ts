@@ -64,7 +64,7 @@ describe('subtractBusy: the free windows', () => {
   it('what lies outside the range is not listed, and cuts nothing', () => {
     const busy: Interval[] = [[at('2026-03-01', '22:00'), at('2026-03-02', '02:00')], [at('2026-03-02', '23:00'), at('2026-03-03', '05:00')]]
     expect(show(subtractBusy(day('2026-03-02'), busy))).to.deep.equal(['2026-03-02 02:00–2026-03-02 23:00'])
-    expect(subtractBusy(day('2026-03-02'), [[at('2026-03-05'), at('2026-03-06')]])).to.have.length(1)
+    expect(show(subtractBusy(day('2026-03-02'), [[at('2026-03-05'), at('2026-03-06')]]))).to.deep.equal(['2026-03-02 00:00–2026-03-03 00:00'])
   })
 
   it('a range all taken has no window', () => {
@@ -100,14 +100,19 @@ describe('bookingInterval: the time a blocking booking takes', () => {
   it('24:00:00 ends at the next midnight', () => {
     expect(shown(bookingInterval(booking('2026-03-02', '20:00', '24:00')))).to.equal('2026-03-02 20:00–2026-03-03 00:00')
   })
-  it('no end (time_to NULL) takes the rest of its day', () => {
+  it('no end (time_to NULL) takes the rest of its day; from 00:00, the whole day', () => {
     expect(shown(bookingInterval(booking('2026-03-02', '15:00', null)))).to.equal('2026-03-02 15:00–2026-03-03 00:00')
+    expect(shown(bookingInterval(booking('2026-03-02', '00:00', null)))).to.equal('2026-03-02 00:00–2026-03-03 00:00')
+  })
+  it('a whole-day booking with a stray end (time_from NULL, time_to set) still takes its whole day', () => {
+    expect(shown(bookingInterval(booking('2026-03-02', null, '12:00')))).to.equal('2026-03-02 00:00–2026-03-03 00:00')
   })
   it('an end equal to the start takes nothing', () => {
     expect(bookingInterval(booking('2026-03-02', '15:00', '15:00'))).to.equal(undefined)
   })
   it('a day that cannot be read (the zero date) takes nothing', () => {
     expect(bookingInterval({ dayMs: NaN, fromSeconds: 0, toSeconds: 60 })).to.equal(undefined)
+    expect(bookingInterval({ dayMs: NaN, fromSeconds: null, toSeconds: null })).to.equal(undefined)
   })
 })
 
@@ -140,6 +145,13 @@ describe('bookableStarts: the grid of start times', () => {
     expect(starts([[at('2026-03-02', '23:00'), at('2026-03-03', '01:00')]], { first: '2026-03-02', days: 2, duration: 25, step: 25 })).to.deep.equal([
       // 23:45 is 00:00 + 57 × 25 minutes, on the grid of the 2nd; the 3rd's grid starts at its own midnight.
       '2026-03-02 23:20–2026-03-02 23:45', '2026-03-02 23:45–2026-03-03 00:10', '2026-03-03 00:00–2026-03-03 00:25', '2026-03-03 00:25–2026-03-03 00:50',
+    ])
+  })
+
+  it('a window on a later day of the range is on that day\'s own grid', () => {
+    // 2026-03-03's grid of 25 minutes: 10:00 (k = 24), 10:25, 10:50; only 10:25 fits in 10:05 to 11:00.
+    expect(starts([[at('2026-03-03', '10:05'), at('2026-03-03', '11:00')]], { first: '2026-03-02', days: 2, duration: 25 })).to.deep.equal([
+      '2026-03-03 10:25–2026-03-03 10:50',
     ])
   })
 
