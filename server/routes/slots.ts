@@ -4,7 +4,7 @@ import { z } from 'zod'
 import {
   booleanParam, dateParam, enumListParam, enumParam, integerParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, whenValid,
 } from '../http/params.ts'
-import { answerSlots, bookingMapping } from '../domain/slots.ts'
+import { answerSlots, bookingMapping, currentSlotsTagParts, type SlotsQuery } from '../domain/slots.ts'
 import { SlotsBody } from '../http/slots-body.ts'
 import { CSV_FIELD_NAMES, csvColumns } from '../http/booking-text.ts'
 import { invalidParams } from '../errors.ts'
@@ -16,6 +16,9 @@ import { addRowsSent } from '../http/response-locals.ts'
 import { cutWholeAnswerWhenClientStopsReading } from '../http/cut-answer.ts'
 import { admitRequest } from '../http/admission.ts'
 import type { Deps } from '../deps.ts'
+import type { Request, Response } from 'express'
+import { ifNoneMatchOf, sendNotModifiedIfHeld, setTagHeaders } from '../http/conditional.ts'
+import { weakTag } from '../http/entity-tag.ts'
 
 export const BOOKING_STATUSES = ['pending', 'booked', 'reject', 'completed', 'expired'] as const
 
@@ -56,11 +59,16 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   const zone = deps.siteTimezone.known() ?? await deps.siteTimezone()
   // CSV is always the flat list (API.md, "CSV").
   const grouped = !params.flat && !csv
-  const mapping = bookingMapping(zone, deps.exposeCustomer(req))
+  const exposeCustomer = deps.exposeCustomer(req)
+  // Everything besides the bookings that shapes the body (API.md, "Conditional requests").
+  const context = ['slots', csv ? 'csv' : 'json', grouped, params._fields ?? null, exposeCustomer, zone]
+  if (await answeredNotModified(deps, req, res, params, exposeCustomer, context)) return
+  const mapping = bookingMapping(zone, exposeCustomer)
   const slotsBody = new SlotsBody(csv ? 'csv' : 'json', params._fields, grouped, mapping)
-  const options = { mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res), sink: slotsBody.sink }
+  const options = { mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res), sink: slotsBody.sink, tagged: true }
   await answerSlots(deps.db, deps.pool, params, options, async (answer) => {
     const head = req.method === 'HEAD'
+    if (answer.tagParts) setTagHeaders(res, weakTag([...context, ...answer.tagParts]))
     // A narrow report is read whole already; any other answer is read as it is
     // sent, its first chunk before the status line: a query that fails at once still gets its own status code.
     const whole = head ? undefined : slotsBody.whole(answer)
@@ -90,4 +98,16 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
     }
     await streamBody(res, body!, deps.config.sendTimeoutMs)
   })
+}
+
+/**
+ * For a request with If-None-Match: the tag of the answer as the database has
+ * it now, one statement on the short pool, before any row is read or any
+ * stream permit waited for; a 304 when the client holds it. Says whether it answered.
+ */
+export async function answeredNotModified(deps: Deps, req: Request, res: Response, params: SlotsQuery, exposeCustomer: boolean, context: unknown[]): Promise<boolean> {
+  const condition = ifNoneMatchOf(req)
+  if (!condition) return false
+  const parts = await currentSlotsTagParts(deps.db, deps.pool, params, exposeCustomer)
+  return parts !== undefined && sendNotModifiedIfHeld(req, res, weakTag([...context, ...parts]), condition)
 }
