@@ -13,6 +13,7 @@ import { SummaryRows } from './summary-rows.ts'
 import { invalidParams } from '../errors.ts'
 import { DAY_MS, addDays, dayToMs, daysInclusive, msToDay, timeToSeconds, weekdayOf } from './day-arithmetic.ts'
 import { remember } from './remember.ts'
+import { mergeBusy } from './free-time.ts'
 import { wallClockFor, type WallClock } from './wall-clock.ts'
 import { todayInZone, zoneLabel, type SiteZone } from './zone-offsets.ts'
 import { decodeSlug } from './slugs.ts'
@@ -277,16 +278,9 @@ export async function openMinutesFor(ruleRows: RuleRow[], rules: ValidRule[], sp
   return remember(openMinutesCache, 32, key, () => open)
 }
 
-/** The union of intervals, sorted and with overlaps merged, so no minute is taken off twice. */
+/** The union of intervals, sorted and with overlaps merged, so no minute is taken off twice (free-time.ts' mergeBusy). */
 export function mergeIntervals(intervals: [number, number][]): [number, number][] {
-  const sorted = intervals.filter(([from, to]) => to > from).sort((a, b) => a[0] - b[0])
-  const merged: [number, number][] = []
-  for (const [from, to] of sorted) {
-    const last = merged.at(-1)
-    if (last && from <= last[1]) last[1] = Math.max(last[1], to)
-    else merged.push([from, to])
-  }
-  return merged
+  return mergeBusy(intervals) as [number, number][]
 }
 
 export interface SummaryMeasures {
