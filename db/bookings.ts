@@ -133,7 +133,7 @@ function compileBookings(db: Db, filter: BookingFilter, order: BookingOrder, col
  * filter on statuses or creation dates is left to the optimizer: through the
  * index every row would be looked up, however few match.
  */
-function hintedIndex(db: Db, filter: BookingFilter, order: BookingOrder): string | undefined {
+export function hintedIndex(db: Db, filter: BookingFilter, order: BookingOrder): string | undefined {
   if (filter.serviceId !== undefined) return undefined
   if (filter.bookingDate?.from !== undefined || filter.bookingDate?.to !== undefined) return bookingDateIndex(db)
   if (filter.statuses !== undefined || filter.createdAt?.from !== undefined || filter.createdAt?.to !== undefined) return undefined
@@ -313,12 +313,14 @@ export async function findBookingsPage(db: Db, snapshot: Snapshot, filter: Booki
  * transaction: a single statement reads one snapshot by itself. Used to answer
  * small results without a count or a transaction (domain/slots.ts).
  */
-export async function findFirstBookings(db: Db, filter: BookingFilter, order: BookingOrder, limit: number, columns: BookingColumns = EVERY_COLUMN): Promise<BookingRow[]> {
-  return await readWithoutLostIndex(db, async () => (await db.executeQuery(compileBookings(db, filter, order, columns, limit))).rows)
+export async function findFirstBookings(db: Db, filter: BookingFilter, order: BookingOrder, limit: number, columns: BookingColumns = EVERY_COLUMN, snapshot?: Snapshot): Promise<BookingRow[]> {
+  const compiled = () => compileBookings(db, filter, order, columns, limit)
+  if (snapshot) return await readWithoutLostIndex(db, () => snapshot.rows(compiled()))
+  return await readWithoutLostIndex(db, async () => (await db.executeQuery(compiled())).rows)
 }
 
 /** One statement's rows, read again without the index hint when MariaDB says the hinted index is gone (withoutLostIndex). */
-async function readWithoutLostIndex<T>(db: Db, read: () => Promise<T>): Promise<T> {
+export async function readWithoutLostIndex<T>(db: Db, read: () => Promise<T>): Promise<T> {
   try {
     return await read()
   } catch (error) {
@@ -334,7 +336,7 @@ async function readWithoutLostIndex<T>(db: Db, read: () => Promise<T>): Promise<
  * cell is its post's here, as in findFirstBookings: the sink is told no names.
  */
 export async function findFirstBookingPackets(
-  db: Db, pool: BoundedPool, filter: BookingFilter, order: BookingOrder, limit: number, columns: BookingColumns, sink: BookingRowSink,
+  db: Db, source: BoundedPool | Snapshot, filter: BookingFilter, order: BookingOrder, limit: number, columns: BookingColumns, sink: BookingRowSink,
 ): Promise<{ rows: number; firstHasService: boolean }> {
   let firstHasService: boolean | undefined
   const watched: RowPacketSink<BookingRow> = {
@@ -346,11 +348,13 @@ export async function findFirstBookingPackets(
       sink.row(bytes, start, end, row)
     },
   }
-  const lease = await pool.acquire()
+  // In a snapshot (a tagged answer, read with its digest) or as one statement of its own.
+  const snapshot = 'rowsInto' in source ? source : undefined
+  const lease = snapshot ? undefined : await (source as BoundedPool).acquire()
   try {
     const rows = await readWithoutLostIndex(db, () => {
       const compiled = compileBookings(db, filter, order, columns, limit)
-      return lease.query<BookingRow | typeof ROW_TAKEN>(compiled.sql, compiled.parameters, undefined, watched)
+      return snapshot ? snapshot.rowsInto(compiled, watched) : lease!.query<BookingRow | typeof ROW_TAKEN>(compiled.sql, compiled.parameters, undefined, watched)
     })
     for (const row of rows) {
       if (row === ROW_TAKEN) continue
@@ -359,7 +363,7 @@ export async function findFirstBookingPackets(
     }
     return { rows: rows.length, firstHasService: firstHasService ?? false }
   } finally {
-    lease.release()
+    lease?.release()
   }
 }
 

@@ -13,6 +13,8 @@ import type { Admission } from './stream-gate.ts'
 export interface Snapshot {
   /** All rows of a small query. */
   rows<R>(query: CompiledQuery<R>): Promise<R[]>
+  /** All rows of a small query, handed to `sink` as bytes where it accepts them (ROW_TAKEN for each in the result). */
+  rowsInto<R>(query: CompiledQuery<R>, sink: RowPacketSink<R>): Promise<R[]>
   /**
    * The rows of a large query from the server's cursor, in batches of at most
    * `batchSize`, with back-pressure. The statement runs without
@@ -47,6 +49,7 @@ export async function readSnapshot<T>(pool: BoundedPool, work: (snapshot: Snapsh
   const lease = await pool.acquire(admission)
   const snapshot: Snapshot = {
     rows: (query) => lease.query(query.sql, query.parameters, signal),
+    rowsInto: (query, sink) => lease.query(query.sql, query.parameters, signal, sink),
     batches: (query, batchOptions) => readBatches(lease, query, batchOptions, signal),
   }
   try {

@@ -166,6 +166,15 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   const version = packageVersion()
   const requestId = header('The request\'s id: the X-Request-Id sent, or a new one. It is in the log line of the request.', 'string')
   const route = (path: string) => ROUTES.find((r) => r.path === path)!
+  // API.md, "Conditional requests": every data route's 200 is tagged, and a client holding the tag gets 304.
+  const tagHeaders = {
+    ETag: header('A weak tag (W/"…") naming the data of the answer; equal tags mean equal data. Send it back in If-None-Match.', 'string'),
+    'Cache-Control': header('private, no-cache: a client may keep the answer, and asks again with If-None-Match before using it.', 'string'),
+  }
+  const notModified = {
+    description: 'Not Modified: If-None-Match named the answer\'s current tag (or was *). No body; the ETag, Cache-Control and Vary of the 200.',
+    headers: { ...tagHeaders, 'X-Request-Id': requestId },
+  }
 
   const slots = {
     summary: 'Booked slots in every status',
@@ -182,6 +191,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           'X-WP-TotalPages': header('With per_page: how many pages.', 'integer'),
           Link: header('With per_page: rel="prev" and rel="next", keeping the other parameters.', 'string'),
           'X-Request-Id': requestId,
+          ...tagHeaders,
         },
         content: {
           'application/json': { schema: REF('SlotsAnswer') },
@@ -189,6 +199,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
           'text/calendar': ICALENDAR,
         },
       },
+      304: notModified,
       ...ERRORS,
     },
   }
@@ -200,9 +211,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     responses: {
       200: {
         description: 'The periods of the range.',
-        headers: { 'X-Request-Id': requestId },
+        headers: { 'X-Request-Id': requestId, ...tagHeaders },
         content: { 'application/json': { schema: REF('DisabledTimeAnswer') }, 'text/calendar': ICALENDAR },
       },
+      304: notModified,
       ...ERRORS,
     },
   }
@@ -214,12 +226,13 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     responses: {
       200: {
         description: 'The groups, the totals, and the range they cover.',
-        headers: { 'X-Request-Id': requestId },
+        headers: { 'X-Request-Id': requestId, ...tagHeaders },
         content: {
           'application/json': { schema: REF('SummaryAnswer') },
           'text/csv': { schema: { type: 'string', description: 'One row per group: its keys, then the measures; no totals row.' } },
         },
       },
+      304: notModified,
       ...ERRORS,
     },
   }

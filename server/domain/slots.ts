@@ -7,6 +7,7 @@ import {
   countBookings, findBookingsPage, findFirstBookingPackets, findFirstBookings, streamBookingPackets, streamBookings,
   type BookingColumns, type BookingFilter, type BookingRow, type BookingRowSink,
 } from '../../db/bookings.ts'
+import { digestBookings, type BookingsDigest, type DigestPage } from '../../db/answer-tags.ts'
 import { RestError } from '../errors.ts'
 import { daysInclusive } from './day-arithmetic.ts'
 import { wallClockFor } from './wall-clock.ts'
@@ -54,6 +55,43 @@ export interface SlotsAnswer {
    */
   written: boolean
   grouped: boolean
+  /**
+   * With `options.tagged`: what the answer's tag is made of (slotsTagParts),
+   * read in the snapshot its bookings came from; undefined when the database could make no digest.
+   */
+  tagParts?: unknown[] | undefined
+}
+
+/**
+ * What names the data of a slots/ answer, for its tag: the filter it reads
+ * (the service as the ID it resolved to), its page, and the database's digest
+ * of those bookings, their total and the services (db/answer-tags.ts).
+ */
+export function slotsTagParts(filter: BookingFilter, page: DigestPage | undefined, digest: BookingsDigest): unknown[] {
+  return [filter, page ?? null, digest]
+}
+
+/** The page of a paged answer, as the digest reads it. */
+function digestPage(params: Pick<SlotsQuery, 'page' | 'per_page'>): DigestPage | undefined {
+  return params.per_page === undefined ? undefined : { limit: params.per_page, offset: ((params.page ?? 1) - 1) * params.per_page }
+}
+
+/**
+ * The tag parts of the answer slots/ would give now, read as one statement of
+ * its own on the short pool (so in one snapshot): for a conditional request,
+ * before any row is read. Undefined when there is no answer to name (a page
+ * past the last, which is a 400) or the database could make no digest.
+ */
+export async function currentSlotsTagParts(
+  db: Db, pools: DbPools, params: SlotsQuery, exposeCustomer: boolean, queries: ServiceLookups = serviceLookups,
+): Promise<unknown[] | undefined> {
+  const serviceId = params.service === undefined ? undefined : (await resolveService(db, params.service, queries)).ID
+  const filter = bookingFilter(params, serviceId)
+  const page = digestPage(params)
+  const digest = await digestBookings(db, pools.short, filter, { customer: exposeCustomer }, page)
+  if (!digest) return undefined
+  if (page && digest.total > 0 && page.offset >= digest.total) return undefined
+  return slotsTagParts(filter, page, digest)
 }
 
 /**
@@ -125,10 +163,11 @@ export interface SlotsQueries extends ServiceLookups {
   findBookingsPage: typeof findBookingsPage
   findFirstBookings: typeof findFirstBookings
   findFirstBookingPackets: typeof findFirstBookingPackets
+  digestBookings: typeof digestBookings
 }
 
 export const slotsQueries: SlotsQueries = {
-  ...serviceLookups, readSnapshot, countBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets,
+  ...serviceLookups, readSnapshot, countBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets, digestBookings,
 }
 
 /** How a slots/ answer's rows become records: in the site's zone, with or without customer data. */
@@ -161,6 +200,8 @@ export async function answerSlots(
     admission?: Admission
     /** Where the body writes the bookings, when it takes them as bytes: a narrow answer is read into it at once. */
     sink?: AnswerSink | undefined
+    /** Read the answer's tag parts (SlotsAnswer.tagParts) in the snapshot of its bookings. */
+    tagged?: boolean
   },
   send: (answer: SlotsAnswer) => Promise<void>,
   queries: SlotsQueries = slotsQueries,
@@ -170,17 +211,43 @@ export async function answerSlots(
   // Customer data that is not shown is not read either.
   const columns = { customer: mapping.exposeCustomer }
   const toRecord = (row: BookingRow) => toBookingRecord(row, mapping)
-  // The first SMALL_ANSWER_ROWS + 1 bookings in one statement: into the sink, or as records.
-  const readFirst = async (firstFilter: BookingFilter): Promise<FirstBookings> => {
+  // The first SMALL_ANSWER_ROWS + 1 bookings in one statement: into the sink, or as records; in `snapshot` when given.
+  const readFirst = async (firstFilter: BookingFilter, snapshot?: Snapshot): Promise<FirstBookings> => {
     if (sink) {
       // What an earlier statement wrote (for an ID that turned out to be a slug) goes.
       sink.dropRows(false)
-      const read = await queries.findFirstBookingPackets(db, pools.short, firstFilter, order, SMALL_ANSWER_ROWS + 1, columns, sink)
+      const read = await queries.findFirstBookingPackets(db, snapshot ?? pools.short, firstFilter, order, SMALL_ANSWER_ROWS + 1, columns, sink)
       return { count: read.rows, firstHasService: read.firstHasService, records: undefined }
     }
-    const rows = await queries.findFirstBookings(db, firstFilter, order, SMALL_ANSWER_ROWS + 1, columns)
+    const rows = await queries.findFirstBookings(db, firstFilter, order, SMALL_ANSWER_ROWS + 1, columns, snapshot)
     return { count: rows.length, firstHasService: rows[0] !== undefined && rows[0].service_post_name !== null, records: rows.map(toRecord) }
   }
+
+  if (options.tagged) {
+    // A tagged answer reads its bookings and their digest in one snapshot, so
+    // that its tag names exactly the bookings it sends (API.md, "Conditional
+    // requests"): the service is resolved first, and a narrow answer is read
+    // in a transaction of its own instead of one lone statement.
+    const serviceId = params.service === undefined ? undefined : (await resolveService(db, params.service, queries)).ID
+    const filter = bookingFilter(params, serviceId)
+    if (params.per_page === undefined && isNarrow(filter)) {
+      const narrow = await queries.readSnapshot(pools.short, async (snapshot) => {
+        const head = await readFirst(filter, snapshot)
+        const digest = head.count <= SMALL_ANSWER_ROWS ? await queries.digestBookings(db, snapshot, filter, columns) : undefined
+        return { head, digest }
+      })
+      if (narrow.head.count <= SMALL_ANSWER_ROWS) {
+        const answer = narrow.head.records ? answerInMemory(narrow.head.count, undefined, narrow.head.records) : answerWritten(narrow.head.count)
+        answer.tagParts = narrow.digest && slotsTagParts(filter, undefined, narrow.digest)
+        await send(answer)
+        return
+      }
+    }
+    sink?.dropRows(false)
+    await readInSnapshot(filter)
+    return
+  }
+
   // A service given by its ID (the usual report) is read in one statement:
   // its bookings, each joined to its bc_service post. A booking that comes
   // back with its post's slug proves the ID names a service, which is what
@@ -206,27 +273,39 @@ export async function answerSlots(
   }
   // Whatever a first statement wrote into the sink goes: the answer starts again.
   sink?.dropRows(false)
+  await readInSnapshot(filter)
 
-  // Pages are short queries; an answer without per_page may stream for minutes
-  // to a slow reader, so it holds a connection of the stream pool instead.
-  await queries.readSnapshot(params.per_page === undefined ? pools.stream : pools.short, async (snapshot) => {
-    if (params.per_page === undefined) {
-      await send(streamedAnswer({ db, snapshot, filter, order, columns, toRecord, queries, queryTimeoutMs: options.queryTimeoutMs }, grouped))
-      return
-    }
-    const total = await queries.countBookings(db, snapshot, filter)
-    const perPage = params.per_page
-    const page = params.page ?? 1
-    const totalPages = Math.ceil(total / perPage)
-    if (total > 0 && page > totalPages) {
-      throw new RestError(400, 'rest_invalid_page_number', 'The page number requested is larger than the number of pages available.')
-    }
-    const rows = total === 0 ? [] : await queries.findBookingsPage(db, snapshot, filter, perPage, (page - 1) * perPage, columns)
-    const records = rows.map(toRecord)
-    // A page is cut from the bookings in booking order, then grouped (at most per_page records held).
-    if (grouped) records.sort((a, b) => a.service_id - b.service_id)
-    await send(answerInMemory(total, { page, totalPages }, records))
-  }, { admission: options.admission })
+  async function readInSnapshot(filter: BookingFilter): Promise<void> {
+    // Pages are short queries; an answer without per_page may stream for minutes
+    // to a slow reader, so it holds a connection of the stream pool instead.
+    await queries.readSnapshot(params.per_page === undefined ? pools.stream : pools.short, async (snapshot) => {
+      if (params.per_page === undefined) {
+        const digest = options.tagged ? await queries.digestBookings(db, snapshot, filter, columns) : undefined
+        const answer = streamedAnswer({ db, snapshot, filter, order, columns, toRecord, queries, queryTimeoutMs: options.queryTimeoutMs }, grouped)
+        answer.tagParts = digest && slotsTagParts(filter, undefined, digest)
+        await send(answer)
+        return
+      }
+      const total = await queries.countBookings(db, snapshot, filter)
+      const perPage = params.per_page
+      const page = params.page ?? 1
+      const totalPages = Math.ceil(total / perPage)
+      if (total > 0 && page > totalPages) {
+        throw new RestError(400, 'rest_invalid_page_number', 'The page number requested is larger than the number of pages available.')
+      }
+      const rows = total === 0 ? [] : await queries.findBookingsPage(db, snapshot, filter, perPage, (page - 1) * perPage, columns)
+      const records = rows.map(toRecord)
+      // A page is cut from the bookings in booking order, then grouped (at most per_page records held).
+      if (grouped) records.sort((a, b) => a.service_id - b.service_id)
+      const answer = answerInMemory(total, { page, totalPages }, records)
+      if (options.tagged) {
+        const pageOfDigest = digestPage(params)
+        const digest = await queries.digestBookings(db, snapshot, filter, columns, pageOfDigest)
+        answer.tagParts = digest && slotsTagParts(filter, pageOfDigest, digest)
+      }
+      await send(answer)
+    }, { admission: options.admission })
+  }
 
   function answerInMemory(total: number, paging: SlotsAnswer['paging'], records: BookingRecord[]): SlotsAnswer {
     return { total, count: async () => total, paging, grouped, rowsInto: undefined, written: false, batches: fromArray([records]) }

@@ -11,6 +11,8 @@ import { addRowsSent } from '../http/response-locals.ts'
 import { jsonListChunks } from '../http/text-chunks.ts'
 import { streamBody } from '../http/stream-body.ts'
 import type { Deps } from '../deps.ts'
+import { sendNotModifiedIfHeld, setTagHeaders } from '../http/conditional.ts'
+import { weakTag } from '../http/entity-tag.ts'
 
 export const disabledTimeParams = z.object({
   service: serviceParam('Only the rules of this service (its ID or slug) and the site-wide ones.'),
@@ -29,6 +31,10 @@ export const disabledTimeHandler = (deps: Deps): RequestHandler => async (req, r
   const answer = await answerDisabledTime(deps.db, params, {
     zone: deps.siteTimezone.known() ?? await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
   })
+  // The periods are computed whole from the rules, services and zone read now: the tag names them (docs/conditional-requests.md).
+  const tag = weakTag(['disabled-time', 'json', params._fields ?? null, answer])
+  if (sendNotModifiedIfHeld(req, res, tag)) return
+  setTagHeaders(res, tag)
   addRowsSent(res, answer.disabled_times.length)
   res.setHeader('Content-Type', 'application/json; charset=utf-8')
   const periods = jsonListChunks(answer, 'disabled_times', (period: ExpandedPeriod) => pickFields(periodFields(period), params._fields))

@@ -15,6 +15,9 @@ import { disabledTimeIcsLines, publicHost, slotsIcsChunks, utcDateTime, type Eve
 import { startIterating, streamBody } from '../http/stream-body.ts'
 import { addRowsSent, countRowsSent } from '../http/response-locals.ts'
 import { lineChunks } from '../http/text-chunks.ts'
+import { answeredNotModified } from './slots-not-modified.ts'
+import { sendNotModifiedIfHeld, setTagHeaders } from '../http/conditional.ts'
+import { weakTag } from '../http/entity-tag.ts'
 
 const CONTENT_TYPE = 'text/calendar; charset=utf-8'
 
@@ -46,8 +49,13 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
   const feedParams: SlotsQuery = { ...params, ...range, service: service === undefined ? undefined : String(service.ID) }
   const calendar = { name: service ? `Bookings: ${decodeSlug(service.post_name)}` : 'Bookings', timezone: calendarZone(zone) }
   const context = eventContext(req, deps)
-  const options = { mapping: bookingMapping(zone, deps.exposeCustomer(req)), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res) }
+  const exposeCustomer = deps.exposeCustomer(req)
+  // The feed's data besides its events: its name, zone and the host in every UID; DTSTAMP is the time of the answer, not data.
+  const tagContext = ['slots', 'ics', exposeCustomer, zone, calendar, context.host]
+  if (await answeredNotModified(deps, req, res, feedParams, exposeCustomer, tagContext)) return
+  const options = { mapping: bookingMapping(zone, exposeCustomer), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res), tagged: true }
   await answerSlots(deps.db, deps.pool, feedParams, options, async (answer) => {
+    if (answer.tagParts) setTagHeaders(res, weakTag([...tagContext, ...answer.tagParts]))
     const batches = req.method === 'HEAD' ? answer.batches : await startIterating(answer.batches)
     res.setHeader('X-WP-Total', String(answer.total ?? await answer.count()))
     feedHeaders(res, 'bookings.ics')
@@ -65,8 +73,14 @@ export async function sendDisabledTimeFeed(deps: Deps, req: Request, res: Respon
   const answer = await answerDisabledTime(deps.db, params, {
     zone, now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
   })
+  const calendar = { name: 'Disabled times', timezone: calendarZone(zone) }
+  const context = eventContext(req, deps)
+  // The periods are computed whole from the rules, services and zone read now: the tag names them (docs/conditional-requests.md).
+  const tag = weakTag(['disabled-time', 'ics', calendar, context.host, answer])
+  if (sendNotModifiedIfHeld(req, res, tag)) return
+  setTagHeaders(res, tag)
   addRowsSent(res, answer.disabled_times.length)
   feedHeaders(res, 'disabled-times.ics')
-  const feed = disabledTimeIcsLines(answer.disabled_times, { name: 'Disabled times', timezone: calendarZone(zone) }, eventContext(req, deps))
+  const feed = disabledTimeIcsLines(answer.disabled_times, calendar, context)
   await streamBody(res, lineChunks(feed), deps.config.sendTimeoutMs)
 }

@@ -16,6 +16,9 @@ import { addRowsSent } from '../http/response-locals.ts'
 import { cutWholeAnswerWhenClientStopsReading } from '../http/cut-answer.ts'
 import { admitRequest } from '../http/admission.ts'
 import type { Deps } from '../deps.ts'
+import { setTagHeaders } from '../http/conditional.ts'
+import { answeredNotModified } from './slots-not-modified.ts'
+import { weakTag } from '../http/entity-tag.ts'
 
 export const BOOKING_STATUSES = ['pending', 'booked', 'reject', 'completed', 'expired'] as const
 
@@ -56,11 +59,16 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   const zone = deps.siteTimezone.known() ?? await deps.siteTimezone()
   // CSV is always the flat list (API.md, "CSV").
   const grouped = !params.flat && !csv
-  const mapping = bookingMapping(zone, deps.exposeCustomer(req))
+  const exposeCustomer = deps.exposeCustomer(req)
+  // Everything besides the bookings that shapes the body (API.md, "Conditional requests").
+  const context = ['slots', csv ? 'csv' : 'json', grouped, params._fields ?? null, exposeCustomer, zone]
+  if (await answeredNotModified(deps, req, res, params, exposeCustomer, context)) return
+  const mapping = bookingMapping(zone, exposeCustomer)
   const slotsBody = new SlotsBody(csv ? 'csv' : 'json', params._fields, grouped, mapping)
-  const options = { mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res), sink: slotsBody.sink }
+  const options = { mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res), sink: slotsBody.sink, tagged: true }
   await answerSlots(deps.db, deps.pool, params, options, async (answer) => {
     const head = req.method === 'HEAD'
+    if (answer.tagParts) setTagHeaders(res, weakTag([...context, ...answer.tagParts]))
     // A narrow report is read whole already; any other answer is read as it is
     // sent, its first chunk before the status line: a query that fails at once still gets its own status code.
     const whole = head ? undefined : slotsBody.whole(answer)

@@ -12,6 +12,8 @@ import { addRowsSent } from '../http/response-locals.ts'
 import { BOOKING_STATUSES } from './slots.ts'
 import type { Deps } from '../deps.ts'
 import { invalidParams } from '../errors.ts'
+import { sendNotModifiedIfHeld, setTagHeaders } from '../http/conditional.ts'
+import { weakTag } from '../http/entity-tag.ts'
 
 /** group_by: comma-separated (or repeated, or group_by[]), any order and letter case; see parseGroupBy. */
 const groupByParam = z.array(z.string()).optional().transform((list, ctx) => {
@@ -52,6 +54,10 @@ export const summaryHandler = (deps: Deps): RequestHandler => async (req, res) =
   const answer = await answerSummary(deps.db, deps.pool.short, params, {
     zone: deps.siteTimezone.known() ?? await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
   })
+  // The groups are counted whole, from the rows, rules, services and options read now: the tag names them (docs/conditional-requests.md).
+  const tag = weakTag(['summary', csv ? 'csv' : 'json', params._fields ?? null, answer])
+  if (sendNotModifiedIfHeld(req, res, tag)) return
+  setTagHeaders(res, tag)
   addRowsSent(res, answer.groups.length)
   addVary(res, 'Accept')
   if (csv) {

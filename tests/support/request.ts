@@ -93,6 +93,8 @@ export function contractProblem(method: string, url: string, answer: Response): 
     const response = doc.paths[path]!.get.responses[String(res.status)]
     if (!response) return `${method} ${url}: status ${res.status} is not in openapi.json for ${path}`
     if (method === 'HEAD') return undefined
+    // A 304 has no body (RFC 9110, 15.4.5): its status being documented is all there is to check.
+    if (res.status === 304) return res.text ? `${method} ${url}: a 304 with a body` : undefined
     const content = response.content?.[type]
     if (!content) return `${method} ${url}: ${res.status} with ${type} is not in openapi.json for ${path}`
     schema = content.schema

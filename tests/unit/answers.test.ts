@@ -11,6 +11,7 @@ import type { RuleRow } from '../../db/disabled-times.ts'
 import type { ServiceRow } from '../../db/services.ts'
 import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
 import { countBookings, findBookingsPage, findFirstBookingPackets, findFirstBookings, streamBookingPackets, streamBookings } from '../../db/bookings.ts'
+import { digestBookings } from '../../db/answer-tags.ts'
 import { findAllServices, findServiceById, findServiceBySlug } from '../../db/services.ts'
 import { findRules } from '../../db/disabled-times.ts'
 import { readStartOfWeek } from '../../db/options.ts'
@@ -107,6 +108,7 @@ function slotsQueries(rows: BookingRow[], calls: string[]): SlotsQueries {
       calls.push(`first ${describe(filter)} ${order} ${limit}`)
       return rows.slice(0, limit)
     },
+    digestBookings: async () => { throw new Error('an untagged answer reads no digest') },
     findFirstBookingPackets: async (_db, pool, filter, order, limit, columns, sink) => {
       calls.push(`first packets ${pool as unknown as string} ${describe(filter)} ${order} ${limit}${columns.customer ? ' with customer data' : ''}`)
       const taken = rows.slice(0, limit)
@@ -168,7 +170,9 @@ const ids = (from: number, to: number) => Array.from({ length: to - from + 1 }, 
 describe('the queries the answers make by default', () => {
   it('are those of db/', () => {
     expect(dbServiceLookups).to.deep.equal({ findServiceById, findServiceBySlug })
-    expect(dbSlotsQueries).to.deep.equal({ findServiceById, findServiceBySlug, readSnapshot, countBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets })
+    expect(dbSlotsQueries).to.deep.equal({
+      findServiceById, findServiceBySlug, readSnapshot, countBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets, digestBookings,
+    })
     expect(disabledTimeQueries).to.deep.equal({ findServiceById, findServiceBySlug, findRules, findAllServices })
     expect(dbSummaryQueries).to.deep.equal({ findServiceById, findServiceBySlug, readStartOfWeek, findSummaryRows, findRules, findAllServices })
   })

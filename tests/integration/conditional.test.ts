@@ -1,0 +1,288 @@
+// Conditional requests (API.md, "Conditional requests"; docs/conditional-requests.md)
+// over a real MariaDB: every route and format sends a weak ETag and
+// Cache-Control, answers 304 with no body to its own tag and to *, and 200 to
+// another; HEAD carries the same tag; and, as the database's owner changes one
+// thing at a time, a tag never stays while the answer's data changes.
+import { expect } from 'chai'
+import fc from 'fast-check'
+import type { App } from 'supertest/types.js'
+import request from '../support/request.ts'
+import { createTestDatabase, type TestDatabase } from '../support/database.ts'
+import { createTestApp, type TestApp } from '../support/app.ts'
+import { loadSite, HAIRCUT, STRIZHKA, COLOURING_DRAFT, MASSAGE_TRASHED } from '../fixtures/site.ts'
+import { zoneFromOptions } from '../../server/domain/zone-offsets.ts'
+import type { SiteTimezone } from '../../server/site-timezone.ts'
+
+const PREFIX = '/wp-json/booking-calendar/v1'
+const NOW = Date.parse('2026-11-22T12:00:00Z')
+const TOKEN = 'conditional-token-0123456789'
+
+/** Every route and format, narrow and streamed, grouped, flat and paged, by ID and by slug. */
+const URLS = [
+  'slots',
+  'slots?flat&status=pending,booked&start=2026-11-01&end=2026-11-30',
+  'slots?start=2025-01-01&end=2026-12-31',
+  `slots?service=${HAIRCUT}&start=2026-11-01&end=2026-11-30`,
+  'slots?service=haircut',
+  'slots?per_page=3&page=2',
+  'slots?format=csv',
+  'slots?format=csv&status=booked&start=2026-11-01&end=2026-11-30',
+  'slots?format=ics&start=2026-11-01&end=2026-12-31',
+  'slots?format=ics&service=colouring',
+  'disabled-time?start=2026-11-23&end=2026-11-29',
+  'disabled-time?format=ics&start=2026-11-23&end=2026-11-29',
+  'summary?start=2026-11-01&end=2026-11-30&group_by=week,service',
+  'summary?format=csv&start=2026-11-01&end=2026-11-30&group_by=service,status',
+]
+
+const RULES = [
+  { id: 1, service_id: 0, rule_type: 'weekly', weekday: 0, time_from: null, time_to: null, note: 'Sundays' },
+  { id: 2, service_id: HAIRCUT, rule_type: 'weekly', weekday: 3, time_from: '12:00:00', time_to: '13:00:00', note: 'Lunch' },
+  { id: 3, service_id: STRIZHKA, rule_type: 'date', date_from: '2026-11-26', date_to: '2026-11-27', time_from: null, time_to: null, note: 'Away' },
+  { id: 4, service_id: HAIRCUT, rule_type: 'weekly', weekday: 5, time_from: '22:00:00', time_to: '02:00:00', note: 'Night, past midnight' },
+]
+
+/** The site's zone read from the options on every request, so a changed timezone_string shows at once. */
+function zoneFromDatabase(db: TestDatabase): SiteTimezone {
+  const read = async () => {
+    const [rows] = await db.admin.query(`SELECT option_name, option_value FROM \`${db.prefix}options\` WHERE option_name IN ('timezone_string', 'gmt_offset')`) as unknown as [Array<{ option_name: string; option_value: string }>]
+    const value = (name: string) => rows.find((row) => row.option_name === name)?.option_value
+    return zoneFromOptions(value('timezone_string'), value('gmt_offset'))
+  }
+  return Object.assign(read, { known: () => undefined })
+}
+
+async function loadAll(db: TestDatabase): Promise<void> {
+  await loadSite(db)
+  await db.insert('booking_calendar_disabled_times', RULES)
+}
+
+/** The body as text, without DTSTAMP lines: equal tags mean equal data, not equal bytes (a feed's DTSTAMP is the time of the answer). */
+function data(text: string): string {
+  return text.replace(/^DTSTAMP:.*\r\n/gm, '')
+}
+
+async function get(app: App, url: string, headers: Record<string, string> = {}) {
+  let req = request(app).get(`${PREFIX}/${url}`).set('Host', 'shop.example.com')
+  for (const [name, value] of Object.entries(headers)) req = req.set(name, value)
+  const res = await req.buffer(true)
+  return { res, text: res.text ?? '' }
+}
+
+describe('conditional requests', () => {
+  let db: TestDatabase
+  let hidden: TestApp
+  let shown: TestApp
+
+  before(async () => {
+    db = await createTestDatabase('conditional')
+    await loadAll(db)
+    const siteTimezone = zoneFromDatabase(db)
+    hidden = createTestApp(db, { now: () => NOW, siteTimezone })
+    shown = createTestApp(db, { now: () => NOW, siteTimezone, env: { AUTH_MODE: 'token', API_TOKENS: TOKEN } })
+  })
+  after(async () => {
+    await hidden.close()
+    await shown.close()
+    await db.drop()
+  })
+
+  describe('each route and format', () => {
+    for (const url of URLS) {
+      it(`${url}: a weak ETag on 200 and HEAD; 304 with no body to it and to *, 200 to another`, async () => {
+        const first = await get(hidden.app, url)
+        expect(first.res.status).to.equal(200)
+        const tag = first.res.headers.etag as string
+        expect(tag).to.match(/^W\/"v1-[A-Za-z0-9_-]{43}"$/)
+        expect(first.res.headers['cache-control']).to.equal('private, no-cache')
+
+        const head = await request(hidden.app).head(`${PREFIX}/${url}`).set('Host', 'shop.example.com').expect(200)
+        expect(head.headers.etag).to.equal(tag)
+
+        const held = await get(hidden.app, url, { 'If-None-Match': tag })
+        expect(held.res.status).to.equal(304)
+        expect(held.text).to.equal('')
+        expect(held.res.headers.etag).to.equal(tag)
+        expect(held.res.headers['cache-control']).to.equal('private, no-cache')
+        expect(held.res.headers.vary).to.equal(first.res.headers.vary)
+        expect(held.res.headers['content-type']).to.equal(undefined)
+
+        expect((await get(hidden.app, url, { 'If-None-Match': '*' })).res.status).to.equal(304)
+        // Weak comparison: the strong form of the same tag, in a list with others and a malformed member, matches too.
+        expect((await get(hidden.app, url, { 'If-None-Match': `W/"other", bad"tag, ${tag.slice(2)}` })).res.status).to.equal(304)
+
+        const other = await get(hidden.app, url, { 'If-None-Match': 'W/"v1-someone-elses-tag", "x"' })
+        expect(other.res.status).to.equal(200)
+        expect(other.res.headers.etag).to.equal(tag)
+        expect(data(other.text)).to.equal(data(first.text))
+      })
+    }
+
+    it('an error carries no ETag, whatever If-None-Match says', async () => {
+      for (const url of ['slots?start=nope', 'slots?service=no-such-service', 'slots?per_page=3&page=99', 'summary?group_by=day,week']) {
+        const res = (await get(hidden.app, url, { 'If-None-Match': '*' })).res
+        expect(res.status, url).to.be.within(400, 499)
+        expect(res.headers.etag, url).to.equal(undefined)
+      }
+    })
+  })
+
+  it('customer data hidden and shown (two callers) give two tags', async () => {
+    for (const url of ['slots', 'slots?flat&start=2026-11-01&end=2026-11-30', 'slots?format=csv', 'slots?format=ics&start=2026-11-01&end=2026-12-31']) {
+      const none = (await get(hidden.app, url)).res.headers.etag
+      const token = (await get(shown.app, url, { Authorization: `Bearer ${TOKEN}` })).res.headers.etag
+      expect(none, url).to.be.a('string')
+      expect(token, url).to.be.a('string').and.not.equal(none)
+    }
+  })
+
+  describe('a paged slots/ request', () => {
+    const PAGE = 'slots?flat&per_page=2&page=1&start=2026-11-01&end=2026-11-30'
+    afterEach(async () => {
+      await db.admin.query(`DELETE FROM \`${db.prefix}booking_calendar_bookings\` WHERE id >= 900`)
+      await db.admin.query(`UPDATE \`${db.prefix}booking_calendar_bookings\` SET note = 'deleted service' WHERE id = 109`)
+    })
+
+    it('has a tag that covers X-WP-Total: a booking added past the page changes it', async () => {
+      const before = await get(hidden.app, PAGE)
+      await db.insert('booking_calendar_bookings', [{ id: 900, service_id: HAIRCUT, status: 'booked', booking_date: '2026-11-30', time_from: '20:00:00', time_to: '21:00:00', created_at: '2026-11-20 00:00:00' }])
+      const after = await get(hidden.app, PAGE)
+      expect(JSON.parse(after.text).booked_slots).to.deep.equal(JSON.parse(before.text).booked_slots)
+      expect(Number(after.res.headers['x-wp-total'])).to.equal(Number(before.res.headers['x-wp-total']) + 1)
+      expect(after.res.headers.etag).to.not.equal(before.res.headers.etag)
+      expect((await get(hidden.app, PAGE, { 'If-None-Match': before.res.headers.etag as string })).res.status).to.equal(200)
+    })
+
+    it('has a tag that covers its page: a note of a booking on it changes it, one on another page does not', async () => {
+      const before = await get(hidden.app, PAGE)
+      const [first] = JSON.parse(before.text).booked_slots as Array<{ id: number }>
+      await db.admin.query(`UPDATE \`${db.prefix}booking_calendar_bookings\` SET note = 'deleted service, noted again' WHERE id = 109`)
+      const offPage = await get(hidden.app, PAGE)
+      expect(offPage.res.headers.etag, 'booking 109 is on page 3').to.equal(before.res.headers.etag)
+      await db.admin.query(`UPDATE \`${db.prefix}booking_calendar_bookings\` SET note = CONCAT(COALESCE(note, ''), '!') WHERE id = ?`, [first!.id])
+      const onPage = await get(hidden.app, PAGE)
+      expect(onPage.res.headers.etag).to.not.equal(before.res.headers.etag)
+      await db.admin.query(`UPDATE \`${db.prefix}booking_calendar_bookings\` SET note = NULLIF(LEFT(note, CHAR_LENGTH(note) - 1), '') WHERE id = ?`, [first!.id])
+    })
+  })
+
+  describe('as the database owner changes one thing at a time', () => {
+    // Reloaded after: the property test leaves the site changed.
+    after(async () => {
+      for (const table of ['booking_calendar_bookings', 'booking_calendar_disabled_times', 'posts', 'options']) await db.truncate(table)
+      await loadAll(db)
+    })
+
+    const BOOKING_IDS = [101, 102, 103, 105, 106, 107, 108, 109, 110, 111, 113, 114, 115, 116]
+    const change = fc.oneof(
+      // Each shown column of a booking, its status into and out of the filters above included.
+      fc.record({
+        kind: fc.constant('booking' as const),
+        id: fc.constantFrom(...BOOKING_IDS),
+        column: fc.constantFrom('status', 'booking_date', 'time_from', 'time_to', 'note', 'customer_name', 'customer_email', 'customer_phone', 'service_id', 'created_at'),
+        pick: fc.nat(),
+      }),
+      fc.record({ kind: fc.constant('add' as const), day: fc.integer({ min: 1, max: 30 }), status: fc.constantFrom('pending', 'booked', 'Booked ', 'reject') }),
+      fc.record({ kind: fc.constant('delete' as const), id: fc.constantFrom(...BOOKING_IDS) }),
+      fc.record({ kind: fc.constant('rule' as const), id: fc.constantFrom(1, 2, 3, 4), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('service' as const), id: fc.constantFrom(HAIRCUT, STRIZHKA, COLOURING_DRAFT, MASSAGE_TRASHED), column: fc.constantFrom('post_name', 'post_status', 'post_type'), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('zone' as const), pick: fc.nat() }),
+    )
+    type Change = typeof change extends fc.Arbitrary<infer C> ? C : never
+
+    const VALUES: Record<string, unknown[]> = {
+      status: ['pending', 'booked', 'reject', 'completed', 'Booked ', 'legacy_hold'],
+      booking_date: ['2026-11-25', '2026-11-02', '2026-12-24', '2025-06-01'],
+      time_from: [null, '08:00:00', '09:00:00', '23:00:00'],
+      time_to: [null, '10:00:00', '24:00:00', '01:00:00'],
+      note: [null, '', 'Window seat', 'a, "quoted" note\nwith a line', "O'Brien's 🎉"],
+      customer_name: ['Ann', 'Ann ', 'Bob'],
+      customer_email: ['a@example.com', 'b@example.com'],
+      customer_phone: ['+49 1', '+49 2'],
+      service_id: [HAIRCUT, STRIZHKA, COLOURING_DRAFT, 99],
+      created_at: ['0000-00-00 00:00:00', '2026-11-01 10:00:00', '2026-11-15 08:00:00'],
+      post_name: ['haircut', 'haircut-2', 'colouring', 'massage__trashed', '%d1%81%d1%82'],
+      post_status: ['publish', 'draft', 'trash', 'private'],
+      post_type: ['bc_service', 'page'],
+    }
+    const RULE_CHANGES = [
+      'time_from = NULL, time_to = NULL', "time_from = '12:00:00', time_to = '13:30:00'", "time_from = '22:00:00', time_to = '02:00:00'",
+      "note = 'changed'", 'weekday = 2', "date_from = '2026-11-25'",
+    ]
+    const ZONES: Array<[string, string]> = [['Europe/Berlin', '1'], ['America/New_York', '-5'], ['', '5.75'], ['', '0'], ['Asia/Kolkata', '0']]
+    let added = 1000
+
+    async function apply(c: Change): Promise<void> {
+      const t = (name: string) => `\`${db.prefix}${name}\``
+      switch (c.kind) {
+        case 'booking': {
+          const values = VALUES[c.column]!
+          await db.admin.query(`UPDATE ${t('booking_calendar_bookings')} SET \`${c.column}\` = ? WHERE id = ?`, [values[c.pick % values.length], c.id])
+          return
+        }
+        case 'add':
+          await db.insert('booking_calendar_bookings', [{
+            id: ++added, service_id: HAIRCUT, status: c.status, booking_date: `2026-11-${String(c.day).padStart(2, '0')}`,
+            time_from: '11:00:00', time_to: '11:30:00', customer_name: 'New', note: `added ${added}`, created_at: '2026-11-21 09:00:00',
+          }])
+          return
+        case 'delete':
+          await db.admin.query(`DELETE FROM ${t('booking_calendar_bookings')} WHERE id = ?`, [c.id])
+          return
+        case 'rule':
+          await db.admin.query(`UPDATE ${t('booking_calendar_disabled_times')} SET ${RULE_CHANGES[c.pick % RULE_CHANGES.length]} WHERE id = ?`, [c.id])
+          return
+        case 'service': {
+          const values = VALUES[c.column]!
+          await db.admin.query(`UPDATE ${t('posts')} SET \`${c.column}\` = ? WHERE ID = ?`, [values[c.pick % values.length], c.id])
+          return
+        }
+        case 'zone': {
+          const [zone, offset] = ZONES[c.pick % ZONES.length]!
+          await db.setOption('timezone_string', zone)
+          await db.setOption('gmt_offset', offset)
+        }
+      }
+    }
+
+    /** Every URL's tag and data, customer data hidden and shown. */
+    async function look(): Promise<Map<string, { tag: string; data: string }>> {
+      const seen = new Map<string, { tag: string; data: string }>()
+      for (const url of URLS) {
+        for (const [caller, app, headers] of [['hidden', hidden, {}], ['shown', shown, { Authorization: `Bearer ${TOKEN}` }]] as const) {
+          const { res, text } = await get(app.app, url, headers)
+          // A change may make an answer an error (the slug of service=haircut renamed): then it has no tag.
+          seen.set(`${caller} ${url}`, { tag: res.status === 200 ? String(res.headers.etag) : `status ${res.status}`, data: `${res.status} ${res.headers['x-wp-total'] ?? ''} ${data(text)}` })
+        }
+      }
+      return seen
+    }
+
+    it('never keeps a tag when the data changed, and changes tags as data changes', async function () {
+      this.timeout(240_000)
+      let tagChanges = 0
+      let dataChanges = 0
+      await fc.assert(fc.asyncProperty(fc.array(change, { minLength: 6, maxLength: 12 }), async (changes) => {
+        for (const table of ['booking_calendar_bookings', 'booking_calendar_disabled_times', 'posts', 'options']) await db.truncate(table)
+        await loadAll(db)
+        let before = await look()
+        for (const c of changes) {
+          await apply(c)
+          const after = await look()
+          for (const [key, now] of after) {
+            const was = before.get(key)!
+            if (now.data !== was.data) dataChanges++
+            if (now.tag !== was.tag) tagChanges++
+            if (now.tag === was.tag && !now.tag.startsWith('status')) {
+              expect(now.data, `${key} after ${JSON.stringify(c)}: the same tag ${now.tag} for other data`).to.equal(was.data)
+            }
+          }
+          before = after
+        }
+      }), { numRuns: 4, seed: 44 })
+      // The changes above reached the answers: the test saw data change, and tags with it.
+      expect(dataChanges).to.be.above(50)
+      expect(tagChanges).to.be.at.least(dataChanges)
+    })
+  })
+})
