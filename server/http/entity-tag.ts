@@ -38,32 +38,14 @@ export function parseIfNoneMatch(header: string | readonly string[] | undefined)
   const text = typeof header === 'string' ? header : header.join(',')
   if (text.trim() === '*') return { any: true, tags: [] }
   const tags: string[] = []
-  for (const member of splitMembers(text)) {
-    const opaque = /^(?:W\/)?("[\x21\x23-\x7E\x80-\xFF]*")$/.exec(member)
-    if (opaque) tags.push(opaque[1]!)
+  // Member by member: an entity tag (a comma may be inside its quotes), then a
+  // comma or the end; anything else is skipped up to the next comma.
+  const member = /[\t ]*(?:W\/)?("[\x21\x23-\x7E\x80-\xFF]*")[\t ]*(?:,|$)|[^,]*(?:,|$)/y
+  while (member.lastIndex < text.length) {
+    const match = member.exec(text)!
+    if (match[1] !== undefined) tags.push(match[1])
   }
   return tags.length > 0 ? { any: false, tags } : undefined
-}
-
-/**
- * The list's members, trimmed: split at commas outside quotes (an etagc may not
- * be a comma, but a malformed member with one must not swallow its neighbours).
- */
-function splitMembers(text: string): string[] {
-  const members: string[] = []
-  let current = ''
-  let quoted = false
-  for (const char of text) {
-    if (char === '"') quoted = !quoted
-    if (char === ',' && !quoted) {
-      members.push(current.trim())
-      current = ''
-      continue
-    }
-    current += char
-  }
-  members.push(current.trim())
-  return members.filter((member) => member !== '')
 }
 
 /**
