@@ -33,7 +33,7 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** One GET, the body read and dropped; resolves with the status, or rejects on an error or `signal`. */
-function getAndDrop(url: string, agent: Agent, signal: AbortSignal, headers: Record<string, string> = {}): Promise<number> {
+export function getAndDrop(url: string, agent: Agent, signal: AbortSignal, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent, signal, headers }, (res) => {
       res.on('data', () => {})

@@ -23,6 +23,7 @@ import type { BenchContext, Load, Serial } from './context.ts'
 import { deepPageLine } from './deep-page.ts'
 import { benchSummary } from './summary.ts'
 import { benchIcs } from './ics.ts'
+import { benchConditional } from './conditional.ts'
 import { benchConcurrentReports } from './concurrent-reports.ts'
 import { PhaseClock, phaseTable, readTraces, stallCulprits, stallLessWaitForCore } from './phase-report.ts'
 
@@ -649,6 +650,8 @@ table(...await phases.run('ICS feed', () => benchIcs(ctx)))
 if (process.env.BENCH_ONLY === undefined ? BENCH_DATA.bookings >= 1_000_000 : ONLY.includes('r')) {
   const report = BENCH_QUERIES.find((q) => q.key === 'b')!
   verdicts.push(...await phases.run('concurrent reports', () => benchConcurrentReports(ctx, hidden.url, report.path, benchStatement('b', readerDb))))
+  // Issue 44: the same report answered 304, one at a time and under the same load.
+  table(...await phases.run('conditional', () => benchConditional(ctx, report.path)))
 }
 
 // --- peak memory and event loop of every service process, over the whole bench ----
