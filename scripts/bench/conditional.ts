@@ -4,7 +4,7 @@
 // several, taken in turn; and (2) under the 16-client load of the
 // concurrent-reports issue, clients that send the tag against clients that do
 // not, each for BENCH_REPORT_SECONDS beside the site's probe, answers completed.
-// Called from run.ts as `table(...await phases.run('conditional', () => benchConditional(ctx, report.path)))`.
+// Called from run.ts as `table(...await phases.run('conditional', () => benchConditional(ctx, hidden.url, report.path)))`.
 import { Agent, request } from 'node:http'
 import type { BenchContext } from './context.ts'
 import { getAndDrop, REPORT_CLIENTS, reportLoad } from './concurrent-reports.ts'
@@ -59,8 +59,12 @@ async function clients(url: string, headers: Record<string, string>, until: numb
   return t
 }
 
-export async function benchConditional(ctx: BenchContext, reportPath: string): Promise<string[]> {
-  const url = `${ctx.serviceUrl}${reportPath}`
+/**
+ * `serviceUrl`: the service the concurrent reports load (at its default
+ * settings); `reportPath`: the year report's path and query under the namespace.
+ */
+export async function benchConditional(ctx: BenchContext, serviceUrl: string, reportPath: string): Promise<string[]> {
+  const url = `${serviceUrl}/wp-json/booking-calendar/v1/${reportPath}`
   const first = await timedGet(url, {})
   if (first.status !== 200 || !first.etag) throw new Error(`the year report answered ${first.status} without an ETag`)
   const tag = first.etag

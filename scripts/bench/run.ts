@@ -651,7 +651,7 @@ if (process.env.BENCH_ONLY === undefined ? BENCH_DATA.bookings >= 1_000_000 : ON
   const report = BENCH_QUERIES.find((q) => q.key === 'b')!
   verdicts.push(...await phases.run('concurrent reports', () => benchConcurrentReports(ctx, hidden.url, report.path, benchStatement('b', readerDb))))
   // Issue 44: the same report answered 304, one at a time and under the same load.
-  table(...await phases.run('conditional', () => benchConditional(ctx, report.path)))
+  table(...await phases.run('conditional', () => benchConditional(ctx, hidden.url, report.path)))
 }
 
 // --- peak memory and event loop of every service process, over the whole bench ----
