@@ -145,8 +145,8 @@ export type DigestSource = Snapshot | BoundedPool
  */
 export async function digestBookings(db: Db, source: DigestSource, filter: BookingFilter, columns: BookingColumns, page?: DigestPage): Promise<BookingsDigest | undefined> {
   const read = async (bucketed: boolean) => {
-    const query = compileBookingsDigest(db, filter, columns, page, bucketed)
-    const [row] = await readWithoutLostIndex(db, () => runOn(source, query))
+    // Compiled again for the retry: the hint is gone from it once MariaDB said the index is.
+    const [row] = await readWithoutLostIndex(db, () => runOn(source, compileBookingsDigest(db, filter, columns, page, bucketed)))
     return row
   }
   let row = await read(false)
