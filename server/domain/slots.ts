@@ -228,6 +228,30 @@ export async function answerSlots(
     // that its tag names exactly the bookings it sends (API.md, "Conditional
     // requests"): the service is resolved first, and a narrow answer is read
     // in a transaction of its own instead of one lone statement.
+    // A service given by its ID (the usual report), as below: its bookings joined
+    // to their post prove it a service; then they and their digest are the answer.
+    const givenId = params.per_page === undefined && params.service !== undefined && /^\d+$/.test(params.service)
+      ? Number(params.service) : undefined
+    if (givenId !== undefined) {
+      const byId = bookingFilter(params, givenId)
+      const early = await queries.readSnapshot(pools.short, async (snapshot) => {
+        const head = await readFirst(byId, snapshot)
+        const digest = head.firstHasService && head.count <= SMALL_ANSWER_ROWS ? await queries.digestBookings(db, snapshot, byId, columns) : undefined
+        return { head, digest }
+      })
+      if (early.head.firstHasService && early.head.count <= SMALL_ANSWER_ROWS) {
+        const answer = early.head.records ? answerInMemory(early.head.count, undefined, early.head.records) : answerWritten(early.head.count)
+        answer.tagParts = early.digest && slotsTagParts(byId, undefined, early.digest)
+        await send(answer)
+        return
+      }
+      if (early.head.firstHasService) {
+        // More than SMALL_ANSWER_ROWS: streamed, digest and rows in the stream's snapshot.
+        sink?.dropRows(false)
+        await readInSnapshot(byId)
+        return
+      }
+    }
     const serviceId = params.service === undefined ? undefined : (await resolveService(db, params.service, queries)).ID
     const filter = bookingFilter(params, serviceId)
     if (params.per_page === undefined && isNarrow(filter)) {

@@ -180,8 +180,9 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
     for (const [what, target] of [['an export', EXPORT], ['a calendar feed', FEED]] as const) it(`cuts ${what} whose client reads nothing for SEND_TIMEOUT_MS, and frees its connection`, async () => {
       const service = await startService(privateDb, { SEND_TIMEOUT_MS: '2000' })
       try {
-        const started = Date.now()
         const slow = await rawGet(service.port, target, { read: false })
+        // From the first bytes: before them the answer reads its digest (its ETag), which takes what the database takes.
+        const started = Date.now()
         await until(() => service.logs.some((line) => line.msg === 'answer cut: the client read nothing for SEND_TIMEOUT_MS'), 8_000, 'the cut')
         // SEND_TIMEOUT_MS after the last byte the kernel took, not twice that: the socket's own
         // timer, which this once used, skips its first expiry when a write moved since it looked.
@@ -284,14 +285,14 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
         await service.close()
       }
     })
-    // The slugs come first and read posts only; then the first rows of a period, or for an export of
-    // everything (and for records, as `_fields` makes) a count, read bookings only. Locking one table
-    // holds the export at that step.
+    // The digest of the export's bookings and services (its ETag, db/answer-tags.ts) comes first in
+    // its snapshot and reads both tables; locking either holds the export there, before its slugs,
+    // count or rows, which no table lock can reach since.
     for (const { step, exportPath, table, statement } of [
       { step: 'the first row', exportPath: EXPORT, table: 'wp_posts', statement: /SET STATEMENT/ },
-      { step: 'its rows', exportPath: `${EXPORT}&start=2000-01-01&end=2099-12-31`, table: 'wp_booking_calendar_bookings', statement: /booking_calendar_bookings.* limit /s },
-      { step: 'its count', exportPath: EXPORT, table: 'wp_booking_calendar_bookings', statement: /count\(\*\)/ },
-      { step: 'the count of its records', exportPath: `${EXPORT}&_fields=id&start=2000-01-01&end=2099-12-31`, table: 'wp_booking_calendar_bookings', statement: /count\(\*\)/ },
+      { step: 'the digest of its rows', exportPath: `${EXPORT}&start=2000-01-01&end=2099-12-31`, table: 'wp_booking_calendar_bookings', statement: /SHA2\(/ },
+      { step: 'the digest of everything', exportPath: EXPORT, table: 'wp_booking_calendar_bookings', statement: /SHA2\(/ },
+      { step: 'the digest of its records', exportPath: `${EXPORT}&_fields=id&start=2000-01-01&end=2099-12-31`, table: 'wp_booking_calendar_bookings', statement: /SHA2\(/ },
     ]) {
       it(`a client that hangs up while its export waits for ${step}: noticed at once, the query killed and its connection destroyed`, async () => {
         const service = await startService(privateDb, { QUERY_TIMEOUT_MS: '10000' })
@@ -353,7 +354,8 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
       const service = await startService(privateDb, { DB_POOL_SIZE: '1', DB_STREAM_CONNECTIONS: '1', QUERY_TIMEOUT_MS: '500' })
       const locker = await mysql.createConnection({ socketPath: mariadb.socketPath, user: 'root', database: 'faults' })
       try {
-        // The count reads bookings only and passes; the rows join posts, which this lock holds.
+        // The digest (the ETag) waits on this lock until MariaDB stops it at max_statement_time, and the
+        // answer goes on untagged; the count reads bookings only and passes; the slugs read posts, held here.
         await locker.query('LOCK TABLES wp_posts WRITE')
         const killsBefore = await kills(mariadb)
         const stuck = await get(service.port, EXPORT)
@@ -486,8 +488,9 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
       try {
         // A third export whose client reads nothing when the database dies, and reads on 2 s later.
         const paused = await rawGet(service.port, EXPORT, { read: false })
-        const json = await rawGet(service.port, EXPORT)
-        const csv = await rawGet(service.port, '/wp-json/booking-calendar/v1/slots?format=csv')
+        // Both at once: each reads its digest (its ETag) before its first row, and one started after
+        // the other had sent its first bytes could find the other's answer sent whole already.
+        const [json, csv] = await Promise.all([rawGet(service.port, EXPORT), rawGet(service.port, '/wp-json/booking-calendar/v1/slots?format=csv')])
         // Killed early in the answers: MariaDB sends the rows faster than the service
         // writes them, and the service's socket may take up to 32 MB of them unread
         // (tcp_rmem), so a kill late in a 100,000-row answer can find every row sent

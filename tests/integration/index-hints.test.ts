@@ -91,7 +91,15 @@ describe('the booking-date index', function () {
 
   for (const query of ['slots', 'slots?format=csv']) {
     it(`reads the whole table in the answer's order through its index, without scanning it: ${query}`, async () => {
-      await readsWithoutScan(query)
+      // The digest of the whole table (its ETag, db/answer-tags.ts) reads every row, and a
+      // table scan is the cheapest way to: one scan, and no sort. The rows are not read by scanning.
+      let before = await tableScanReads()
+      await answer(hinted, query)
+      const hintedScans = await tableScanReads() - before
+      expect(hintedScans).to.be.below(BOOKINGS * 1.1)
+      before = await tableScanReads()
+      await answer(plain, query)
+      expect(await tableScanReads() - before).to.be.at.least(hintedScans + BOOKINGS)
     })
   }
 

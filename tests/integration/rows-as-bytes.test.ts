@@ -92,12 +92,13 @@ describe('streamed answers written from the database\'s bytes', function () {
     })
   }
 
-  it('a narrow answer of a service given by ID is one statement; by slug, two', async () => {
+  // Each tagged answer reads its digest (db/answer-tags.ts) beside its rows, in their snapshot: one SELECT more.
+  it('a narrow answer of a service given by ID is its rows and their digest; by slug, the slug\'s lookup too', async () => {
     const selects = async () => {
       const [rows] = await db.admin.query("SHOW GLOBAL STATUS LIKE 'Com_select'")
       return Number((rows as Array<{ Value: string }>)[0]!.Value)
     }
-    for (const [query, statements] of [[`slots?service=${HAIRCUT}&${SPRING}`, 1], [`slots?service=haircut&${SPRING}`, 2]] as const) {
+    for (const [query, statements] of [[`slots?service=${HAIRCUT}&${SPRING}`, 2], [`slots?service=haircut&${SPRING}`, 3]] as const) {
       const before = await selects()
       const res = await request(hidden.app).get(API + query).buffer(true).expect(200)
       expect(await selects() - before, query).to.equal(statements)
@@ -123,13 +124,13 @@ describe('streamed answers written from the database\'s bytes', function () {
     }
     const small = await statementsOf('slots?status=pending,booked&start=2025-01-01&end=2026-12-31&flat')
     expect(small.total).to.be.within(500, ROWS_COUNTED_AS_READ)
-    expect(small.selects, 'the slugs and the rows').to.equal(2)
+    expect(small.selects, 'the digest, the slugs and the rows').to.equal(3)
     const large = await statementsOf('slots?start=2000-01-01&end=2099-12-31&flat')
     expect(large.total).to.be.greaterThan(ROWS_COUNTED_AS_READ)
-    expect(large.selects, 'the slugs and the first rows, the count, the slugs and the rows').to.equal(5)
+    expect(large.selects, 'the digest, the slugs and the first rows, the count, the slugs and the rows').to.equal(6)
     const everything = await statementsOf('slots?flat')
     expect(everything.total).to.be.at.least(large.total)
-    expect(everything.selects, 'the count, the slugs and the rows').to.equal(3)
+    expect(everything.selects, 'the digest, the count, the slugs and the rows').to.equal(4)
   })
 
   it('mysql2 hands the rows of a bookings query to the sink as bytes, and its stream holds ROW_TAKEN for each', async () => {
