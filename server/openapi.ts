@@ -245,12 +245,13 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     responses: {
       200: {
         description: 'The free windows or start times, by service then start.',
-        headers: { 'X-Request-Id': requestId },
+        headers: { 'X-Request-Id': requestId, ...tagHeaders },
         content: {
           'application/json': { schema: REF('AvailabilityAnswer') },
           'text/csv': { schema: { type: 'string', description: 'One header row, then one line per item.' } },
         },
       },
+      304: notModified,
       ...ERRORS,
     },
   }

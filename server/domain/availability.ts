@@ -2,6 +2,7 @@
 // services, which range, their disabled periods (exactly disabled-time/'s) and
 // blocking bookings, and the free windows or bookable start times of each,
 // made lazily, service by service, as the answer is written.
+import { createHash } from 'node:crypto'
 import type { Db, DbPools } from '../../db/connect.ts'
 import { readSnapshot } from '../../db/snapshot.ts'
 import { compileBlockingBookingsQuery, type BlockingRow } from '../../db/availability.ts'
@@ -49,6 +50,12 @@ export interface AvailabilityAnswer {
   blocking: string[]
   duration?: number
   step?: number
+  /**
+   * What the items are made of, read for this request: the services, the rule
+   * rows, a SHA-256 over the blocking rows as they arrived, the zone. The same
+   * parts give the same items (the ETag, docs/conditional-requests.md).
+   */
+  tagParts: unknown[]
 }
 
 /** The queries answerAvailability makes: db/, or rows in memory in unit tests. */
@@ -92,9 +99,12 @@ export async function answerAvailability(
   const dayBefore = addDays(range.start, -1)
   const readFrom = Number.isNaN(dayToMs(dayBefore)) ? range.start : dayBefore
   const busy = new Map<number, Interval[]>()
+  // Every row read goes into the tag, kept or not: four columns of fixed form, joined unambiguously.
+  const bookingsRead = createHash('sha256')
   const [ruleRows] = await Promise.all([
     queries.findRules(db, named?.ID),
     services.length === 0 ? undefined : queries.readBlocking(db, pools, { serviceId: named?.ID, statuses: blocking, from: readFrom, to: range.end }, options.admission, (row) => {
+      bookingsRead.update(`${row.service_id},${row.booking_date},${row.time_from},${row.time_to};`)
       if (!wanted.has(row.service_id)) return
       const interval = bookingInterval({
         dayMs: dayToMs(row.booking_date),
@@ -145,6 +155,10 @@ export async function answerAvailability(
     timezone: zoneLabel(options.zone),
     blocking,
     ...(params.duration === undefined ? {} : { duration: params.duration, step: params.step ?? params.duration }),
+    tagParts: [
+      range, blocking, params.duration ?? null, params.step ?? null, params.limit ?? null, options.zone,
+      services.map((service) => [service.ID, service.post_name, service.post_status]), ruleRows, bookingsRead.digest('base64url'),
+    ],
   }
 }
 

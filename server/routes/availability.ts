@@ -14,6 +14,8 @@ import { jsonListChunks, lineChunks } from '../http/text-chunks.ts'
 import { streamBody } from '../http/stream-body.ts'
 import { BOOKING_STATUSES } from './slots.ts'
 import type { Deps } from '../deps.ts'
+import { sendNotModifiedIfHeld, setTagHeaders } from '../http/conditional.ts'
+import { weakTag } from '../http/entity-tag.ts'
 
 export const availabilityParams = z.object({
   service: serviceParam('Only this service (its ID or slug). Omitted: every published service.'),
@@ -47,6 +49,10 @@ export const availabilityHandler = (deps: Deps): RequestHandler => async (req, r
     zone: deps.siteTimezone.known() ?? await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays,
     problems: deps.ruleProblems, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res),
   })
+  // The items are made from what was read for this request, and the tag names it all (docs/conditional-requests.md).
+  const tag = weakTag(['availability', csv ? 'csv' : 'json', columns, params._fields ?? null, ...answer.tagParts])
+  if (sendNotModifiedIfHeld(req, res, tag)) return
+  setTagHeaders(res, tag)
   addVary(res, 'Accept')
   const counted = countItems(answer.free, () => addRowsSent(res, 1))
   if (csv) {
@@ -58,7 +64,8 @@ export const availabilityHandler = (deps: Deps): RequestHandler => async (req, r
   }
   res.setHeader('Content-Type', 'application/json; charset=utf-8')
   if (req.method === 'HEAD') return void res.end()
-  const body = jsonListChunks({ ...answer, free: counted }, 'free', (item: FreeItem) => pickFields(item, params._fields))
+  const { tagParts: _, ...shown } = answer
+  const body = jsonListChunks({ ...shown, free: counted }, 'free', (item: FreeItem) => pickFields(item, params._fields))
   await streamBody(res, body, deps.config.sendTimeoutMs)
 }
 

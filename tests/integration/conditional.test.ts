@@ -33,6 +33,9 @@ const URLS = [
   'disabled-time?format=ics&start=2026-11-23&end=2026-11-29',
   'summary?start=2026-11-01&end=2026-11-30&group_by=week,service',
   'summary?format=csv&start=2026-11-01&end=2026-11-30&group_by=service,status',
+  'availability?start=2026-11-23&end=2026-11-29',
+  'availability?service=haircut&duration=30&step=15&format=csv&start=2026-11-23&end=2026-11-29',
+  `availability?service=${HAIRCUT}&blocking=pending,booked,reject&duration=60&limit=3&start=2026-11-01&end=2026-11-30`,
 ]
 
 const RULES = [
@@ -119,7 +122,7 @@ describe('conditional requests', () => {
     }
 
     it('an error carries no ETag, whatever If-None-Match says', async () => {
-      for (const url of ['slots?start=nope', 'slots?service=no-such-service', 'slots?per_page=3&page=99', 'summary?group_by=day,week']) {
+      for (const url of ['slots?start=nope', 'slots?service=no-such-service', 'slots?per_page=3&page=99', 'summary?group_by=day,week', 'availability?step=5', 'availability?service=no-such-service']) {
         const res = (await get(hidden.app, url, { 'If-None-Match': '*' })).res
         expect(res.status, url).to.be.within(400, 499)
         expect(res.headers.etag, url).to.equal(undefined)
