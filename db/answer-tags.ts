@@ -26,24 +26,20 @@ export interface DigestPage {
 }
 
 /**
- * Bytes of each row's digest: the first half of its SHA-256. A collision of
- * two rows is 2^-128 by chance; the digest of the whole is a full SHA-256.
+ * Ids per bucket of the two-level digest (bucketed), for answers whose text
+ * passes max_allowed_packet (16 MiB by default), which bounds a GROUP_CONCAT
+ * whatever group_concat_max_len says: 4,096 rows of at most a 64 KiB note each
+ * fit in 16 MiB only when notes are short, so a bucket too may be too long.
  */
-const ROW_DIGEST_BYTES = 16
-
-/**
- * Rows per bucket of the two-level digest (bucketed): 262,144 × 16 bytes is
- * 4 MiB, under MariaDB's default max_allowed_packet (16 MiB), which also
- * bounds a GROUP_CONCAT whatever group_concat_max_len says.
- */
-const BUCKET_IDS = 262_144
+const BUCKET_IDS = 4_096
 
 /**
  * A booking as text that no other booking has: the columns in a fixed order,
  * strings through QUOTE() (quoted, with ' and \ escaped; NULL as the bare word
- * NULL), so a comma or a quote inside a note cannot make two rows read alike.
- * Dates, times and numbers have neither commas nor quotes. Customer data only
- * where the answer shows it (columns.customer): hidden, it is not read.
+ * NULL), so a comma, a quote or a semicolon inside a note cannot make two rows,
+ * or two lists of rows joined by ';', read alike. Dates, times and numbers have
+ * none of them. Customer data only where the answer shows it (columns.customer):
+ * hidden, it is not read.
  */
 function rowText(columns: BookingColumns): RawBuilder<string> {
   const column = (name: string) => sql.ref(`booking_calendar_bookings.${name}`)
@@ -56,18 +52,13 @@ function rowText(columns: BookingColumns): RawBuilder<string> {
   return sql<string>`CONCAT_WS(',', ${sql.join(cells)})`
 }
 
-/** The digest of one row, as binary (ROW_DIGEST_BYTES). */
-function rowDigest(columns: BookingColumns): RawBuilder<Buffer> {
-  return sql<Buffer>`LEFT(UNHEX(SHA2(${rowText(columns)}, 256)), ${sql.lit(ROW_DIGEST_BYTES)})`
-}
-
 /**
- * The statement. Its rows' digests are concatenated (no separator: each has
- * ROW_DIGEST_BYTES), and the SHA-256 of that taken; the length is checked
- * against the count, so a concatenation MariaDB cut short (GROUP_CONCAT's
- * limits) gives NULL, never a digest of fewer rows. `bucketed`: the rows'
- * digests are first hashed per range of ids, then those (for answers past a
- * million rows, which one concatenation cannot hold).
+ * The statement. The rows' texts are joined by ';' and the SHA-256 of the
+ * whole taken, once: hashing each row first cost MariaDB about a third more
+ * (docs/conditional-requests.md, "What it costs"). MariaDB cuts a GROUP_CONCAT
+ * at max_allowed_packet; a text that long gives NULL, never the digest of
+ * fewer rows. `bucketed`: one SHA-256 per range of BUCKET_IDS ids, each whole
+ * (its length checked the same way), then one over those in id order.
  */
 export function compileBookingsDigest(db: Db, filter: BookingFilter, columns: BookingColumns, page: DigestPage | undefined, bucketed = false): CompiledQuery<DigestRow> {
   // Subqueries without plugins: the outer query's compile prefixes their tables (as in compileBookingsPage).
@@ -86,38 +77,37 @@ export function compileBookingsDigest(db: Db, filter: BookingFilter, columns: Bo
   const rows = pageIds
     ? matching.selectFrom('booking_calendar_bookings').innerJoin(pageIds.as('page_ids'), (join) => join.on(sql<SqlBool>`page_ids.id = ${sql.ref('booking_calendar_bookings.id')}`))
     : bookings
-  const digest = rowDigest(columns)
-  const inner = bucketed
-    ? rows.select([
-      sql<number>`FLOOR(${sql.ref('booking_calendar_bookings.id')} / ${sql.lit(BUCKET_IDS)})`.as('bucket'),
-      sql<number>`COUNT(*)`.as('row_count'),
-      sql<Buffer>`UNHEX(SHA2(GROUP_CONCAT(${digest} SEPARATOR ''), 256))`.as('digests'),
-      sql<number>`LENGTH(GROUP_CONCAT(${digest} SEPARATOR ''))`.as('digest_bytes'),
-    ]).groupBy(sql`bucket`)
-    : rows.select([
-      sql<number>`COUNT(*)`.as('row_count'),
-      sql<Buffer>`GROUP_CONCAT(${digest} SEPARATOR '')`.as('digests'),
-    ])
+  const text = rowText(columns)
   const total = page
     ? sql<number>`(${bookings.select(sql<number>`COUNT(*)`.as('total'))})`
     : sql<number>`t.row_count`
   const services = sql<string | null>`(SELECT SHA2(GROUP_CONCAT(CONCAT_WS(',', ${sql.ref('posts.ID')}, QUOTE(${sql.ref('posts.post_name')}), QUOTE(${sql.ref('posts.post_status')})) ORDER BY ${sql.ref('posts.ID')} SEPARATOR '\n'), 256) FROM ${sql.table('posts')} WHERE ${sql.ref('posts.post_type')} = 'bc_service')`
-  const whole = bucketed
-    ? db.selectFrom(inner.as('t')).select([
+  const outer = bucketed
+    ? db.selectFrom(rows.select([
+      sql<number>`FLOOR(${sql.ref('booking_calendar_bookings.id')} / ${sql.lit(BUCKET_IDS)})`.as('bucket'),
+      sql<number>`COUNT(*)`.as('row_count'),
+      // The length the bucket's whole text has (each row's, and a ';' between), against the limit.
+      sql<number>`SUM(LENGTH(${text})) + COUNT(*) - 1 < @@max_allowed_packet`.as('is_whole'),
+      sql<Buffer>`UNHEX(SHA2(GROUP_CONCAT(${text} SEPARATOR ';'), 256))`.as('digest'),
+    ]).groupBy(sql`bucket`).as('t')).select([
       sql<number>`SUM(t.row_count)`.as('row_count'),
-      // Every bucket whole (its bytes are its rows'), in id order: NULL otherwise.
-      sql<string | null>`IF(SUM(t.digest_bytes = ${sql.lit(ROW_DIGEST_BYTES)} * t.row_count) = COUNT(*), SHA2(GROUP_CONCAT(t.digests ORDER BY t.bucket SEPARATOR ''), 256), NULL)`.as('rows_digest'),
+      // Every bucket whole, in id order (32 bytes each): NULL otherwise.
+      sql<string | null>`IF(MIN(t.is_whole) = 1, SHA2(GROUP_CONCAT(t.digest ORDER BY t.bucket SEPARATOR ''), 256), NULL)`.as('rows_digest'),
       // Bucketed, `total` is over the same rows: a page never comes here (at most 1000 rows).
       sql<number>`SUM(t.row_count)`.as('total'),
       services.as('services_digest'),
     ])
-    : db.selectFrom(inner.as('t')).select([
+    : db.selectFrom(rows.select([
+      sql<number>`COUNT(*)`.as('row_count'),
+      sql<string>`GROUP_CONCAT(${text} SEPARATOR ';')`.as('texts'),
+    ]).as('t')).select([
       sql<number>`t.row_count`.as('row_count'),
-      sql<string | null>`IF(LENGTH(t.digests) = ${sql.lit(ROW_DIGEST_BYTES)} * t.row_count, SHA2(t.digests, 256), NULL)`.as('rows_digest'),
+      // Whole when shorter than the limit MariaDB cuts it at; as long as that, it may have been cut.
+      sql<string | null>`IF(LENGTH(t.texts) < @@max_allowed_packet, SHA2(t.texts, 256), NULL)`.as('rows_digest'),
       total.as('total'),
       services.as('services_digest'),
     ])
-  let compiled = whole.compile() as CompiledQuery<DigestRow>
+  let compiled = outer.compile() as CompiledQuery<DigestRow>
   // The rows are read through the index the answer reads them through (db/bookings.ts, hintedIndex), a page as its page is.
   const index = page ? undefined : hintedIndex(db, filter, 'booking')
   if (index !== undefined) compiled = forceIndex(compiled, index)

@@ -140,6 +140,7 @@ const envSchema = z.object({
   SEND_TIMEOUT_MS: integer('SEND_TIMEOUT_MS', 1_000, 3_600_000, 30_000),
   HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1_000, 300_000, 10_000),
   MAX_RANGE_DAYS: integer('MAX_RANGE_DAYS', 1, 36_600, 731),
+  ETAG_MAX_ROWS: integer('ETAG_MAX_ROWS', 0, 100_000_000, 250_000),
   // Compared with a browser's Origin header as it sends it: scheme, host and port, no slash after.
   CORS_ORIGINS: list.transform((origins, ctx) => {
     const normal = origins.map(originOf)
@@ -313,6 +314,8 @@ function configFromEnv(env: z.output<typeof envSchema>) {
     /** A request whose line and headers have not all arrived this long after its first byte (a silent new connection: after it opened) gets 408. */
     headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
     maxRangeDays: env.MAX_RANGE_DAYS,
+    /** A streamed slots/ answer of more bookings goes without an ETag: its digest would be a second read of them all. */
+    etagMaxRows: env.ETAG_MAX_ROWS,
     corsOrigins: env.CORS_ORIGINS,
     logLevel: env.LOG_LEVEL,
     /** Guards GET /metrics when set; open otherwise. */

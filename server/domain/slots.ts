@@ -1,5 +1,6 @@
 // What `GET slots/` means (API.md, "GET slots/"): which bookings, in which
 // order, on which page. No req or res here.
+import { createHash } from 'node:crypto'
 import type { Db, DbPools } from '../../db/connect.ts'
 import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
 import type { Admission } from '../../db/stream-gate.ts'
@@ -60,6 +61,18 @@ export interface SlotsAnswer {
    * read in the snapshot its bookings came from; undefined when the database could make no digest.
    */
   tagParts?: unknown[] | undefined
+  /**
+   * With `options.tagged`, for an answer read whole in one statement: its
+   * records' SHA-256, or true when its bookings are in the sink as bytes (the
+   * route hashes the body). What it holds is what it sends, so hashing it
+   * names its data; no second statement, no transaction.
+   */
+  tagFromContent?: string | true | undefined
+}
+
+/** The SHA-256 of records, as their JSON: every field the answer shows of them. */
+export function recordsDigest(records: readonly BookingRecord[]): string {
+  return createHash('sha256').update(JSON.stringify(records)).digest('base64url')
 }
 
 /**
@@ -83,14 +96,18 @@ function digestPage(params: Pick<SlotsQuery, 'page' | 'per_page'>): DigestPage |
  * past the last, which is a 400) or the database could make no digest.
  */
 export async function currentSlotsTagParts(
-  db: Db, pools: DbPools, params: SlotsQuery, exposeCustomer: boolean, queries: ServiceLookups = serviceLookups,
+  db: Db, pools: DbPools, params: SlotsQuery, exposeCustomer: boolean, maxTaggedRows: number, queries: ServiceLookups = serviceLookups,
 ): Promise<unknown[] | undefined> {
+  // A narrow answer without pages is read whole in one statement and tagged by what it holds: no digest to check against.
+  if (params.per_page === undefined && isNarrow(bookingFilter(params, params.service === undefined ? undefined : 0))) return undefined
   const serviceId = params.service === undefined ? undefined : (await resolveService(db, params.service, queries)).ID
   const filter = bookingFilter(params, serviceId)
   const page = digestPage(params)
   const digest = await digestBookings(db, pools.short, filter, { customer: exposeCustomer }, page)
   if (!digest) return undefined
   if (page && digest.total > 0 && page.offset >= digest.total) return undefined
+  // Past ETAG_MAX_ROWS the answer goes untagged: there is no tag to hold.
+  if (!page && digest.total > maxTaggedRows) return undefined
   return slotsTagParts(filter, page, digest)
 }
 
@@ -200,8 +217,10 @@ export async function answerSlots(
     admission?: Admission
     /** Where the body writes the bookings, when it takes them as bytes: a narrow answer is read into it at once. */
     sink?: AnswerSink | undefined
-    /** Read the answer's tag parts (SlotsAnswer.tagParts) in the snapshot of its bookings. */
+    /** Name the answer's data for its tag: SlotsAnswer.tagParts, read in the snapshot of its bookings, or tagFromContent. */
     tagged?: boolean
+    /** A streamed answer of more bookings than this gets no tagParts (config ETAG_MAX_ROWS). */
+    maxTaggedRows?: number
   },
   send: (answer: SlotsAnswer) => Promise<void>,
   queries: SlotsQueries = slotsQueries,
@@ -223,55 +242,6 @@ export async function answerSlots(
     return { count: rows.length, firstHasService: rows[0] !== undefined && rows[0].service_post_name !== null, records: rows.map(toRecord) }
   }
 
-  if (options.tagged) {
-    // A tagged answer reads its bookings and their digest in one snapshot, so
-    // that its tag names exactly the bookings it sends (API.md, "Conditional
-    // requests"): the service is resolved first, and a narrow answer is read
-    // in a transaction of its own instead of one lone statement.
-    // A service given by its ID (the usual report), as below: its bookings joined
-    // to their post prove it a service; then they and their digest are the answer.
-    const givenId = params.per_page === undefined && params.service !== undefined && /^\d+$/.test(params.service)
-      ? Number(params.service) : undefined
-    if (givenId !== undefined) {
-      const byId = bookingFilter(params, givenId)
-      const early = await queries.readSnapshot(pools.short, async (snapshot) => {
-        const head = await readFirst(byId, snapshot)
-        const digest = head.firstHasService && head.count <= SMALL_ANSWER_ROWS ? await queries.digestBookings(db, snapshot, byId, columns) : undefined
-        return { head, digest }
-      })
-      if (early.head.firstHasService && early.head.count <= SMALL_ANSWER_ROWS) {
-        const answer = early.head.records ? answerInMemory(early.head.count, undefined, early.head.records) : answerWritten(early.head.count)
-        answer.tagParts = early.digest && slotsTagParts(byId, undefined, early.digest)
-        await send(answer)
-        return
-      }
-      if (early.head.firstHasService) {
-        // More than SMALL_ANSWER_ROWS: streamed, digest and rows in the stream's snapshot.
-        sink?.dropRows(false)
-        await readInSnapshot(byId)
-        return
-      }
-    }
-    const serviceId = params.service === undefined ? undefined : (await resolveService(db, params.service, queries)).ID
-    const filter = bookingFilter(params, serviceId)
-    if (params.per_page === undefined && isNarrow(filter)) {
-      const narrow = await queries.readSnapshot(pools.short, async (snapshot) => {
-        const head = await readFirst(filter, snapshot)
-        const digest = head.count <= SMALL_ANSWER_ROWS ? await queries.digestBookings(db, snapshot, filter, columns) : undefined
-        return { head, digest }
-      })
-      if (narrow.head.count <= SMALL_ANSWER_ROWS) {
-        const answer = narrow.head.records ? answerInMemory(narrow.head.count, undefined, narrow.head.records) : answerWritten(narrow.head.count)
-        answer.tagParts = narrow.digest && slotsTagParts(filter, undefined, narrow.digest)
-        await send(answer)
-        return
-      }
-    }
-    sink?.dropRows(false)
-    await readInSnapshot(filter)
-    return
-  }
-
   // A service given by its ID (the usual report) is read in one statement:
   // its bookings, each joined to its bc_service post. A booking that comes
   // back with its post's slug proves the ID names a service, which is what
@@ -291,7 +261,10 @@ export async function answerSlots(
   if (params.per_page === undefined && isNarrow(filter)) {
     const head = early && serviceId === givenId ? early : await readFirst(filter)
     if (head.count <= SMALL_ANSWER_ROWS) {
-      await send(head.records ? answerInMemory(head.count, undefined, head.records) : answerWritten(head.count))
+      const answer = head.records ? answerInMemory(head.count, undefined, head.records) : answerWritten(head.count)
+      // Tagged by what it holds, read in this one statement: records here, the body's bytes by the route.
+      if (options.tagged) answer.tagFromContent = head.records ? recordsDigest(head.records) : true
+      await send(answer)
       return
     }
   }
@@ -304,9 +277,13 @@ export async function answerSlots(
     // to a slow reader, so it holds a connection of the stream pool instead.
     await queries.readSnapshot(params.per_page === undefined ? pools.stream : pools.short, async (snapshot) => {
       if (params.per_page === undefined) {
-        const digest = options.tagged ? await queries.digestBookings(db, snapshot, filter, columns) : undefined
         const answer = streamedAnswer({ db, snapshot, filter, order, columns, toRecord, queries, queryTimeoutMs: options.queryTimeoutMs }, grouped)
-        answer.tagParts = digest && slotsTagParts(filter, undefined, digest)
+        if (options.tagged) {
+          // Counted first: past etagMaxRows the digest (a second read of every row) is not made, and the answer goes untagged.
+          answer.total = await queries.countBookings(db, snapshot, filter)
+          const digest = answer.total <= (options.maxTaggedRows ?? Number.POSITIVE_INFINITY) ? await queries.digestBookings(db, snapshot, filter, columns) : undefined
+          answer.tagParts = digest && slotsTagParts(filter, undefined, digest)
+        }
         await send(answer)
         return
       }
@@ -386,7 +363,8 @@ async function* streamedRowsInto(read: StreamedRead, answer: SlotsAnswer, sink: 
   // First up to ROWS_COUNTED_AS_READ rows in one statement, which the
   // answer's total is when fewer come; only a larger answer is counted,
   // then read whole, in the same snapshot.
-  if (!isBounded(filter)) {
+  // Counted already (a tagged answer is, before its digest): read whole at once.
+  if (!isBounded(filter) || answer.total !== undefined) {
     await countStreamed(read, answer)
     yield* queries.streamBookingPackets(db, snapshot, filter, order, queryTimeoutMs, columns, sink)
     return

@@ -15,7 +15,7 @@ import { disabledTimeIcsLines, publicHost, slotsIcsChunks, utcDateTime, type Eve
 import { startIterating, streamBody } from '../http/stream-body.ts'
 import { addRowsSent, countRowsSent } from '../http/response-locals.ts'
 import { lineChunks } from '../http/text-chunks.ts'
-import { answeredNotModified } from './slots-not-modified.ts'
+import { answeredNotModified, slotsTag } from './slots-not-modified.ts'
 import { sendNotModifiedIfHeld, setTagHeaders } from '../http/conditional.ts'
 import { weakTag } from '../http/entity-tag.ts'
 
@@ -53,9 +53,15 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
   // The feed's data besides its events: its name, zone and the host in every UID; DTSTAMP is the time of the answer, not data.
   const tagContext = ['slots', 'ics', exposeCustomer, zone, calendar, context.host]
   if (await answeredNotModified(deps, req, res, feedParams, exposeCustomer, tagContext)) return
-  const options = { mapping: bookingMapping(zone, exposeCustomer), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res), tagged: true }
+  const options = {
+    mapping: bookingMapping(zone, exposeCustomer), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res),
+    tagged: true, maxTaggedRows: deps.config.etagMaxRows,
+  }
   await answerSlots(deps.db, deps.pool, feedParams, options, async (answer) => {
-    if (answer.tagParts) setTagHeaders(res, weakTag([...tagContext, ...answer.tagParts]))
+    // No sink here: an answer read whole holds records, and tagFromContent is their digest.
+    const tag = slotsTag(tagContext, answer, undefined)
+    if (tag !== undefined && sendNotModifiedIfHeld(req, res, tag)) return
+    if (tag !== undefined) setTagHeaders(res, tag)
     const batches = req.method === 'HEAD' ? answer.batches : await startIterating(answer.batches)
     res.setHeader('X-WP-Total', String(answer.total ?? await answer.count()))
     feedHeaders(res, 'bookings.ics')

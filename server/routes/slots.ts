@@ -16,9 +16,8 @@ import { addRowsSent } from '../http/response-locals.ts'
 import { cutWholeAnswerWhenClientStopsReading } from '../http/cut-answer.ts'
 import { admitRequest } from '../http/admission.ts'
 import type { Deps } from '../deps.ts'
-import { setTagHeaders } from '../http/conditional.ts'
-import { answeredNotModified } from './slots-not-modified.ts'
-import { weakTag } from '../http/entity-tag.ts'
+import { sendNotModifiedIfHeld, setTagHeaders } from '../http/conditional.ts'
+import { answeredNotModified, slotsTag } from './slots-not-modified.ts'
 
 export const BOOKING_STATUSES = ['pending', 'booked', 'reject', 'completed', 'expired'] as const
 
@@ -65,13 +64,17 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   if (await answeredNotModified(deps, req, res, params, exposeCustomer, context)) return
   const mapping = bookingMapping(zone, exposeCustomer)
   const slotsBody = new SlotsBody(csv ? 'csv' : 'json', params._fields, grouped, mapping)
-  const options = { mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res), sink: slotsBody.sink, tagged: true }
+  const options = {
+    mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res), sink: slotsBody.sink, tagged: true, maxTaggedRows: deps.config.etagMaxRows,
+  }
   await answerSlots(deps.db, deps.pool, params, options, async (answer) => {
     const head = req.method === 'HEAD'
-    if (answer.tagParts) setTagHeaders(res, weakTag([...context, ...answer.tagParts]))
     // A narrow report is read whole already; any other answer is read as it is
     // sent, its first chunk before the status line: a query that fails at once still gets its own status code.
-    const whole = head ? undefined : slotsBody.whole(answer)
+    const whole = head && answer.tagFromContent !== true ? undefined : slotsBody.whole(answer)
+    const tag = slotsTag(context, answer, whole)
+    if (tag !== undefined && sendNotModifiedIfHeld(req, res, tag)) return
+    if (tag !== undefined) setTagHeaders(res, tag)
     const body = head || whole ? undefined : await startIterating(slotsBody.chunks(answer, (rows) => addRowsSent(res, rows)))
     res.setHeader('X-WP-Total', String(answer.total ?? await answer.count()))
     if (answer.paging) {

@@ -169,6 +169,65 @@ describe('conditional requests', () => {
     })
   })
 
+  describe('answers the database cannot name cheaply go untagged, never wrongly tagged', () => {
+    const REPORT = 'slots?flat&start=2020-01-01&end=2030-12-31'
+    afterEach(async () => {
+      await db.admin.query(`DELETE FROM \`${db.prefix}booking_calendar_bookings\` WHERE id >= 10000`)
+    })
+
+    it('a streamed answer of more than ETAG_MAX_ROWS bookings has no ETag; a page and a narrow answer still have one', async () => {
+      const capped = createTestApp(db, { now: () => NOW, env: { ETAG_MAX_ROWS: '3' } })
+      try {
+        const report = await get(capped.app, REPORT)
+        expect(report.res.status).to.equal(200)
+        expect(Number(report.res.headers['x-wp-total'])).to.be.above(3)
+        expect(report.res.headers.etag).to.equal(undefined)
+        expect((await get(capped.app, REPORT, { 'If-None-Match': '*' })).res.status, 'no tag, so nothing to hold').to.equal(200)
+        expect((await get(capped.app, 'slots?flat&per_page=2')).res.headers.etag).to.match(/^W\//)
+        expect((await get(capped.app, `slots?service=${HAIRCUT}`)).res.headers.etag).to.match(/^W\//)
+        expect((await get(hidden.app, REPORT)).res.headers.etag, 'at the default').to.match(/^W\//)
+      } finally {
+        await capped.close()
+      }
+    })
+
+    it('rows whose text passes max_allowed_packet are hashed by ranges of ids; when a range alone passes it, the answer goes untagged', async function () {
+      this.timeout(60_000)
+      const [[{ limit }]] = await db.admin.query('SELECT @@max_allowed_packet AS `limit`') as unknown as [[{ limit: number }]]
+      // Notes of 60,000 characters, enough of them that their text passes the limit together.
+      const count = Math.ceil(limit / 60_000) + 20
+      const insert = async (idOf: (i: number) => number) => {
+        for (let i = 0; i < count; i += 20) {
+          await db.insert('booking_calendar_bookings', Array.from({ length: Math.min(20, count - i) }, (_, k) => ({
+            id: idOf(i + k), service_id: HAIRCUT, status: 'booked', booking_date: '2026-06-01', time_from: '10:00:00', time_to: '11:00:00',
+            note: `${i + k}`.padEnd(60_000, 'n'), created_at: '2026-05-01 10:00:00',
+          })))
+        }
+      }
+      // Far apart: each in a range of its own, so each range is whole.
+      await insert((i) => 10_000 + i * 10_000)
+      const spread = await get(hidden.app, REPORT)
+      expect(spread.res.status).to.equal(200)
+      const tag = spread.res.headers.etag as string
+      expect(tag).to.match(/^W\//)
+      expect((await get(hidden.app, REPORT, { 'If-None-Match': tag })).res.status).to.equal(304)
+      // The last character of one note changed: another tag, and the old one gets the new answer.
+      await db.admin.query(`UPDATE \`${db.prefix}booking_calendar_bookings\` SET note = CONCAT(LEFT(note, 59999), 'x') WHERE id = ?`, [10_000 + 7 * 10_000])
+      const changed = await get(hidden.app, REPORT, { 'If-None-Match': tag })
+      expect(changed.res.status).to.equal(200)
+      expect(changed.res.headers.etag).to.match(/^W\//).and.not.equal(tag)
+      await db.admin.query(`DELETE FROM \`${db.prefix}booking_calendar_bookings\` WHERE id >= 10000`)
+      // Side by side: one range holds them all, and its text is too long to hash whole.
+      await insert((i) => 10_000_000 + i)
+      const dense = await get(hidden.app, REPORT)
+      expect(dense.res.status).to.equal(200)
+      expect(dense.res.headers.etag).to.equal(undefined)
+      const body = JSON.parse(dense.text) as { booked_slots: Array<{ id: number }>; total: number }
+      expect(body.booked_slots.filter((booking) => booking.id >= 10_000_000)).to.have.length(count)
+      expect(body.total).to.equal(body.booked_slots.length)
+    })
+  })
+
   describe('as the database owner changes one thing at a time', () => {
     // Reloaded after: the property test leaves the site changed.
     after(async () => {
