@@ -44,7 +44,8 @@ function baselineMain(repo: string, say: (line: string) => void): string {
   }
   if (!existsSync(dir)) {
     say(`baseline: git worktree add --detach ${dir} ${BASELINE_COMMIT}`)
-    run('git', ['worktree', 'add', '--detach', dir, BASELINE_COMMIT], repo)
+    // --force: the temp dir may have been emptied while git still lists the worktree.
+    run('git', ['worktree', 'add', '--force', '--detach', dir, BASELINE_COMMIT], repo)
   }
   // A reused worktree of the default path must still be at the commit (BENCH_BASELINE_DIR is taken as given).
   const head = run('git', ['rev-parse', 'HEAD'], dir)
