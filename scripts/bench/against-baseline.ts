@@ -80,7 +80,8 @@ interface Instance {
   exports: Record<string, Array<{ status: string; ms: number }>>
 }
 
-const relative = (a: number, b: number) => Math.abs(a / b - 1)
+/** How far apart two figures are, as a factor less 1, the same whichever is larger: 1.6 and 1 are 60 % apart, and so are 1 and 1.6. */
+const apart = (a: number, b: number) => Math.max(a / b, b / a) - 1
 const percent = (n: number) => `${(100 * n).toFixed(1)} %`
 
 /** The measurement; its Markdown lines and its verdict. */
@@ -143,12 +144,13 @@ export async function benchAgainstBaseline(ctx: BenchContext, tools: BaselineToo
       // The same code's spread: A′ against A over all rounds, and in each round alone (a round's
       // figure rests on fewer answers, so it spreads wider: the noise is not underrated).
       const rounds = Array.from({ length: ROUNDS }, (_, r) => r)
-      const noise = Math.max(relative(m.value(a2), m.value(a)), ...rounds.map((r) => relative(m.value(a2, r), m.value(a, r))))
+      const noise = Math.max(apart(m.value(a2), m.value(a)), ...rounds.map((r) => apart(m.value(a2, r), m.value(a, r))))
       const perRound = (i: Instance) => rounds.map((r) => m.value(i, r).toFixed(m.better === 'lower' ? 2 : 0)).join(' / ')
       ctx.say(`  ${m.name}, round by round: A ${perRound(a)}; B ${perRound(b)}; A′ ${perRound(a2)}`)
-      const worseBy = m.better === 'higher' ? 1 - ratio : ratio - 1
-      const verdict = worseBy > noise ? 'worse beyond noise' : -worseBy > noise ? 'better' : 'within noise'
-      if (verdict === 'worse beyond noise' || Number.isNaN(ratio)) worse.push(m.name)
+      // Worse (or better) by a factor: B at 0.6× of A is as far below as A′ at 1.67× of A is above.
+      const worseBy = m.better === 'higher' ? 1 / ratio : ratio
+      const verdict = Number.isNaN(worseBy) ? 'not measured' : worseBy - 1 > noise ? 'worse beyond noise' : 1 / worseBy - 1 > noise ? 'better' : 'within noise'
+      if (verdict !== 'within noise' && verdict !== 'better') worse.push(m.name)
       return `| ${m.name} | ${m.show(a)} | ${m.show(b)} | ${ratio.toFixed(3)} | ${percent(noise)} (A′: ${m.show(a2)}) | ${verdict} |`
     })
     const seconds = (Date.now() - started) / 1000
@@ -156,7 +158,7 @@ export async function benchAgainstBaseline(ctx: BenchContext, tools: BaselineToo
     const lines = [
       '', `### Against the baseline ${BASELINE_COMMIT}: the service at ${BASELINE_COMMIT} (A, and a second instance A′) and now (B), each at its defaults, in ${ROUNDS} rounds taking turns`, '',
       `(a) one at a time ${(ctx.seconds / ROUNDS).toFixed(1)} s a round and at ${ctx.connections} connections ${roundSeconds} s a round (after 1 s unmeasured); (c) one download a round by the bench's downloader, the fastest of ${ROUNDS}; the mysql2 floor streamed once a round, the fastest: ${Math.round(floor).toLocaleString('en')} rows/s. ` +
-      `A/A noise: the furthest A′ (the same code as A) fell from A on the same figure, over all rounds or in any one round; a figure of B is worse beyond noise when it is further from A than that, on the worse side.`, '',
+      `A/A noise: the furthest A′ (the same code as A) fell from A on the same figure, over all rounds or in any one round, as a factor either way (A′ at 1.6× or at 0.625× of A: 60 %); a figure of B is worse beyond noise when it is further from A than that, on the worse side.`, '',
       '| metric | baseline (A) | current (B) | current ÷ baseline | A/A noise | verdict |', '|---|---:|---:|---:|---:|---|',
       ...rows,
     ]
