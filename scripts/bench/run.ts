@@ -26,6 +26,7 @@ import { benchIcs } from './ics.ts'
 import { benchConditional } from './conditional.ts'
 import { benchConcurrentReports } from './concurrent-reports.ts'
 import { benchAvailability } from './availability.ts'
+import { benchAgainstBaseline } from './against-baseline.ts'
 import { PhaseClock, phaseTable, readTraces, stallCulprits, stallLessWaitForCore } from './phase-report.ts'
 
 if (process.env.BENCH_BOOKINGS === undefined) {
@@ -332,13 +333,13 @@ const eventLoopDir = mkdtempSync(join(tmpdir(), 'bc-bench-eld-'))
 
 interface Service { label: string; url: string; pid: number; pids(): number[]; stop(): Promise<void> }
 
-/** The built server (dist/server/main.js) with WORKERS workers, the event-loop probe in every process. */
-async function startService(label: string, env: Record<string, string>): Promise<Service> {
+/** The built server (dist/server/main.js, or another build's `main`) with WORKERS workers, the event-loop probe in every process. */
+async function startService(label: string, env: Record<string, string>, main = join(repo, 'dist/server/main.js')): Promise<Service> {
   const port = await findFreePort()
   const child = spawn(process.execPath, [
     // BENCH_CPU_PROF: every service process profiled, to name the functions of each long stall.
     ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(eventLoopDir, 'profiles')}`] : []),
-    '--import', join(here, 'event-loop.mjs'), join(repo, 'dist/server/main.js'),
+    '--import', join(here, 'event-loop.mjs'), main,
   ], {
     env: {
       ...process.env, PORT: String(port), LOG_LEVEL: 'warn', WORKERS: String(WORKERS), BENCH_EVENT_LOOP_DIR: eventLoopDir,
@@ -651,6 +652,16 @@ table(...await phases.run('ICS feed', () => benchIcs(ctx)))
 // Issue 42: availability/ beside slots/ for a month, and a month of start times streamed.
 if (process.env.BENCH_ONLY === undefined || ONLY.includes('v')) {
   const measured = await phases.run('availability', () => benchAvailability(ctx))
+  table(...measured.lines)
+  verdicts.push(...measured.verdicts)
+}
+// The small request and the exports against the baseline commit's build, with the run's own A/A noise (BENCH_ONLY=g).
+if (process.env.BENCH_ONLY === undefined || ONLY.includes('g')) {
+  const measured = await phases.run('against the baseline', () => benchAgainstBaseline(ctx, {
+    startService: (label, main) => startService(label, {}, main), serialTimes, serialSummary, warmedLoad, combinedLoad, download: downloadExport,
+    floorRowsPerSecond: () => rawSql('c', ['stream', '', '', String(WARMUP_SECONDS)], readerDb).rowsPerSecond!,
+    warmupSeconds: WARMUP_SECONDS, workers: WORKERS,
+  }, repo))
   table(...measured.lines)
   verdicts.push(...measured.verdicts)
 }
