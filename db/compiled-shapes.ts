@@ -30,9 +30,12 @@ export class ShapeMismatchError extends Error {}
 export class CompiledShapes {
   readonly #templates = new Map<string, Template>()
   readonly #verify: boolean
+  readonly #cache: boolean
 
-  constructor(options: { verify?: boolean } = {}) {
+  /** `cache: false` (SQL_SHAPE_CACHE=false): every query is built afresh, as Kysely builds it, its shape unused. */
+  constructor(options: { verify?: boolean; cache?: boolean } = {}) {
     this.#verify = options.verify ?? VERIFY
+    this.#cache = options.cache ?? true
   }
 
   /**
@@ -42,6 +45,7 @@ export class CompiledShapes {
    * changes the query's text.
    */
   compile<Row>(shape: string, values: readonly unknown[], build: (values: readonly unknown[]) => CompiledQuery<Row>): CompiledQuery<Row> {
+    if (!this.#cache) return build(values)
     let template = this.#templates.get(shape)
     if (!template) {
       const query = build(values.map((_, index) => new Placeholder(index)))
@@ -68,6 +72,11 @@ export class CompiledShapes {
 }
 
 const shapesByOwner = new WeakMap<object, CompiledShapes>()
+
+/** Makes `shapes` the ones compiled for `db` (createDb, for SQL_SHAPE_CACHE=false). */
+export function useCompiledShapes(db: object, shapes: CompiledShapes): void {
+  shapesByOwner.set(db, shapes)
+}
 
 /** The shapes compiled for one database handle (each has its own table prefix). */
 export function compiledShapesOf(db: object): CompiledShapes {

@@ -7,6 +7,7 @@ import { BoundedPool } from './bounded-pool.ts'
 import { createLocalGate, DEFAULT_QUEUE_LENGTH, DEFAULT_QUEUE_TIMEOUT_MS, DEFAULT_STREAM_CONNECTIONS, type StreamGate } from './stream-gate.ts'
 import { formatStatement } from './inline-values.ts'
 import { installRowPacketTaking } from './row-packets.ts'
+import { CompiledShapes, useCompiledShapes } from './compiled-shapes.ts'
 import { stopBookingIndexes, watchBookingIndexes } from './booking-indexes.ts'
 
 /** Where the database is and who connects: DATABASE_URL or the WORDPRESS_DB_* names. */
@@ -38,6 +39,8 @@ export interface DbSettings extends DatabaseSettings {
    * objects and the record's way. Default true.
    */
   rowsAsBytes?: boolean
+  /** SQL_SHAPE_CACHE: false builds every query's SQL afresh (db/compiled-shapes.ts). Default true. */
+  sqlShapeCache?: boolean
   /**
    * Where stream permits come from: the cluster's primary under WORKERS > 1
    * (server/stream-permits.ts); by default a line in this process.
@@ -124,6 +127,7 @@ export function createDb(settings: DbSettings): DbHandle {
     dialect: new MysqlDialect({ pool: kyselyPool(pool.short) }),
     plugins: [new TablePrefixPlugin(settings.tablePrefix)],
   })
+  if (settings.sqlShapeCache === false) useCompiledShapes(db, new CompiledShapes({ cache: false }))
   void watchBookingIndexes(db, `${settings.tablePrefix}booking_calendar_bookings`)
   return {
     db,

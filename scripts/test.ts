@@ -59,13 +59,13 @@ function runMocha(args: string[], env: Record<string, string> = {}): Promise<num
 
 let code = await runMocha(files.length > 0 ? files : ['tests/unit/**/*.test.ts', 'tests/integration/**/*.test.ts'])
 if (files.length === 0 && code === 0) {
-  // The same answers with the fast path switched off (ROWS_AS_BYTES=false: every row the
-  // record's way), over the integration tests that build the app in-process (tests/support/app.ts
+  // The same answers with the fast paths switched off (ROWS_AS_BYTES=false: every row the
+  // record's way; SQL_SHAPE_CACHE=false: every query built afresh), over the integration tests that build the app in-process (tests/support/app.ts
   // passes the switch on). The tests of which path ran (STRATEGY_TESTS) run once, above.
-  process.stdout.write('\nThe integration suite again, with ROWS_AS_BYTES=false\n')
+  process.stdout.write('\nThe integration suite again, with ROWS_AS_BYTES=false and SQL_SHAPE_CACHE=false\n')
   const inProcess = readdirSync('tests/integration').filter((name) => name.endsWith('.test.ts') && !STRATEGY_TESTS.includes(name))
     .map((name) => `tests/integration/${name}`).filter((file) => readFileSync(file, 'utf8').includes('createTestApp('))
-  code = await runMocha(inProcess, { ROWS_AS_BYTES: 'false' })
+  code = await runMocha(inProcess, { ROWS_AS_BYTES: 'false', SQL_SHAPE_CACHE: 'false' })
 }
 await server.stop()
 process.exit(code)

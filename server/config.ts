@@ -73,6 +73,20 @@ function originOf(text: string): string | undefined {
   return bare && /^https?:\/\/[^/?#]+\/?$/i.test(text) ? url.origin : undefined
 }
 
+/** A fast path's switch: on unless set to a false word. */
+function switchFlag(name: string) {
+  return z.string().optional().transform((value, ctx) => {
+    const text = (value ?? '').trim()
+    if (text === '') return true
+    const flag = parseBooleanWord(text, { true: ['true', '1', 'yes', 'on'], false: ['false', '0', 'no', 'off'] })
+    if (flag === undefined) {
+      ctx.addIssue({ code: 'custom', message: `${name} must be true or false.` })
+      return z.NEVER
+    }
+    return flag
+  })
+}
+
 const envSchema = z.object({
   PORT: integer('PORT', 1, 65535, 8080),
   DATABASE_URL: z.string().optional(),
@@ -121,17 +135,10 @@ const envSchema = z.object({
   }),
   EXPOSE_CUSTOMER_DATA: booleanFlag('EXPOSE_CUSTOMER_DATA'),
   DB_POOL_SIZE: integer('DB_POOL_SIZE', 1, 200, 10),
-  // The fast path of exports (docs/performance.md); off only to rule it out when an answer looks wrong.
-  ROWS_AS_BYTES: z.string().optional().transform((value, ctx) => {
-    const text = (value ?? '').trim()
-    if (text === '') return true
-    const flag = parseBooleanWord(text, { true: ['true', '1', 'yes', 'on'], false: ['false', '0', 'no', 'off'] })
-    if (flag === undefined) {
-      ctx.addIssue({ code: 'custom', message: 'ROWS_AS_BYTES must be true or false.' })
-      return z.NEVER
-    }
-    return flag
-  }),
+  // The fast paths (docs/architecture.md, "The fast paths"); each off only to rule it out when an answer looks wrong.
+  ROWS_AS_BYTES: switchFlag('ROWS_AS_BYTES'),
+  SQL_SHAPE_CACHE: switchFlag('SQL_SHAPE_CACHE'),
+  HTTP_PROTOTYPE_REUSE: switchFlag('HTTP_PROTOTYPE_REUSE'),
   DB_STREAM_CONNECTIONS: integer('DB_STREAM_CONNECTIONS', 1, 200, DEFAULT_STREAM_CONNECTIONS),
   DB_QUEUE_TIMEOUT_MS: integer('DB_QUEUE_TIMEOUT_MS', 0, 3_600_000, DEFAULT_QUEUE_TIMEOUT_MS),
   DB_QUEUE_LENGTH: integer('DB_QUEUE_LENGTH', 0, 100_000, DEFAULT_QUEUE_LENGTH),
@@ -207,7 +214,7 @@ export function dbSettings(config: Config): DbSettings {
   return {
     ...config.database, tablePrefix: config.tablePrefix, poolSize: config.dbPoolSize, streamConnections: config.dbStreamConnections,
     queryTimeoutMs: config.queryTimeoutMs, acquireTimeoutMs: config.dbAcquireTimeoutMs,
-    queueTimeoutMs: config.dbQueueTimeoutMs, queueLength: config.dbQueueLength, rowsAsBytes: config.rowsAsBytes,
+    queueTimeoutMs: config.dbQueueTimeoutMs, queueLength: config.dbQueueLength, rowsAsBytes: config.rowsAsBytes, sqlShapeCache: config.sqlShapeCache,
   }
 }
 
@@ -300,6 +307,10 @@ function configFromEnv(env: z.output<typeof envSchema>) {
     dbPoolSize: env.DB_POOL_SIZE,
     /** Answers written from the rows' bytes (the fast path); false: every row the record's way. */
     rowsAsBytes: env.ROWS_AS_BYTES,
+    /** Each query's SQL compiled once per shape (db/compiled-shapes.ts); false: built afresh every time. */
+    sqlShapeCache: env.SQL_SHAPE_CACHE,
+    /** Requests made with Express's prototypes from the start (server/http/app-server.ts); false: node:http's own. */
+    httpPrototypeReuse: env.HTTP_PROTOTYPE_REUSE,
     /** Streamed answers running at once on the database, for the whole service whatever WORKERS is. */
     dbStreamConnections: env.DB_STREAM_CONNECTIONS,
     /** How long a streamed answer waits in line for one of them before 503. */

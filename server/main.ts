@@ -83,7 +83,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
     ? (await import('./access.ts')).createAccess(config, log, { check: (await import('./shared-verdicts.ts')).askPrimaryForVerdicts({ timeoutMs: 7_000 /* WordPress's own bound, 5 s, and some */ }) })
     : undefined
   const app = createApp({ db: handle.db, pool: handle.pool, config, log, access })
-  const server = createAppServer(app, { headersTimeoutMs: config.headersTimeoutMs }).listen(config.port, () => {
+  const server = createAppServer(app, { headersTimeoutMs: config.headersTimeoutMs, reusePrototypes: config.httpPrototypeReuse }).listen(config.port, () => {
     log.info({ port: config.port, authMode: config.authMode, tablePrefix: config.tablePrefix }, 'listening')
   })
   // A port that cannot be had (taken, not allowed) ends the process, which the primary reports.

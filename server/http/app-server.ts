@@ -24,13 +24,16 @@ import type { Express } from 'express'
  * looks for late ones every 30 s by default, which with its 60 s limit held a
  * connection that sent nothing for 60 to 90 s; here it looks every second at most.
  */
-export function createAppServer(app: Express, { headersTimeoutMs }: { headersTimeoutMs: number }): Server {
+export function createAppServer(app: Express, { headersTimeoutMs, reusePrototypes = true }: { headersTimeoutMs: number; reusePrototypes?: boolean }): Server {
+  // HTTP_PROTOTYPE_REUSE=false: node:http's own classes, which Express then re-prototypes per request.
   class AppRequest extends IncomingMessage {}
   class AppResponse extends ServerResponse {}
-  adoptPrototype(app, AppRequest.prototype, 'request')
-  adoptPrototype(app, AppResponse.prototype, 'response')
+  if (reusePrototypes) {
+    adoptPrototype(app, AppRequest.prototype, 'request')
+    adoptPrototype(app, AppResponse.prototype, 'response')
+  }
   return createServer({
-    IncomingMessage: AppRequest, ServerResponse: AppResponse,
+    ...(reusePrototypes ? { IncomingMessage: AppRequest, ServerResponse: AppResponse } : {}),
     headersTimeout: headersTimeoutMs, requestTimeout: headersTimeoutMs,
     connectionsCheckingInterval: Math.min(1_000, Math.ceil(headersTimeoutMs / 10)),
   }, app)

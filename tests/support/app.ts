@@ -51,6 +51,7 @@ export function createTestApp(database: TestDatabase, options: TestAppOptions = 
     LOG_LEVEL: 'debug',
     // npm test runs the integration suite a second time with the fast path off (scripts/test.ts).
     ...(process.env.ROWS_AS_BYTES === undefined ? {} : { ROWS_AS_BYTES: process.env.ROWS_AS_BYTES }),
+    ...(process.env.SQL_SHAPE_CACHE === undefined ? {} : { SQL_SHAPE_CACHE: process.env.SQL_SHAPE_CACHE }),
     ...options.env,
   })
   const { logs, log } = collectLogs(config.logLevel)

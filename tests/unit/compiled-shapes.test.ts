@@ -145,3 +145,19 @@ describe('CompiledShapes verifying its shapes (BC_VERIFY_COMPILED_SHAPES, set by
     expect(process.env.BC_VERIFY_COMPILED_SHAPES).to.equal('1')
   })
 })
+
+describe('CompiledShapes with SQL_SHAPE_CACHE=false', () => {
+  it('builds every query afresh with its own values, the shape unused', () => {
+    const shapes = new CompiledShapes({ cache: false, verify: false })
+    const built: unknown[][] = []
+    const build = (values: readonly unknown[]) => {
+      built.push([...values])
+      return sql`select ${values[0]}`.compile(newDb())
+    }
+    const first = shapes.compile('one shape', [1], build)
+    const second = shapes.compile('one shape', [2], build)
+    expect(built).to.deep.equal([[1], [2]])
+    expect(first.parameters).to.deep.equal([1])
+    expect(second.parameters).to.deep.equal([2])
+  })
+})
