@@ -8,44 +8,30 @@ import { IncomingMessage, ServerResponse } from 'node:http'
 import { createAppServer } from '../../server/http/app-server.ts'
 
 describe('the app\'s HTTP server', () => {
-  it('a request and its response arrive with the app\'s prototypes, and Express answers them as usual', async () => {
-    const app = express()
-    app.get('/hello', (req, res) => {
-      res.json({ header: req.get('x-test'), sameApp: req.app === app && res.app === app })
+  for (const reusePrototypes of [true, false]) {
+    const arrives = reusePrototypes ? 'the app\'s prototypes (HTTP_PROTOTYPE_REUSE, the default)' : 'node:http\'s own (HTTP_PROTOTYPE_REUSE=false)'
+    it(`a request and its response arrive with ${arrives}, and Express answers them as usual`, async () => {
+      const app = express()
+      app.get('/hello', (req, res) => {
+        res.json({ header: req.get('x-test'), sameApp: req.app === app && res.app === app })
+      })
+      const server = createAppServer(app, { headersTimeoutMs: 10_000, reusePrototypes })
+      const arrived: Array<[object, object]> = []
+      // Before the app: what node:http made, before Express touched it.
+      server.prependListener('request', (req, res) => arrived.push([Object.getPrototypeOf(req) as object, Object.getPrototypeOf(res) as object]))
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+      try {
+        const { port } = server.address() as AddressInfo
+        const answer = await fetch(`http://127.0.0.1:${port}/hello`, { headers: { 'X-Test': 'yes' } })
+        expect(answer.status).to.equal(200)
+        expect(answer.headers.get('content-type')).to.equal('application/json; charset=utf-8')
+        expect(await answer.json()).to.deep.equal({ header: 'yes', sameApp: true })
+        expect(arrived).to.deep.equal([reusePrototypes ? [app.request, app.response] : [IncomingMessage.prototype, ServerResponse.prototype]])
+        const missing = await fetch(`http://127.0.0.1:${port}/nowhere`)
+        expect(missing.status).to.equal(404)
+      } finally {
+        await new Promise((resolve) => server.close(resolve))
+      }
     })
-    const server = createAppServer(app, { headersTimeoutMs: 10_000 })
-    const arrived: Array<[object, object]> = []
-    // Before the app: what node:http made, before Express touched it.
-    server.prependListener('request', (req, res) => arrived.push([Object.getPrototypeOf(req) as object, Object.getPrototypeOf(res) as object]))
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    try {
-      const { port } = server.address() as AddressInfo
-      const answer = await fetch(`http://127.0.0.1:${port}/hello`, { headers: { 'X-Test': 'yes' } })
-      expect(answer.status).to.equal(200)
-      expect(answer.headers.get('content-type')).to.equal('application/json; charset=utf-8')
-      expect(await answer.json()).to.deep.equal({ header: 'yes', sameApp: true })
-      expect(arrived).to.deep.equal([[app.request, app.response]])
-      const missing = await fetch(`http://127.0.0.1:${port}/nowhere`)
-      expect(missing.status).to.equal(404)
-    } finally {
-      await new Promise((resolve) => server.close(resolve))
-    }
-  })
-
-  it('with HTTP_PROTOTYPE_REUSE=false, node:http\'s own request and response arrive, and Express answers them as usual', async () => {
-    const app = express()
-    app.get('/hello', (req, res) => { res.json({ header: req.get('x-test'), sameApp: req.app === app && res.app === app }) })
-    const server = createAppServer(app, { headersTimeoutMs: 10_000, reusePrototypes: false })
-    const arrived: Array<[object, object]> = []
-    server.prependListener('request', (req, res) => arrived.push([Object.getPrototypeOf(req) as object, Object.getPrototypeOf(res) as object]))
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    try {
-      const { port } = server.address() as AddressInfo
-      const answer = await fetch(`http://127.0.0.1:${port}/hello`, { headers: { 'X-Test': 'yes' } })
-      expect(await answer.json()).to.deep.equal({ header: 'yes', sameApp: true })
-      expect(arrived).to.deep.equal([[IncomingMessage.prototype, ServerResponse.prototype]])
-    } finally {
-      await new Promise((resolve) => server.close(resolve))
-    }
-  })
+  }
 })
