@@ -69,7 +69,7 @@ export function compileSummaryQuery(db: Db, query: SummaryQuery): CompiledQuery 
 
 /**
  * Where a summary's rows go, one at a time as they arrive, each as findSummaryRows
- * reads it (SummaryRow's fields, in its order). domain/summary.ts' SummaryRows
+ * reads it (SummaryRow's fields, in its order). domain/summary-rows.ts' SummaryRows
  * keeps them as numbers: kept as objects until the last had arrived, the rows
  * of a year (about 9,500 at a million bookings) survived the scavenges in
  * between and made the garbage collector a quarter of a summary's CPU
@@ -97,7 +97,7 @@ const CELL_LENGTH = new Int32Array(CELLS)
 
 /**
  * The rows of one statement, each handed to `into` as it arrives; a long range
- * is cut in two by the caller (domain/summary.ts, splitByBookingDate), both
+ * is cut in two by the caller (domain/summary-split.ts, splitByBookingDate), both
  * halves into the same sink. The cells are read from the row packets
  * (db/row-packets.ts), so no row becomes an object; COUNT and SUM come as text
  * (DECIMAL), NULL where no booking had times.

@@ -12,7 +12,7 @@ import { compileRulesQuery } from '../../db/disabled-times.ts'
 import { compileAllServicesQuery } from '../../db/services.ts'
 import { takeRowPackets } from '../../db/row-packets.ts'
 import { bookingFilter } from '../../server/domain/slots.ts'
-import { splitByBookingDate } from '../../server/domain/summary.ts'
+import { splitByBookingDate } from '../../server/domain/summary-split.ts'
 
 /** What the runner hands every measurement module (scripts/bench/context.ts, when it exists, has at least this). */
 export interface SummaryBenchContext {
