@@ -7,7 +7,7 @@
 // CPU and sends the first row at once, without the sort (`npm run indexes`, (b)).
 // The whole table, read in an answer's order, is the same: a scan and a sort of
 // every row before the first (0.3 s at a million), or the index, in that order
-// already (db/bookings.ts, compileBookings).
+// already (db/booking-queries.ts, compileBookings).
 // The plugin ships no such index and an operator may add or drop one at any
 // time, so the service looks, and names the index only while it is there.
 import { sql } from 'kysely'

@@ -1,7 +1,7 @@
 // One connection in a read-only REPEATABLE READ transaction, so a count and
 // the rows it counts come from one snapshot; and a cursor read in batches.
 // Used by the bookings answer, the one query that can return a million rows:
-// Kysely builds and compiles it (db/bookings.ts), this runs it on the raw
+// Kysely builds and compiles it (db/booking-queries.ts), this runs it on the raw
 // mysql2 connection, where rows can be taken a thousand at a time instead of
 // one await per row (measured by scripts/bench-rules.ts' sibling, see README).
 import type { CompiledQuery } from 'kysely'

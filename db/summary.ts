@@ -2,7 +2,7 @@
 // summed with GROUP BY in the database, so a year of a million bookings leaves
 // MariaDB as at most one row per day, service (and status), never as bookings.
 import { sql, type CompiledQuery } from 'kysely'
-import { matches, type BookingFilter } from './bookings.ts'
+import { matches, type BookingFilter } from './booking-filter.ts'
 import type { Db } from './connect.ts'
 import type { BoundedPool } from './bounded-pool.ts'
 import { readCells, type RowPacketSink } from './row-packets.ts'

@@ -3,7 +3,7 @@
 // answer the same question.
 import type { CompiledQuery } from 'kysely'
 import type { Db } from '../../db/connect.ts'
-import { compileBookingsQuery } from '../../db/bookings.ts'
+import { compileBookingsQuery } from '../../db/booking-queries.ts'
 import { FIRST_SERVICE_ID } from '../../db/demo-data.ts'
 
 export interface BenchQuery {

@@ -18,7 +18,7 @@ import type { Database } from '../../db/database.ts'
 import { BENCH_QUERIES } from './queries.ts'
 import { dropRowPackets, streamRowsWithMysql2 } from './mysql2-floor.ts'
 import { readBookingIndexes } from '../../db/booking-indexes.ts'
-import { compileBookingsQuery, compileCountQuery } from '../../db/bookings.ts'
+import { compileBookingsQuery, compileCountQuery } from '../../db/booking-queries.ts'
 
 const [key, mode, concurrencyText, secondsText, warmupText] = process.argv.slice(2)
 const settings = JSON.parse(process.env.BENCH_DB!) as { host: string; port: number; user: string; password: string; database: string }

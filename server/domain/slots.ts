@@ -3,10 +3,10 @@
 import type { Db, DbPools } from '../../db/connect.ts'
 import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
 import type { Admission } from '../../db/stream-gate.ts'
-import {
-  countBookings, findBookingsPage, findFirstBookingPackets, findFirstBookings, streamBookingPackets, streamBookings,
-  type BookingColumns, type BookingFilter, type BookingRow, type BookingRowSink,
-} from '../../db/bookings.ts'
+import { countBookings, findBookingsPage, findFirstBookings, streamBookings } from '../../db/bookings.ts'
+import { findFirstBookingPackets, streamBookingPackets, type BookingRowSink } from '../../db/booking-packets.ts'
+import type { BookingFilter } from '../../db/booking-filter.ts'
+import type { BookingColumns, BookingRow } from '../../db/booking-queries.ts'
 import { digestBookings, type BookingsDigest, type DigestPage } from '../../db/answer-tags.ts'
 import { RestError } from '../errors.ts'
 import { daysInclusive } from './day-arithmetic.ts'

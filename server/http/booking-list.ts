@@ -23,7 +23,7 @@
 //   escaping and their sizes, putIso) used by #writeRow alone.
 // The switch: ROWS_AS_BYTES=false never hands a row packet to this list.
 import { isUtf8 } from 'node:buffer'
-import { BOOKING_ROW_COLUMNS, type BookingRow } from '../../db/bookings.ts'
+import { BOOKING_ROW_COLUMNS, type BookingRow } from '../../db/booking-queries.ts'
 import { readCells, type ParsedRow, type ResultColumn } from '../../db/row-packets.ts'
 import { statusOf, toBookingRecord, type BookingMapping, type BookingRecord } from '../domain/booking-record.ts'
 import type { AnswerSink } from '../domain/slots.ts'
