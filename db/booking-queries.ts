@@ -122,11 +122,6 @@ function orderBookings<Q extends { orderBy(column: 'booking_calendar_bookings.se
     .orderBy('booking_calendar_bookings.id')
 }
 
-/** The SQL the service sends for these bookings, for EXPLAIN and the benchmark's raw timings. */
-export function compileBookingsQuery(db: Db, filter: BookingFilter, order: BookingOrder, columns: BookingColumns = EVERY_COLUMN, joinSlug = true): CompiledQuery<BookingRow> {
-  return compileBookings(db, filter, order, columns, undefined, joinSlug)
-}
-
 /**
  * The post_name of every service (a site has 10 to 500), read in the same
  * snapshot as the rows and put in by ID: joining posts to each row cost

@@ -62,10 +62,12 @@ function selectSummary(db: Db, query: SummaryQuery) {
   return base.groupBy(groups).orderBy(sql`NULL`)
 }
 
-/** The SQL of a summary, for EXPLAIN in `npm run indexes`. */
-export function compileSummaryQuery(db: Db, query: SummaryQuery): CompiledQuery {
+function compileSummaryQuery(db: Db, query: SummaryQuery): CompiledQuery {
   return selectSummary(db, query).compile()
 }
+
+/** The SQL of a summary, for server/tools.ts (EXPLAIN in `npm run indexes`, the bench). */
+export const statementsForTools = { compileSummaryQuery }
 
 /**
  * Where a summary's rows go, one at a time as they arrive, each as findSummaryRows
@@ -103,7 +105,7 @@ const CELL_LENGTH = new Int32Array(CELLS)
  * (DECIMAL), NULL where no booking had times.
  */
 export async function findSummaryRows(db: Db, pool: BoundedPool, query: SummaryQuery, into: SummaryRowSink): Promise<void> {
-  const compiled = selectSummary(db, query).compile()
+  const compiled = compileSummaryQuery(db, query)
   const lease = await pool.acquire()
   try {
     const rows = await lease.query<ParsedSummaryRow | number>(compiled.sql, compiled.parameters, undefined, summaryRowPackets(into))

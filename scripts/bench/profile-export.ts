@@ -20,7 +20,7 @@ import { BENCH_DATA, BENCH_DATABASE, READER } from './dataset.ts'
 import { BENCH_QUERIES } from './queries.ts'
 import { streamRowsWithMysql2 } from './mysql2-floor.ts'
 import { SUMMARY_PATH } from './summary.ts'
-import type { Database } from '../../db/database.ts'
+import type { Database } from '../../server/tools.ts'
 
 const PROFILE = process.env.PROFILE as 'a' | 'c' | 'e' | undefined
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -104,7 +104,7 @@ async function bestOf(times: number, url: string, pid: number) {
 async function rawStream(): Promise<{ rowsPerSecond: number; cpuUsPerRow: number; peakRssMb: number }> {
   const { createPool } = await import('mysql2')
   const { Kysely, MysqlDialect } = await import('kysely')
-  const { TablePrefixPlugin } = await import('../../db/connect.ts')
+  const { TablePrefixPlugin } = await import('../../server/tools.ts')
   const pool = createPool({ ...readerDb, dateStrings: true, connectionLimit: 1, charset: 'UTF8MB4_UNICODE_520_CI' })
   const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }), plugins: [new TablePrefixPlugin('wp_')] })
   const compiled = BENCH_QUERIES.find((q) => q.key === 'c')!.sql(db)

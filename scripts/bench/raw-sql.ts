@@ -13,12 +13,9 @@
 import { readFileSync } from 'node:fs'
 import { createPool } from 'mysql2'
 import { Kysely, MysqlDialect } from 'kysely'
-import { TablePrefixPlugin } from '../../db/connect.ts'
-import type { Database } from '../../db/database.ts'
+import { compileBookingsQuery, compileCountQuery, readBookingIndexes, TablePrefixPlugin, type Database } from '../../server/tools.ts'
 import { BENCH_QUERIES } from './queries.ts'
 import { dropRowPackets, streamRowsWithMysql2 } from './mysql2-floor.ts'
-import { readBookingIndexes } from '../../db/booking-indexes.ts'
-import { compileBookingsQuery, compileCountQuery } from '../../db/booking-queries.ts'
 
 const [key, mode, concurrencyText, secondsText, warmupText] = process.argv.slice(2)
 const settings = JSON.parse(process.env.BENCH_DB!) as { host: string; port: number; user: string; password: string; database: string }

@@ -6,10 +6,9 @@ import { createPool } from 'mysql2'
 import { TablePrefixPlugin } from '../../db/connect.ts'
 import type { Database } from '../../db/database.ts'
 import type { BookingFilter } from '../../db/booking-filter.ts'
-import { compileBookingsQuery } from '../../db/booking-queries.ts'
+import { compileBookingsQuery, compileRulesQuery } from '../../server/tools.ts'
 import { forceIndex } from '../../db/index-hints.ts'
 import { pickBookingDateIndex, pickServiceDateIndex } from '../../db/booking-indexes.ts'
-import { compileRulesQuery } from '../../db/disabled-times.ts'
 import { CompiledShapes, ShapeMismatchError } from '../../db/compiled-shapes.ts'
 
 // Compiling never connects: the pool points nowhere and is never asked for a connection.

@@ -8,8 +8,7 @@ import { createPool, format } from 'mysql2'
 import { TablePrefixPlugin } from '../../db/connect.ts'
 import type { Database } from '../../db/database.ts'
 import type { BookingFilter } from '../../db/booking-filter.ts'
-import { compileBookingsPage, compileBookingsQuery, compileCountQuery } from '../../db/booking-queries.ts'
-import { compileRulesQuery } from '../../db/disabled-times.ts'
+import { compileBookingsPage, compileBookingsQuery, compileCountQuery, compileRulesQuery } from '../../server/tools.ts'
 import { formatStatement, inlineValues, NO_VALUES, withValuesInlined } from '../../db/inline-values.ts'
 
 // Compiling never connects: the pool points nowhere and is never asked for a connection.
