@@ -139,12 +139,9 @@ export async function readServiceNames(db: Db, snapshot: Snapshot, rowTimeoutMs:
 }
 
 /**
- * One page of matching bookings in booking order (at most 1000 rows: per_page's
- * bound), as a deferred join: the page's ids are cut from the ordered ids alone,
- * which the recommended index (booking_date, time_from, id, status) holds,
- * status filter included, and only those rows are read and joined. Skipping the offset rows
- * then walks the index instead of reading and joining every skipped row, so a
- * page costs nearly the same at any depth.
+ * One page of matching bookings in booking order, as a deferred join: the page's
+ * ids are cut from the recommended index alone, then only those rows are read,
+ * so a page costs nearly the same at any depth (docs/performance.md, "Indexes").
  */
 export function compileBookingsPage(db: Db, filter: BookingFilter, limit: number, offset: number, columns: BookingColumns = EVERY_COLUMN): CompiledQuery<BookingRow> {
   // Without plugins: a subquery is transformed by the outer query's compile

@@ -6,12 +6,10 @@ import { bookingDateIndex, serviceDateIndex } from './booking-indexes.ts'
 import type { BookingFilter, BookingOrder } from './booking-filter.ts'
 
 /**
- * The index to name for a bookings query, if any: a range of booking dates
- * across services, the booking-date index; the whole table in the answer's
- * order, the booking-date or (service order) the service-date index. MariaDB
- * otherwise scans and sorts the whole table before the first row
- * (docs/performance.md); a filter on statuses or creation dates is left to the
- * optimizer, as through the index every row would be looked up.
+ * The index to name, if any: the booking-date index for a range of booking dates
+ * across services or the whole table in booking order, the service-date index for
+ * the whole table in service order. Statuses or creation dates alone are left to
+ * the optimizer: through the index every row would be looked up.
  */
 export function hintedIndex(db: Db, filter: BookingFilter, order: BookingOrder): string | undefined {
   if (filter.serviceId !== undefined) return undefined

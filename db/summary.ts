@@ -70,12 +70,9 @@ function compileSummaryQuery(db: Db, query: SummaryQuery): CompiledQuery {
 export const statementsForTools = { compileSummaryQuery }
 
 /**
- * Where a summary's rows go, one at a time as they arrive, each as findSummaryRows
- * reads it (SummaryRow's fields, in its order). domain/summary-rows.ts' SummaryRows
- * keeps them as numbers: kept as objects until the last had arrived, the rows
- * of a year (about 9,500 at a million bookings) survived the scavenges in
- * between and made the garbage collector a quarter of a summary's CPU
- * (docs/performance.md).
+ * Where a summary's rows go, one at a time as they arrive (SummaryRow's fields,
+ * in its order): domain/summary-rows.ts keeps them as numbers, as objects kept
+ * until the last made the garbage collector a quarter of a summary's CPU (docs/performance.md).
  */
 export interface SummaryRowSink {
   add(day: string, serviceId: number, status: string | null, wholeDayDate: string | null, bookings: number, allDayBookings: number, bookedSeconds: number): void

@@ -1,14 +1,7 @@
-// Issue 12, per-row cost: a quick, repeatable measurement of the service's own
-// work per booking, against mysql2 alone on the same rows, without WordPress and
-// without the whole `npm run bench`. Prints one table (see scripts/bench/README.md).
-//
-//   BENCH_BOOKINGS=100000 npx tsx scripts/bench/profile-export.ts
-//   PROFILE=c ...   node --cpu-prof on the service over the (c) exports only; prints its top functions
-//   PROFILE=a ...   the same over (a) at 10 connections
-//   PROFILE=e ...   the same over summary/ for a year by month and service, one at a time (issue 13's (e))
-//
-// The private MariaDB gets the benchmark's data and recommended indexes; each
-// service runs in its own process (dist/, listening on 127.0.0.1 only).
+// The service's own work per booking against mysql2 alone on the same rows,
+// without WordPress or the whole `npm run bench`; PROFILE=c|a|e adds node
+// --cpu-prof (usage: scripts/bench/README.md; docs/performance.md, "Profiling").
+// Each service runs in its own process (dist/, on 127.0.0.1 only).
 import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { get as httpGet, Agent } from 'node:http'
