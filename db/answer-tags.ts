@@ -7,7 +7,10 @@ import { sql, type CompiledQuery, type RawBuilder, type SqlBool } from 'kysely'
 import type { Snapshot } from './snapshot.ts'
 import type { Db } from './connect.ts'
 import type { BoundedPool } from './bounded-pool.ts'
-import { forceIndex, hintedIndex, matches, readWithoutLostIndex, type BookingColumns, type BookingFilter } from './bookings.ts'
+import { matches, type BookingFilter } from './booking-filter.ts'
+import type { BookingColumns } from './booking-queries.ts'
+import { forceIndex, hintedIndex } from './index-hints.ts'
+import { readWithoutLostIndex } from './lost-index.ts'
 
 /** What the database says of an answer's bookings: the same bookings give the same values, and other bookings others. */
 export interface BookingsDigest {

@@ -6,7 +6,7 @@
 // numbers as it arrives (server/domain/availability.ts).
 import type { CompiledQuery } from 'kysely'
 import type { Db } from './database.ts'
-import { matches, type BookingFilter } from './bookings.ts'
+import { matches, type BookingFilter } from './booking-filter.ts'
 
 export interface BlockingRow {
   service_id: number

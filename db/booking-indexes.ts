@@ -1,15 +1,9 @@
-// Which index on {prefix}booking_calendar_bookings begins with
-// (booking_date, time_from), such as the recommended bc_api_date (README,
-// "Sizing"), and which with (service_id, booking_date, time_from), such as
-// bc_api_service_date. MariaDB's optimizer reads a range of a year or more of booking
-// dates with a full table scan and a sort, because the range is a fifth of the
-// table or more; reading it through such an index costs MariaDB a third less
-// CPU and sends the first row at once, without the sort (`npm run indexes`, (b)).
-// The whole table, read in an answer's order, is the same: a scan and a sort of
-// every row before the first (0.3 s at a million), or the index, in that order
-// already (db/bookings.ts, compileBookings).
-// The plugin ships no such index and an operator may add or drop one at any
-// time, so the service looks, and names the index only while it is there.
+// Which index on {prefix}booking_calendar_bookings begins with (booking_date,
+// time_from), like bc_api_date, and which with (service_id, booking_date,
+// time_from), like bc_api_service_date: db/index-hints.ts names them where
+// MariaDB would scan and sort (decision 0019, docs/performance.md "Indexes").
+// The plugin ships neither and an operator may add or drop one at any time,
+// so the service looks, and names an index only while it is there.
 import { sql } from 'kysely'
 import type { Db } from './database.ts'
 

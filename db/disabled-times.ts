@@ -24,7 +24,7 @@ export async function findRules(db: Db, serviceId: number | undefined): Promise<
 }
 
 /** findRules' query; asked by every disabled-time/ and summary/ answer, so compiled once per shape (db/compiled-shapes.ts). */
-export function compileRulesQuery(db: Db, serviceId: number | undefined): CompiledQuery<RuleRow> {
+function compileRulesQuery(db: Db, serviceId: number | undefined): CompiledQuery<RuleRow> {
   return compiledShapesOf(db).compile(serviceId === undefined ? 'all rules' : 'rules of a service', serviceId === undefined ? [] : [serviceId], ([idSlot]) => {
     let rules = db
       .selectFrom('booking_calendar_disabled_times')
@@ -39,3 +39,6 @@ export function compileRulesQuery(db: Db, serviceId: number | undefined): Compil
     return rules.orderBy('booking_calendar_disabled_times.id').compile()
   })
 }
+
+/** compileRulesQuery, for server/tools.ts (the bench) and the tests of compiled shapes. */
+export const statementsForTools = { compileRulesQuery }

@@ -45,10 +45,13 @@ export async function findAllServices(db: Db): Promise<ServiceRow[]> {
 }
 
 /** findAllServices' query; asked by every disabled-time/ and summary/ answer, so compiled once (db/compiled-shapes.ts). */
-export function compileAllServicesQuery(db: Db): CompiledQuery<ServiceRow> {
+function compileAllServicesQuery(db: Db): CompiledQuery<ServiceRow> {
   return compiledShapesOf(db).compile('all services', [], () => db
     .selectFrom('posts')
     .select(['posts.ID', 'posts.post_name', 'posts.post_status'])
     .where('posts.post_type', '=', 'bc_service')
     .compile())
 }
+
+/** compileAllServicesQuery, for server/tools.ts (the bench) and the tests of compiled shapes. */
+export const statementsForTools = { compileAllServicesQuery }

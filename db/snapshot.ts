@@ -1,7 +1,7 @@
 // One connection in a read-only REPEATABLE READ transaction, so a count and
 // the rows it counts come from one snapshot; and a cursor read in batches.
 // Used by the bookings answer, the one query that can return a million rows:
-// Kysely builds and compiles it (db/bookings.ts), this runs it on the raw
+// Kysely builds and compiles it (db/booking-queries.ts), this runs it on the raw
 // mysql2 connection, where rows can be taken a thousand at a time instead of
 // one await per row (measured by scripts/bench-rules.ts' sibling, see README).
 import type { CompiledQuery } from 'kysely'
@@ -16,12 +16,10 @@ export interface Snapshot {
   /** All rows of a small query, handed to `sink` as bytes where it accepts them (ROW_TAKEN for each in the result). */
   rowsInto<R>(query: CompiledQuery<R>, sink: RowPacketSink<R>): Promise<R[]>
   /**
-   * The rows of a large query from the server's cursor, in batches of at most
-   * `batchSize`, with back-pressure. The statement runs without
-   * max_statement_time (it would cut a slow reader off mid-stream; see serverTimeLimit); instead,
-   * every wait for rows from the server (the first, and any stall while we are
-   * ready for more) is bounded by `rowTimeoutMs`, after which the query is
-   * killed on the server and the connection destroyed.
+   * The rows of a large query from the server's cursor, in batches, with
+   * back-pressure. No max_statement_time (it would cut a slow reader off; see
+   * serverTimeLimit): each wait for rows is bounded by `rowTimeoutMs`, then the
+   * query is killed on the server and the connection destroyed.
    */
   batches<R>(query: CompiledQuery<R>, options: BatchOptions<R>): AsyncGenerator<R[]>
 }

@@ -2,7 +2,7 @@
 // summed with GROUP BY in the database, so a year of a million bookings leaves
 // MariaDB as at most one row per day, service (and status), never as bookings.
 import { sql, type CompiledQuery } from 'kysely'
-import { matches, type BookingFilter } from './bookings.ts'
+import { matches, type BookingFilter } from './booking-filter.ts'
 import type { Db } from './connect.ts'
 import type { BoundedPool } from './bounded-pool.ts'
 import { readCells, type RowPacketSink } from './row-packets.ts'
@@ -62,18 +62,17 @@ function selectSummary(db: Db, query: SummaryQuery) {
   return base.groupBy(groups).orderBy(sql`NULL`)
 }
 
-/** The SQL of a summary, for EXPLAIN in `npm run indexes`. */
-export function compileSummaryQuery(db: Db, query: SummaryQuery): CompiledQuery {
+function compileSummaryQuery(db: Db, query: SummaryQuery): CompiledQuery {
   return selectSummary(db, query).compile()
 }
 
+/** The SQL of a summary, for server/tools.ts (EXPLAIN in `npm run indexes`, the bench). */
+export const statementsForTools = { compileSummaryQuery }
+
 /**
- * Where a summary's rows go, one at a time as they arrive, each as findSummaryRows
- * reads it (SummaryRow's fields, in its order). domain/summary.ts' SummaryRows
- * keeps them as numbers: kept as objects until the last had arrived, the rows
- * of a year (about 9,500 at a million bookings) survived the scavenges in
- * between and made the garbage collector a quarter of a summary's CPU
- * (docs/performance.md).
+ * Where a summary's rows go, one at a time as they arrive (SummaryRow's fields,
+ * in its order): domain/summary-rows.ts keeps them as numbers, as objects kept
+ * until the last made the garbage collector a quarter of a summary's CPU (docs/performance.md).
  */
 export interface SummaryRowSink {
   add(day: string, serviceId: number, status: string | null, wholeDayDate: string | null, bookings: number, allDayBookings: number, bookedSeconds: number): void
@@ -97,13 +96,13 @@ const CELL_LENGTH = new Int32Array(CELLS)
 
 /**
  * The rows of one statement, each handed to `into` as it arrives; a long range
- * is cut in two by the caller (domain/summary.ts, splitByBookingDate), both
+ * is cut in two by the caller (domain/summary-split.ts, splitByBookingDate), both
  * halves into the same sink. The cells are read from the row packets
  * (db/row-packets.ts), so no row becomes an object; COUNT and SUM come as text
  * (DECIMAL), NULL where no booking had times.
  */
 export async function findSummaryRows(db: Db, pool: BoundedPool, query: SummaryQuery, into: SummaryRowSink): Promise<void> {
-  const compiled = selectSummary(db, query).compile()
+  const compiled = compileSummaryQuery(db, query)
   const lease = await pool.acquire()
   try {
     const rows = await lease.query<ParsedSummaryRow | number>(compiled.sql, compiled.parameters, undefined, summaryRowPackets(into))

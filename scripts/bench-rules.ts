@@ -2,9 +2,7 @@
 // all services, in process (no database, no HTTP), and writing the JSON.
 // npm run bench:rules
 import { cpus, totalmem } from 'node:os'
-import type { RuleRow } from '../db/disabled-times.ts'
-import { WallClock } from '../server/domain/wall-clock.ts'
-import { expandRules, periodFields, readRule, type ValidRule } from '../server/domain/rules.ts'
+import { expandRules, periodFields, readRule, WallClock, type RuleRow, type ValidRule } from '../server/tools.ts'
 
 const RULES = 500
 const SERVICES = 50

@@ -9,11 +9,7 @@ import { createPool } from 'mysql2'
 import { startMariaDb, stopOnExit } from './mariadb.ts'
 import { addRecommendedIndexes, BENCH_DATABASE, createBenchDatabase, READER, recommendedIndexesSql } from './bench/dataset.ts'
 import { BENCH_QUERIES } from './bench/queries.ts'
-import { compileBookingsPage, compileBookingsQuery } from '../db/bookings.ts'
-import { compileSummaryQuery } from '../db/summary.ts'
-import { TablePrefixPlugin } from '../db/connect.ts'
-import { readBookingIndexes } from '../db/booking-indexes.ts'
-import type { Database } from '../db/database.ts'
+import { compileBookingsPage, compileBookingsQuery, compileSummaryQuery, readBookingIndexes, TablePrefixPlugin, type Database } from '../server/tools.ts'
 import { loadConfig } from '../server/config.ts'
 
 const say = (line = '') => process.stdout.write(`${line}\n`)

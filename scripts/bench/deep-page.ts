@@ -1,6 +1,6 @@
 // The cost of a deep page: p50 of page 1 and of the last page with
 // per_page=1, one request at a time, so the depth is all that differs. A
-// deferred join (db/bookings.ts, compileBookingsPage) keeps them close.
+// deferred join (db/booking-queries.ts, compileBookingsPage) keeps them close.
 const SAMPLES = 30
 
 async function p50(url: string): Promise<number> {

@@ -4,7 +4,7 @@
 // windows of that size; the rate is all rows over all seconds.
 // Run on its own against a running service: tsx scripts/bench/ics.ts http://127.0.0.1:8080 [first-day last-day]
 import { get as httpGet } from 'node:http'
-import { addDays, daysInclusive } from '../../server/domain/day-arithmetic.ts'
+import { addDays, daysInclusive } from '../../server/tools.ts'
 import { BENCH_DATA } from './dataset.ts'
 
 export interface IcsBenchContext {

@@ -3,7 +3,7 @@
 // the bench's raw-SQL child process and by profile-export.ts.
 import type { Pool } from 'mysql2'
 import type { CompiledQuery } from 'kysely'
-import { takeRowPackets } from '../../db/row-packets.ts'
+import { takeRowPackets } from '../../server/tools.ts'
 
 /** Streams every row of `query` on one pooled connection; resolves to how many came. */
 export function streamRowsWithMysql2(pool: Pool, query: CompiledQuery): Promise<number> {

@@ -1,14 +1,7 @@
-// Issue 12, per-row cost: a quick, repeatable measurement of the service's own
-// work per booking, against mysql2 alone on the same rows, without WordPress and
-// without the whole `npm run bench`. Prints one table (see scripts/bench/README.md).
-//
-//   BENCH_BOOKINGS=100000 npx tsx scripts/bench/profile-export.ts
-//   PROFILE=c ...   node --cpu-prof on the service over the (c) exports only; prints its top functions
-//   PROFILE=a ...   the same over (a) at 10 connections
-//   PROFILE=e ...   the same over summary/ for a year by month and service, one at a time (issue 13's (e))
-//
-// The private MariaDB gets the benchmark's data and recommended indexes; each
-// service runs in its own process (dist/, listening on 127.0.0.1 only).
+// The service's own work per booking against mysql2 alone on the same rows,
+// without WordPress or the whole `npm run bench`; PROFILE=c|a|e adds node
+// --cpu-prof (usage: scripts/bench/README.md; docs/performance.md, "Profiling").
+// Each service runs in its own process (dist/, on 127.0.0.1 only).
 import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { get as httpGet, Agent } from 'node:http'
@@ -20,7 +13,7 @@ import { BENCH_DATA, BENCH_DATABASE, READER } from './dataset.ts'
 import { BENCH_QUERIES } from './queries.ts'
 import { streamRowsWithMysql2 } from './mysql2-floor.ts'
 import { SUMMARY_PATH } from './summary.ts'
-import type { Database } from '../../db/database.ts'
+import type { Database } from '../../server/tools.ts'
 
 const PROFILE = process.env.PROFILE as 'a' | 'c' | 'e' | undefined
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -104,7 +97,7 @@ async function bestOf(times: number, url: string, pid: number) {
 async function rawStream(): Promise<{ rowsPerSecond: number; cpuUsPerRow: number; peakRssMb: number }> {
   const { createPool } = await import('mysql2')
   const { Kysely, MysqlDialect } = await import('kysely')
-  const { TablePrefixPlugin } = await import('../../db/connect.ts')
+  const { TablePrefixPlugin } = await import('../../server/tools.ts')
   const pool = createPool({ ...readerDb, dateStrings: true, connectionLimit: 1, charset: 'UTF8MB4_UNICODE_520_CI' })
   const db = new Kysely<Database>({ dialect: new MysqlDialect({ pool }), plugins: [new TablePrefixPlugin('wp_')] })
   const compiled = BENCH_QUERIES.find((q) => q.key === 'c')!.sql(db)

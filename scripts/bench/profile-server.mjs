@@ -1,13 +1,13 @@
 // The service under profile-export.ts: the built app (dist/)
 // as main.ts builds and serves it (createAppServer, not app.listen, whose
-// requests V8 keeps alive through every scavenge: scripts/bench/README.md,
-// fifteenth pass), but listening on 127.0.0.1 only, and stopped by SIGTERM at
+// requests V8 keeps alive through every scavenge: docs/performance.md),
+// but listening on 127.0.0.1 only, and stopped by SIGTERM at
 // once (so that node --cpu-prof writes its profile on the way out).
 import { loadConfig } from '../../dist/server/config.js'
 import { createDb } from '../../dist/db/connect.js'
 import { createApp } from '../../dist/server/app.js'
 import { createLogger } from '../../dist/server/log.js'
-import { createAppServer } from '../../dist/server/http/app-server.js'
+import { createAppServer } from '../../dist/server/tools.js'
 
 const config = loadConfig()
 const log = createLogger(config.logLevel)

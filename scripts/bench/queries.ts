@@ -2,8 +2,7 @@
 // as the SQL the service sends for it, compiled by db/, so all three contenders
 // answer the same question.
 import type { CompiledQuery } from 'kysely'
-import type { Db } from '../../db/connect.ts'
-import { compileBookingsQuery } from '../../db/bookings.ts'
+import { compileBookingsQuery, type Db } from '../../server/tools.ts'
 import { FIRST_SERVICE_ID } from '../../db/demo-data.ts'
 
 export interface BenchQuery {

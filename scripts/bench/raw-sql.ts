@@ -3,22 +3,14 @@
 // argv: <key> load <concurrency> <seconds> [<warm-up seconds>]  |  <key> stream '' '' [<warm-up seconds>]
 //   |  c packets <hidden|shown> <service|booking> [<warm-up seconds>]  |  <key> sql
 //   |  c statements <hidden|shown> <service|booking>
-// `packets`: the full export's statements as the service itself sends them, in one
-// transaction: its count (X-WP-Total comes before the first byte), then its rows (no join: it
-// reads the slugs beside them; ordered by service first for grouped JSON, by booking for CSV),
-// each row packet read and dropped, nothing decoded: how fast MariaDB delivers that answer's
-// rows to a client that does nothing with them.
-// A load, or a stream, first runs for the warm-up seconds unmeasured, as the bench warms every contender.
-// Prints one JSON line of results (`sql`: the statement and its values, for http-floor.mjs).
+// `packets`: the export's count and rows as the service sends them, each row packet
+// dropped undecoded. Prints one JSON line (`sql`: the statement, for http-floor.mjs).
 import { readFileSync } from 'node:fs'
 import { createPool } from 'mysql2'
 import { Kysely, MysqlDialect } from 'kysely'
-import { TablePrefixPlugin } from '../../db/connect.ts'
-import type { Database } from '../../db/database.ts'
+import { compileBookingsQuery, compileCountQuery, readBookingIndexes, TablePrefixPlugin, type Database } from '../../server/tools.ts'
 import { BENCH_QUERIES } from './queries.ts'
 import { dropRowPackets, streamRowsWithMysql2 } from './mysql2-floor.ts'
-import { readBookingIndexes } from '../../db/booking-indexes.ts'
-import { compileBookingsQuery, compileCountQuery } from '../../db/bookings.ts'
 
 const [key, mode, concurrencyText, secondsText, warmupText] = process.argv.slice(2)
 const settings = JSON.parse(process.env.BENCH_DB!) as { host: string; port: number; user: string; password: string; database: string }

@@ -5,14 +5,9 @@
 import { get as httpGet } from 'node:http'
 import { createPool, type Pool } from 'mysql2'
 import { Kysely, MysqlDialect } from 'kysely'
-import { TablePrefixPlugin } from '../../db/connect.ts'
-import type { Database } from '../../db/database.ts'
-import { compileSummaryQuery } from '../../db/summary.ts'
-import { compileRulesQuery } from '../../db/disabled-times.ts'
-import { compileAllServicesQuery } from '../../db/services.ts'
-import { takeRowPackets } from '../../db/row-packets.ts'
-import { bookingFilter } from '../../server/domain/slots.ts'
-import { splitByBookingDate } from '../../server/domain/summary.ts'
+import {
+  bookingFilter, compileAllServicesQuery, compileRulesQuery, compileSummaryQuery, splitByBookingDate, TablePrefixPlugin, takeRowPackets, type Database,
+} from '../../server/tools.ts'
 
 /** What the runner hands every measurement module (scripts/bench/context.ts, when it exists, has at least this). */
 export interface SummaryBenchContext {

@@ -1,5 +1,5 @@
 // Database rows in, the JSON records of API.md out. Pure: no database, no clock.
-import type { BookingRow } from '../../db/bookings.ts'
+import type { BookingRow } from '../../db/booking-queries.ts'
 import { DAY_SECONDS } from './day-arithmetic.ts'
 import { remember } from './remember.ts'
 import type { WallClock } from './wall-clock.ts'

@@ -4,10 +4,10 @@ import { createHash } from 'node:crypto'
 import type { Db, DbPools } from '../../db/connect.ts'
 import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
 import type { Admission } from '../../db/stream-gate.ts'
-import {
-  countBookings, findBookingsPage, findFirstBookingPackets, findFirstBookings, streamBookingPackets, streamBookings,
-  type BookingColumns, type BookingFilter, type BookingRow, type BookingRowSink,
-} from '../../db/bookings.ts'
+import { countBookings, findBookingsPage, findFirstBookings, streamBookings } from '../../db/bookings.ts'
+import { findFirstBookingPackets, streamBookingPackets, type BookingRowSink } from '../../db/booking-packets.ts'
+import type { BookingFilter } from '../../db/booking-filter.ts'
+import type { BookingColumns, BookingRow } from '../../db/booking-queries.ts'
 import { digestBookings, type BookingsDigest, type DigestPage } from '../../db/answer-tags.ts'
 import { RestError } from '../errors.ts'
 import { daysInclusive } from './day-arithmetic.ts'
@@ -41,12 +41,9 @@ export interface SlotsAnswer {
   /** The records in batches, in booking order, or grouped by service ID when `grouped`. */
   batches: AsyncIterable<BookingRecord[]>
   /**
-   * For an answer read from the database into a sink, the same bookings in
-   * the same order handed to `sink` as the database sends them, not made into
-   * records (db/row-packets.ts); yields each batch's number of rows once they
-   * are written. Read either this or `batches`, not both. An answer of the
-   * sink given to answerSlots (`options.sink`) may have written its rows
-   * already: then it takes that sink only, and yields their number.
+   * The same bookings handed to `sink` as the database sends them (db/row-packets.ts),
+   * yielding each batch's number of rows once written; read this or `batches`, not
+   * both. With answerSlots' `options.sink` the rows may be written already.
    */
   rowsInto: ((sink: AnswerSink) => AsyncIterable<number>) | undefined
   /**
@@ -123,13 +120,9 @@ export interface AnswerSink extends BookingRowSink {
 }
 
 /**
- * An unpaged answer of up to this many bookings, and BYTES_COUNTED_AS_READ,
- * is read in one statement and counted as it is read, instead of counted
- * first: a year of a busy site's two statuses, about 3 MB of JSON. The count
- * cost MariaDB a sixth as much as the rows (docs/performance.md). Only a
- * filter with both a start and an end tries it (isBounded): an export of
- * everything, or of everything since a day, is mostly larger, and would pay
- * for the rows read in vain.
+ * An unpaged answer of up to this many bookings and BYTES_COUNTED_AS_READ is
+ * read in one statement and counted as it is read, instead of counted first;
+ * only a filter with a start and an end tries it (isBounded): decision 0025.
  */
 export const ROWS_COUNTED_AS_READ = 10_000
 export const BYTES_COUNTED_AS_READ = 4 * 1024 * 1024

@@ -1,29 +1,11 @@
-// The bookings of a slots/ answer, one after another, as JSON objects (in groups
-// by service ID when grouped) or CSV lines, written into UTF-8 chunks: from
-// records, or straight from the bytes MariaDB sent for each row.
-//
-// Straight from the bytes: a row packet's cells are mostly copied as they are,
-// with the keys, quotes and offsets put around them. Going through mysql2's
-// row object, our record and its text, then UTF-8 again, cost most of a large
-// export's CPU (docs/performance.md, "The bulk path"). Only a row in the
-// usual form is written that way; any other row (a time past midnight, a
-// quote in a note, a day whose UTC offset changes, a zero date, ...) takes
-// the record's way, so the answer is byte for byte what bookingJson and
-// bookingCsvRow make of toBookingRecord (tests/unit/booking-list.test.ts).
-//
-// Map of this file:
-// - BookingList: the sink. `record`/`parsedRow` take the record's way; `row`
-//   tries #writeRow on the packet first. `accepts` says which results it reads
-//   as bytes; `dropRows` forgets what a first statement wrote.
-// - #writeRow: one row from its cells: checks each cell's form, then copies
-//   it with the keys, quotes and offsets around it (JSON or CSV).
-// - #day/#dayOf, #statusCell, #serviceCell: what repeats from row to row,
-//   made once (a day's offset and JsonTimes, a status's text, a slug's cell).
-// - below the class: byte helpers (digits, dates, times, JSON and CSV
-//   escaping and their sizes, putIso) used by #writeRow alone.
-// The switch: ROWS_AS_BYTES=false never hands a row packet to this list.
+// The bookings of a slots/ answer as JSON objects or CSV lines in UTF-8 chunks:
+// from records, or a row in the usual form straight from MariaDB's bytes, its
+// cells copied with keys, quotes and offsets around them (#writeRow); any other
+// row takes the record's way, byte for byte the same (tests/unit/booking-list.test.ts).
+// Why and how: docs/performance.md, "The bulk path"; decision 0023.
+// ROWS_AS_BYTES=false never hands a row packet to this list.
 import { isUtf8 } from 'node:buffer'
-import { BOOKING_ROW_COLUMNS, type BookingRow } from '../../db/bookings.ts'
+import { BOOKING_ROW_COLUMNS, type BookingRow } from '../../db/booking-queries.ts'
 import { readCells, type ParsedRow, type ResultColumn } from '../../db/row-packets.ts'
 import { statusOf, toBookingRecord, type BookingMapping, type BookingRecord } from '../domain/booking-record.ts'
 import type { AnswerSink } from '../domain/slots.ts'

@@ -5,7 +5,8 @@ import { z } from 'zod'
 import type { BookingRecord } from '../domain/booking-record.ts'
 import type { DisabledPeriod } from '../domain/rules.ts'
 import type { DisabledTimeAnswer } from '../domain/disabled-time.ts'
-import type { SummaryAnswer, SummaryGroup } from '../domain/summary.ts'
+import type { SummaryAnswer } from '../domain/summary.ts'
+import type { SummaryGroup } from '../domain/summary-sums.ts'
 
 const isoWithOffset = (description: string) =>
   z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/).meta({ description, examples: ['2026-11-25T09:00:00+01:00'] })

@@ -15,7 +15,8 @@ import { disabledTimeIcsLines, publicHost, slotsIcsChunks, utcDateTime, type Eve
 import { startIterating, streamBody } from '../http/stream-body.ts'
 import { addRowsSent, countRowsSent } from '../http/response-locals.ts'
 import { lineChunks } from '../http/text-chunks.ts'
-import { answeredNotModified, slotsTag } from './slots-not-modified.ts'
+import { answeredNotModified } from './slots-not-modified.ts'
+import { slotsTag } from '../http/slots-response.ts'
 import { sendNotModifiedIfHeld, setTagHeaders } from '../http/conditional.ts'
 import { weakTag } from '../http/entity-tag.ts'
 

@@ -1,8 +1,7 @@
 // The 304 of slots/ and of its calendar feed (API.md, "Conditional requests"):
 // apart from both routes, which each use it.
 import type { Request, Response } from 'express'
-import { createHash } from 'node:crypto'
-import { currentSlotsTagParts, type SlotsAnswer, type SlotsQuery } from '../domain/slots.ts'
+import { currentSlotsTagParts, type SlotsQuery } from '../domain/slots.ts'
 import { ifNoneMatchOf, sendNotModifiedIfHeld } from '../http/conditional.ts'
 import { weakTag } from '../http/entity-tag.ts'
 import type { Deps } from '../deps.ts'
@@ -17,20 +16,4 @@ export async function answeredNotModified(deps: Deps, req: Request, res: Respons
   if (!condition) return false
   const parts = await currentSlotsTagParts(deps.db, deps.pool, params, exposeCustomer, deps.config.etagMaxRows)
   return parts !== undefined && sendNotModifiedIfHeld(req, res, weakTag([...context, 'digest', ...parts]), condition)
-}
-
-/**
- * The tag of a slots/ answer (or its feed): the database's digest read in its
- * snapshot, or, for an answer read whole in one statement, the SHA-256 of its
- * records or of its body's bytes (`whole`). Undefined: it goes untagged.
- */
-export function slotsTag(context: unknown[], answer: SlotsAnswer, whole: readonly Buffer[] | undefined): string | undefined {
-  if (answer.tagParts) return weakTag([...context, 'digest', ...answer.tagParts])
-  if (typeof answer.tagFromContent === 'string') return weakTag([...context, 'records', answer.tagFromContent])
-  if (answer.tagFromContent === true && whole) {
-    const hash = createHash('sha256')
-    for (const chunk of whole) hash.update(chunk)
-    return weakTag([...context, 'body', hash.digest('base64url')])
-  }
-  return undefined
 }

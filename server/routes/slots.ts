@@ -6,18 +6,14 @@ import {
 } from '../http/params.ts'
 import { answerSlots, bookingMapping } from '../domain/slots.ts'
 import { SlotsBody } from '../http/slots-body.ts'
+import { sendSlotsAnswer } from '../http/slots-response.ts'
 import { CSV_FIELD_NAMES, csvColumns } from '../http/booking-text.ts'
 import { invalidParams } from '../errors.ts'
-import { sendWhole, startIterating, streamBody } from '../http/stream-body.ts'
-import { pagingLinks } from '../http/paging.ts'
-import { acceptedFormat, addVary } from '../http/negotiate.ts'
+import { acceptedFormat } from '../http/negotiate.ts'
 import { sendSlotsFeed } from './feeds.ts'
-import { addRowsSent } from '../http/response-locals.ts'
-import { cutWholeAnswerWhenClientStopsReading } from '../http/cut-answer.ts'
 import { admitRequest } from '../http/admission.ts'
 import type { Deps } from '../deps.ts'
-import { sendNotModifiedIfHeld, setTagHeaders } from '../http/conditional.ts'
-import { answeredNotModified, slotsTag } from './slots-not-modified.ts'
+import { answeredNotModified } from './slots-not-modified.ts'
 
 export const BOOKING_STATUSES = ['pending', 'booked', 'reject', 'completed', 'expired'] as const
 
@@ -67,38 +63,6 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   const options = {
     mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res), sink: slotsBody.sink, tagged: true, maxTaggedRows: deps.config.etagMaxRows,
   }
-  await answerSlots(deps.db, deps.pool, params, options, async (answer) => {
-    const head = req.method === 'HEAD'
-    // A narrow report is read whole already; any other answer is read as it is
-    // sent, its first chunk before the status line: a query that fails at once still gets its own status code.
-    const whole = head && answer.tagFromContent !== true ? undefined : slotsBody.whole(answer)
-    const tag = slotsTag(context, answer, whole)
-    if (tag !== undefined && sendNotModifiedIfHeld(req, res, tag)) return
-    if (tag !== undefined) setTagHeaders(res, tag)
-    const body = head || whole ? undefined : await startIterating(slotsBody.chunks(answer, (rows) => addRowsSent(res, rows)))
-    res.setHeader('X-WP-Total', String(answer.total ?? await answer.count()))
-    if (answer.paging) {
-      res.setHeader('X-WP-TotalPages', String(answer.paging.totalPages))
-      const link = pagingLinks(req, answer.paging.page, answer.paging.totalPages)
-      if (link) res.setHeader('Link', link)
-    }
-    addVary(res, 'Accept')
-    if (csv) {
-      res.setHeader('Content-Type', 'text/csv; charset=utf-8')
-      res.setHeader('Content-Disposition', 'attachment; filename="bookings.csv"')
-    } else {
-      res.setHeader('Content-Type', 'application/json; charset=utf-8')
-    }
-    if (head) {
-      res.end()
-      return
-    }
-    if (whole) {
-      addRowsSent(res, answer.total!)
-      sendWhole(res, whole)
-      cutWholeAnswerWhenClientStopsReading(res, deps.config.sendTimeoutMs)
-      return
-    }
-    await streamBody(res, body!, deps.config.sendTimeoutMs)
-  })
+  await answerSlots(deps.db, deps.pool, params, options, (answer) =>
+    sendSlotsAnswer(req, res, answer, { body: slotsBody, csv, context, sendTimeoutMs: deps.config.sendTimeoutMs }))
 }

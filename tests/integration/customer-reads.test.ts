@@ -1,4 +1,4 @@
-// Customer data that is not shown is not read either (db/bookings.ts,
+// Customer data that is not shown is not read either (db/booking-queries.ts,
 // BookingColumns): no statement of the service names a customer column unless
 // EXPOSE_CUSTOMER_DATA=true. Seen in MariaDB's own general log.
 import { expect } from 'chai'

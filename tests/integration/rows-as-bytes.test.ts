@@ -11,7 +11,7 @@ import { createTestDatabase, testServer, type TestDatabase } from '../support/da
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { HAIRCUT, loadSite, STRIZHKA, TRICKY_NOTE } from '../fixtures/site.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
-import { BOOKING_ROW_COLUMNS } from '../../db/bookings.ts'
+import { BOOKING_ROW_COLUMNS } from '../../db/booking-queries.ts'
 import { ROW_TAKEN, takeRowPackets, type ResultColumn } from '../../db/row-packets.ts'
 import { BOOKING_FIELDS } from '../../server/domain/booking-record.ts'
 import { CSV_FIELD_NAMES } from '../../server/http/booking-text.ts'

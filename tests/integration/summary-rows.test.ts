@@ -10,8 +10,9 @@ import { HAIRCUT, loadSite, STRIZHKA } from '../fixtures/site.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { ROW_TAKEN, takeRowPackets } from '../../db/row-packets.ts'
 import {
-  addParsedSummaryRow, compileSummaryQuery, findSummaryRows, summaryRowPackets, type ParsedSummaryRow, type SummaryQuery, type SummaryRowSink,
+  addParsedSummaryRow, findSummaryRows, summaryRowPackets, type ParsedSummaryRow, type SummaryQuery, type SummaryRowSink,
 } from '../../db/summary.ts'
+import { compileSummaryQuery } from '../../server/tools.ts'
 
 /** A sink that keeps each row it is given as one line, sorted (the statement has no order). */
 function recording(): SummaryRowSink & { lines(): string[] } {

@@ -4,13 +4,15 @@
 // themselves run over MariaDB in tests/integration.
 import { expect } from 'chai'
 import type { Logger } from 'pino'
-import type { BookingFilter, BookingOrder, BookingRow } from '../../db/bookings.ts'
+import type { BookingFilter, BookingOrder } from '../../db/booking-filter.ts'
+import type { BookingRow } from '../../db/booking-queries.ts'
 import type { Db } from '../../db/connect.ts'
 import type { BoundedPool } from '../../db/bounded-pool.ts'
 import type { RuleRow } from '../../db/disabled-times.ts'
 import type { ServiceRow } from '../../db/services.ts'
 import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
-import { countBookings, findBookingsPage, findFirstBookingPackets, findFirstBookings, streamBookingPackets, streamBookings } from '../../db/bookings.ts'
+import { countBookings, findBookingsPage, findFirstBookings, streamBookings } from '../../db/bookings.ts'
+import { findFirstBookingPackets, streamBookingPackets } from '../../db/booking-packets.ts'
 import { digestBookings } from '../../db/answer-tags.ts'
 import { findAllServices, findServiceById, findServiceBySlug } from '../../db/services.ts'
 import { findRules } from '../../db/disabled-times.ts'
@@ -24,7 +26,8 @@ import {
   answerSlots, bookingMapping, BYTES_COUNTED_AS_READ, ROWS_COUNTED_AS_READ, slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS,
   type AnswerSink, type SlotsAnswer, type SlotsQueries,
 } from '../../server/domain/slots.ts'
-import { answerSummary, summaryQueries as dbSummaryQueries, type SummaryQueries, type SummaryQuery } from '../../server/domain/summary.ts'
+import { answerSummary, summaryQueries as dbSummaryQueries, type SummaryQueries } from '../../server/domain/summary.ts'
+import type { SummaryQuery } from '../../server/domain/summary-params.ts'
 import { summaryParams } from '../../server/routes/summary.ts'
 import { disabledTimeParams } from '../../server/routes/disabled-time.ts'
 import { slotsParams } from '../../server/routes/slots.ts'

@@ -10,7 +10,7 @@ import { Utf8Chunks } from '../../server/http/stream-body.ts'
 import { wallClockFor } from '../../server/domain/wall-clock.ts'
 import { createSlugDecoder } from '../../server/domain/slugs.ts'
 import type { SiteZone } from '../../server/domain/zone-offsets.ts'
-import { BOOKING_ROW_COLUMNS, type BookingRow } from '../../db/bookings.ts'
+import { BOOKING_ROW_COLUMNS, type BookingRow } from '../../db/booking-queries.ts'
 import { readCells, type ResultColumn } from '../../db/row-packets.ts'
 
 /** A row's cells as MariaDB stores them: bytes, or null for SQL NULL. */

@@ -5,9 +5,10 @@ import { Kysely, MysqlDialect, sql } from 'kysely'
 import { createPool } from 'mysql2'
 import { TablePrefixPlugin } from '../../db/connect.ts'
 import type { Database } from '../../db/database.ts'
-import { compileBookingsQuery, forceIndex, type BookingFilter } from '../../db/bookings.ts'
+import type { BookingFilter } from '../../db/booking-filter.ts'
+import { compileBookingsQuery, compileRulesQuery } from '../../server/tools.ts'
+import { forceIndex } from '../../db/index-hints.ts'
 import { pickBookingDateIndex, pickServiceDateIndex } from '../../db/booking-indexes.ts'
-import { compileRulesQuery } from '../../db/disabled-times.ts'
 import { CompiledShapes, ShapeMismatchError } from '../../db/compiled-shapes.ts'
 
 // Compiling never connects: the pool points nowhere and is never asked for a connection.

@@ -7,8 +7,8 @@ import { Kysely, MysqlDialect } from 'kysely'
 import { createPool, format } from 'mysql2'
 import { TablePrefixPlugin } from '../../db/connect.ts'
 import type { Database } from '../../db/database.ts'
-import { compileBookingsPage, compileBookingsQuery, compileCountQuery, type BookingFilter } from '../../db/bookings.ts'
-import { compileRulesQuery } from '../../db/disabled-times.ts'
+import type { BookingFilter } from '../../db/booking-filter.ts'
+import { compileBookingsPage, compileBookingsQuery, compileCountQuery, compileRulesQuery } from '../../server/tools.ts'
 import { formatStatement, inlineValues, NO_VALUES, withValuesInlined } from '../../db/inline-values.ts'
 
 // Compiling never connects: the pool points nowhere and is never asked for a connection.

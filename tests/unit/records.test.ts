@@ -1,5 +1,5 @@
 import { expect } from 'chai'
-import type { BookingRow } from '../../db/bookings.ts'
+import type { BookingRow } from '../../db/booking-queries.ts'
 import { WallClock } from '../../server/domain/wall-clock.ts'
 import { toBookingRecord } from '../../server/domain/booking-record.ts'
 import { pickFields } from '../../server/domain/pick-fields.ts'

@@ -4,9 +4,11 @@ import type { SummaryQuery, SummaryRow } from '../../db/summary.ts'
 import { WallClock } from '../../server/domain/wall-clock.ts'
 import { SummaryRows } from '../../server/domain/summary-rows.ts'
 import { readRule, type ValidRule } from '../../server/domain/rules.ts'
-import {
-  mergeIntervals, occupancyOf, OpenMinutes, parseGroupBy, periodStartOf, periodsOf, resolveSummaryRange, splitByBookingDate, startOfWeekFrom, summarize,
-} from '../../server/domain/summary.ts'
+import { OpenMinutes } from '../../server/domain/open-minutes.ts'
+import { parseGroupBy, startOfWeekFrom } from '../../server/domain/summary-params.ts'
+import { periodStartOf, periodsOf, resolveSummaryRange } from '../../server/domain/summary-periods.ts'
+import { occupancyOf, summarize } from '../../server/domain/summary-sums.ts'
+import { splitByBookingDate } from '../../server/domain/summary-split.ts'
 import { summaryColumns, summaryCsvLines } from '../../server/http/summary-body.ts'
 
 const clock = new WallClock({ kind: 'iana', name: 'Europe/Berlin' })
@@ -78,37 +80,13 @@ describe('periodsOf: the periods of a range, cut to it', () => {
   })
 })
 
-describe('mergeIntervals and occupancyOf', () => {
-  it('merges overlapping and touching intervals, drops empty ones', () => {
-    expect(mergeIntervals([[5, 8], [1, 3], [2, 4], [8, 9], [10, 10]])).to.deep.equal([[1, 4], [5, 9]])
-  })
+describe('occupancyOf', () => {
   it('rounds to 4 decimals, exceeds 1 where bookings overlap, null for no open minutes', () => {
     expect([occupancyOf(1800, 1080), occupancyOf(1, 3), occupancyOf(5, 0), occupancyOf(5, null)]).to.deep.equal([1.6667, 0.3333, null, null])
     // Exact halves round up, where floating point put 18 / 120000 × 10000 at 1.4999999999999998.
     expect([occupancyOf(18, 120_000), occupancyOf(57, 600_000), occupancyOf(0.57, 600), occupancyOf(1, 20_000), occupancyOf(3, 20_000)]).to.deep.equal([0.0002, 0.0001, 0.001, 0.0001, 0.0002])
     // Just under and over a half, and minutes with decimals.
     expect([occupancyOf(17.99, 120_000), occupancyOf(18.01, 120_000), occupancyOf(0, 600), occupancyOf(600, 600), occupancyOf(1234.56, 789.01)]).to.deep.equal([0.0001, 0.0002, 0, 1, 1.5647])
-  })
-})
-
-describe('OpenMinutes: 1,440 a day minus the union of the disabled periods', () => {
-  const rules = [
-    rule({ id: 1, weekday: 1, time_from: '18:00:00', time_to: '08:00:00' }),
-    rule({ id: 2, service_id: 12, weekday: 1, time_from: '17:00:00', time_to: '19:00:00' }),
-    rule({ id: 3, service_id: 15, rule_type: 'date', weekday: null, date_from: '2026-11-24', date_to: null }),
-  ]
-  const open = new OpenMinutes(rules, { start: '2026-11-23', end: '2026-11-25' }, [12, 15, 99], clock)
-  it('a window past midnight takes minutes off both days; overlapping rules count once', () => {
-    expect([open.on(12, '2026-11-23'), open.on(12, '2026-11-24'), open.on(12, '2026-11-25')]).to.deep.equal([1440 - 420, 1440 - 480, 1440])
-  })
-  it('a whole day off leaves 0; another service\'s rules do not count; sums over days', () => {
-    expect([open.on(15, '2026-11-24'), open.on(99, '2026-11-23'), open.sum(99, 0, 2)]).to.deep.equal([0, 1440 - 360, 3 * 1440 - 360 - 480])
-  })
-  it('on: a day outside the span is expanded alone; a day that cannot be read (the zero date) has 0 open minutes', () => {
-    // Mondays 2026-11-30 and 1000-01-06 (proleptic Gregorian), Tuesday 2026-12-01, outside the span 23-25 November.
-    expect([open.on(12, '2026-11-30'), open.on(12, '2026-12-01'), open.on(99, '1000-01-06'), open.on(15, '2026-11-24')])
-      .to.deep.equal([1440 - 360 - 60, 1440 - 480, 1440 - 360, 0])
-    expect([open.on(12, '0000-00-00'), open.on(12, '2026-11-00')]).to.deep.equal([0, 0])
   })
 })
 

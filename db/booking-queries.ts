@@ -1,0 +1,163 @@
+// The SQL of every read of {prefix}booking_calendar_bookings, compiled once per
+// shape of filter (db/compiled-shapes.ts).
+import { sql, type CompiledQuery, type ExpressionBuilder, type SqlBool } from 'kysely'
+import type { Snapshot } from './snapshot.ts'
+import type { Database } from './database.ts'
+import type { Db } from './connect.ts'
+import { compiledShapesOf } from './compiled-shapes.ts'
+import { matches, type BookingFilter, type BookingOrder } from './booking-filter.ts'
+import { forceIndex, hintedIndex } from './index-hints.ts'
+
+/** A booking row with its service's slug and status; both null when the service post is gone. */
+export interface BookingRow {
+  id: number
+  service_id: number
+  status: string
+  booking_date: string
+  time_from: string | null
+  time_to: string | null
+  /** The customer's three fields are '' when they were not read (BookingColumns). */
+  customer_name: string
+  customer_email: string
+  customer_phone: string
+  note: string | null
+  created_at: string
+  service_post_name: string | null
+}
+
+/** The columns of a streamed bookings query, in the order MariaDB sends them (BookingRow). */
+export const BOOKING_ROW_COLUMNS = [
+  'id', 'service_id', 'status', 'booking_date', 'time_from', 'time_to',
+  'customer_name', 'customer_email', 'customer_phone', 'note', 'created_at', 'service_post_name',
+] as const
+
+/** The count countBookings runs; the bench measures it beside the rows (scripts/bench/raw-sql.ts). */
+export function compileCountQuery(db: Db, filter: BookingFilter): CompiledQuery<{ total: number | string }> {
+  return compileFiltered(db, 'count', filter, (probe) => db
+    .selectFrom('booking_calendar_bookings')
+    .select((eb) => eb.fn.countAll<number | string>().as('total'))
+    .where((eb) => matches(eb, probe))
+    .compile())
+}
+
+/**
+ * A query over the bookings a filter matches, compiled once per shape of
+ * filter (db/compiled-shapes.ts): `build` gets the filter with placeholders
+ * for its values and must use them only as values.
+ */
+function compileFiltered<Row>(db: Db, kind: string, filter: BookingFilter, build: (probe: BookingFilter, extra: readonly unknown[]) => CompiledQuery<Row>, extra: readonly unknown[] = []): CompiledQuery<Row> {
+  const values: unknown[] = []
+  const shape = JSON.stringify(mapFilterValues(filter, (value) => { values.push(value); return 0 }))
+  values.push(...extra)
+  return compiledShapesOf(db).compile(`${kind} ${shape}`, values, (slots) => {
+    let next = 0
+    const probe = mapFilterValues(filter, () => slots[next++])
+    return build(probe, slots.slice(next))
+  })
+}
+
+/** The filter with each value replaced by `replace(value)`, in a fixed order; its keys are the filter's own. */
+function mapFilterValues(filter: BookingFilter, replace: (value: unknown) => unknown): BookingFilter {
+  const each = <T>(value: T | undefined) => (value === undefined ? undefined : replace(value) as T)
+  const bounds = <T extends { from?: string; to?: string }>(range: T | undefined) => range && { from: each(range.from), to: each(range.to) }
+  return {
+    serviceId: each(filter.serviceId),
+    statuses: filter.statuses?.map((status) => replace(status) as string),
+    bookingDate: bounds(filter.bookingDate),
+    createdAt: bounds(filter.createdAt),
+  }
+}
+
+function selectBookings(db: Db, filter: BookingFilter, order: BookingOrder, columns: BookingColumns = EVERY_COLUMN, joinSlug = true) {
+  return orderBookings(selectBookingColumns(db, columns, joinSlug).where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, filter)), order)
+}
+
+/**
+ * The bookings query of a filter, compiled once per shape, and read through
+ * an index the table has (db/booking-indexes.ts) where MariaDB would scan and sort (hintedIndex).
+ */
+export function compileBookings(db: Db, filter: BookingFilter, order: BookingOrder, columns: BookingColumns, limit?: number, joinSlug = true): CompiledQuery<BookingRow> {
+  const index = hintedIndex(db, filter, order)
+  const kind = `bookings ${order} ${columns.customer} ${joinSlug} ${limit === undefined ? '' : 'limit'} ${index ?? ''}`
+  return compileFiltered(db, kind, filter, (probe, [limitSlot]) => {
+    const query = selectBookings(db, probe, order, columns, joinSlug)
+    const compiled = (limit === undefined ? query : query.limit(limitSlot as number)).compile() as CompiledQuery<BookingRow>
+    return index === undefined ? compiled : forceIndex(compiled, index)
+  }, limit === undefined ? [] : [limit])
+}
+
+/** What a bookings query reads besides a booking's own columns. */
+export interface BookingColumns {
+  /** The customer's name, email and phone. Without them each is '': customer data that is never shown is never read. */
+  customer: boolean
+}
+
+export const EVERY_COLUMN: BookingColumns = { customer: true }
+
+/** `joinSlug` false: service_post_name is NULL, for the caller to fill in (streamBookings). */
+function selectBookingColumns(db: Db, columns: BookingColumns = EVERY_COLUMN, joinSlug = true) {
+  const bookings = db.selectFrom('booking_calendar_bookings')
+  // A service ID is only a service when its post has post_type bc_service (PLUGIN_TABLES.md).
+  const joined = bookings.leftJoin('posts', (join) => join
+    .onRef('posts.ID', '=', 'booking_calendar_bookings.service_id')
+    .on('posts.post_type', '=', 'bc_service'))
+  // Without the join the query is of the same shape, typed as the joined one it stands for.
+  const from = joinSlug ? joined : bookings as unknown as typeof joined
+  return from.select((eb) => [
+    'booking_calendar_bookings.id', 'booking_calendar_bookings.service_id', 'booking_calendar_bookings.status',
+    'booking_calendar_bookings.booking_date', 'booking_calendar_bookings.time_from', 'booking_calendar_bookings.time_to',
+    columns.customer ? eb.ref('booking_calendar_bookings.customer_name').as('customer_name') : sql<string>`''`.as('customer_name'),
+    columns.customer ? eb.ref('booking_calendar_bookings.customer_email').as('customer_email') : sql<string>`''`.as('customer_email'),
+    columns.customer ? eb.ref('booking_calendar_bookings.customer_phone').as('customer_phone') : sql<string>`''`.as('customer_phone'),
+    'booking_calendar_bookings.note', 'booking_calendar_bookings.created_at',
+    joinSlug ? eb.ref('posts.post_name').as('service_post_name') : sql<string | null>`NULL`.as('service_post_name'),
+  ])
+}
+
+function orderBookings<Q extends { orderBy(column: 'booking_calendar_bookings.service_id' | 'booking_calendar_bookings.booking_date' | 'booking_calendar_bookings.time_from' | 'booking_calendar_bookings.id'): Q }>(query: Q, order: BookingOrder): Q {
+  if (order === 'service') query = query.orderBy('booking_calendar_bookings.service_id')
+  return query
+    .orderBy('booking_calendar_bookings.booking_date')
+    .orderBy('booking_calendar_bookings.time_from')
+    .orderBy('booking_calendar_bookings.id')
+}
+
+/**
+ * The post_name of every service (a site has 10 to 500), read in the same
+ * snapshot as the rows and put in by ID: joining posts to each row cost
+ * MariaDB a quarter of a year's query (docs/performance.md). They are the
+ * first rows of the answer, under the same first-row bound.
+ */
+export async function readServiceNames(db: Db, snapshot: Snapshot, rowTimeoutMs: number): Promise<Map<number, string>> {
+  const names = new Map<number, string>()
+  const services = compiledShapesOf(db).compile('service slugs', [], () => db
+    .selectFrom('posts').select(['posts.ID', 'posts.post_name']).where('posts.post_type', '=', 'bc_service').compile())
+  for await (const batch of snapshot.batches(services, { rowTimeoutMs })) {
+    for (const service of batch) names.set(service.ID, service.post_name)
+  }
+  return names
+}
+
+/**
+ * One page of matching bookings in booking order, as a deferred join: the page's
+ * ids are cut from the recommended index alone, then only those rows are read,
+ * so a page costs nearly the same at any depth (docs/performance.md, "Indexes").
+ */
+export function compileBookingsPage(db: Db, filter: BookingFilter, limit: number, offset: number, columns: BookingColumns = EVERY_COLUMN): CompiledQuery<BookingRow> {
+  // Without plugins: a subquery is transformed by the outer query's compile
+  // too, and would otherwise have its table prefixed twice.
+  const pageIds = db.withoutPlugins()
+    .selectFrom('booking_calendar_bookings')
+    .select('booking_calendar_bookings.id')
+    .where((eb) => matches(eb, filter))
+    .orderBy('booking_calendar_bookings.booking_date')
+    .orderBy('booking_calendar_bookings.time_from')
+    .orderBy('booking_calendar_bookings.id')
+    .limit(limit)
+    .offset(offset)
+  // The derived table's name is written as raw SQL: the table prefix plugin
+  // would otherwise prefix it like a table (connect.ts).
+  const query = selectBookingColumns(db, columns)
+    .innerJoin(pageIds.as('page_ids'), (join) => join.on(sql<SqlBool>`page_ids.id = ${sql.ref('booking_calendar_bookings.id')}`))
+  return orderBookings(query, 'booking').compile()
+}

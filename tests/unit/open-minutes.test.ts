@@ -1,0 +1,132 @@
+import { expect } from 'chai'
+import type { RuleRow } from '../../db/disabled-times.ts'
+import { WallClock } from '../../server/domain/wall-clock.ts'
+import { daysInclusive } from '../../server/domain/day-arithmetic.ts'
+import { type SiteZone } from '../../server/domain/zone-offsets.ts'
+import { readRule, type ValidRule } from '../../server/domain/rules.ts'
+import { mergeIntervals, openMinutesFor, OpenMinutes } from '../../server/domain/open-minutes.ts'
+
+const berlin: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
+const clock = new WallClock(berlin)
+
+function ruleRow(overrides: Partial<RuleRow>): RuleRow {
+  return { id: 1, service_id: 0, rule_type: 'weekly', weekday: 1, date_from: null, date_to: null, time_from: null, time_to: null, note: '', ...overrides }
+}
+
+function rule(overrides: Partial<RuleRow>): ValidRule {
+  const read = readRule(ruleRow(overrides))
+  if ('problem' in read) throw new Error(read.problem)
+  return read
+}
+
+describe('mergeIntervals', () => {
+  it('merges overlapping and touching intervals, drops empty ones', () => {
+    expect(mergeIntervals([[5, 8], [1, 3], [2, 4], [8, 9], [10, 10]])).to.deep.equal([[1, 4], [5, 9]])
+  })
+})
+
+describe('OpenMinutes: 1,440 a day minus the union of the disabled periods', () => {
+  const rules = [
+    rule({ id: 1, weekday: 1, time_from: '18:00:00', time_to: '08:00:00' }),
+    rule({ id: 2, service_id: 12, weekday: 1, time_from: '17:00:00', time_to: '19:00:00' }),
+    rule({ id: 3, service_id: 15, rule_type: 'date', weekday: null, date_from: '2026-11-24', date_to: null }),
+  ]
+  const open = new OpenMinutes(rules, { start: '2026-11-23', end: '2026-11-25' }, [12, 15, 99], clock)
+  it('a window past midnight takes minutes off both days; overlapping rules count once', () => {
+    expect([open.on(12, '2026-11-23'), open.on(12, '2026-11-24'), open.on(12, '2026-11-25')]).to.deep.equal([1440 - 420, 1440 - 480, 1440])
+  })
+  it('a whole day off leaves 0; another service\'s rules do not count; sums over days', () => {
+    expect([open.on(15, '2026-11-24'), open.on(99, '2026-11-23'), open.sum(99, 0, 2)]).to.deep.equal([0, 1440 - 360, 3 * 1440 - 360 - 480])
+  })
+  it('on: a day outside the span is expanded alone; a day that cannot be read (the zero date) has 0 open minutes', () => {
+    // Mondays 2026-11-30 and 1000-01-06 (proleptic Gregorian), Tuesday 2026-12-01, outside the span 23-25 November.
+    expect([open.on(12, '2026-11-30'), open.on(12, '2026-12-01'), open.on(99, '1000-01-06'), open.on(15, '2026-11-24')])
+      .to.deep.equal([1440 - 360 - 60, 1440 - 480, 1440 - 360, 0])
+    expect([open.on(12, '0000-00-00'), open.on(12, '2026-11-00')]).to.deep.equal([0, 0])
+  })
+})
+
+describe('OpenMinutes: the edges of its span', () => {
+  // Mondays 18:00 to Tuesdays 08:00 off, site-wide.
+  const rules = [rule({ id: 1, weekday: 1, time_from: '18:00:00', time_to: '08:00:00' }), rule({ id: 2, service_id: 13, rule_type: 'date', weekday: null, date_from: '2026-11-24' })]
+  it('a window that begins the day before the span still takes its minutes off the span\'s first day', () => {
+    const open = new OpenMinutes(rules, { start: '2026-11-24', end: '2026-11-25' }, [12], clock)
+    expect([open.on(12, '2026-11-24'), open.on(12, '2026-11-25'), open.sum(12, 0, 1)]).to.deep.equal([1440 - 480, 1440, 2 * 1440 - 480])
+  })
+  it('the day after the span and the day before it are expanded alone', () => {
+    const open = new OpenMinutes(rules, { start: '2026-11-24', end: '2026-11-24' }, [12], clock)
+    expect([open.on(12, '2026-11-25'), open.on(12, '2026-11-23'), open.on(12, '2026-11-24')]).to.deep.equal([1440, 1440 - 360, 1440 - 480])
+  })
+  it('a day whose midnight is skipped has the same open minutes whether the span starts on it or before', () => {
+    // America/Santiago, 2027-09-05: 00:00 is skipped to 01:00. Nights 22:00 to 06:00 off.
+    const nights = [rule({ id: 5, rule_type: 'date', weekday: null, date_from: '2027-09-01', date_to: '2027-09-10', time_from: '22:00:00', time_to: '06:00:00' })]
+    const santiago = new WallClock({ kind: 'iana', name: 'America/Santiago' })
+    const answers = ['2027-09-01', '2027-09-05'].map((start) => new OpenMinutes(nights, { start, end: '2027-09-06' }, [12], santiago))
+      .map((open) => [open.on(12, '2027-09-05'), open.on(12, '2027-09-06')])
+    expect(answers).to.deep.equal([[960, 960], [960, 960]])
+    // Alone (a day outside the span, as a created_date booking's): the same.
+    expect(new OpenMinutes(nights, { start: '2027-09-20', end: '2027-09-20' }, [12], santiago).on(12, '2027-09-05')).to.equal(960)
+  })
+  it('a day closed all day on the first day a date can name (0000-01-01): 0 open minutes, whose day before has no date', () => {
+    const everyDay = [0, 1, 2, 3, 4, 5, 6].map((weekday) => rule({ id: 20 + weekday, weekday, time_from: null, time_to: null }))
+    const open = new OpenMinutes(everyDay, { start: '2026-11-24', end: '2026-11-24' }, [12], clock)
+    expect([open.on(12, '0000-01-01'), open.on(12, '2026-11-24')]).to.deep.equal([0, 0])
+  })
+  it('a service it was not made for has no open minutes, and another service\'s rule does not count', () => {
+    const open = new OpenMinutes(rules, { start: '2026-11-24', end: '2026-11-24' }, [12], clock)
+    expect([open.on(13, '2026-11-24'), open.sum(13, 0, 0), open.on(13, '2026-12-24')]).to.deep.equal([0, 0, 0])
+    const both = new OpenMinutes(rules, { start: '2026-11-24', end: '2026-11-24' }, [12, 13], clock)
+    expect([both.on(12, '2026-11-24'), both.on(13, '2026-11-24')]).to.deep.equal([1440 - 480, 0])
+  })
+})
+
+describe('OpenMinutes.build: the constructor\'s open minutes, a service at a time', () => {
+  const rules = [
+    rule({ id: 1, weekday: 1, time_from: '18:00:00', time_to: '08:00:00' }),
+    rule({ id: 2, service_id: 13, rule_type: 'date', weekday: null, date_from: '2026-11-24' }),
+    rule({ id: 3, service_id: 14, weekday: 3, time_from: '09:00:00', time_to: '12:30:00' }),
+    rule({ id: 4, service_id: 99, weekday: 4, time_from: '00:00:00', time_to: '23:00:00' }),
+  ]
+  const span = { start: '2026-10-20', end: '2026-12-10' }
+  it('the same minutes on every day for every service, and for a service or day it was not made for', async () => {
+    const whole = new OpenMinutes(rules, span, [12, 13, 14], clock)
+    const built = await OpenMinutes.build(rules, span, [12, 13, 14], clock)
+    for (const id of [12, 13, 14, 99]) {
+      for (let day = 0; day < daysInclusive(span.start, span.end); day++) expect(built.sum(id, day, day), `${id} day ${day}`).to.equal(whole.sum(id, day, day))
+      expect(built.on(id, '2027-01-07'), `${id} outside`).to.equal(whole.on(id, '2027-01-07'))
+    }
+    expect(built.sum(14, 0, 50)).to.be.below(whole.sum(12, 0, 50))
+  })
+  it('lets the event loop turn between services', async () => {
+    let turns = 0
+    let building = true
+    const count = () => { if (building) { turns++; setImmediate(count) } }
+    setImmediate(count)
+    await OpenMinutes.build(rules, span, [12, 13, 14, 15], clock)
+    building = false
+    expect(turns).to.be.at.least(3)
+  })
+})
+
+describe('openMinutesFor: open minutes kept for the same rules, days, services and zone', () => {
+  const span = { start: '2026-11-23', end: '2026-11-29' }
+  it('the same question gives the same answer; a changed rule, span, service list or zone gives a new one', async () => {
+    // A rule ID not asked for before, so the process-wide cache cannot answer from an earlier run of this test.
+    const rows = [ruleRow({ id: Math.floor(Math.random() * 1e9), weekday: 2 })]
+    const rules = rows.map((r) => rule(r))
+    const first = await openMinutesFor(rows, rules, span, [12], berlin)
+    expect(first.span).to.deep.equal(span)
+    expect(first.sum(12, 0, 6)).to.equal(6 * 1440)
+    expect(await openMinutesFor(rows, rules, { ...span }, [12], berlin)).to.equal(first)
+    const changedRows = [ruleRow({ id: 1, weekday: 3 })]
+    const changed = await openMinutesFor(changedRows, changedRows.map((r) => rule(r)), span, [12], berlin)
+    expect(changed).to.not.equal(first)
+    expect(changed.on(12, '2026-11-25')).to.equal(0)
+    expect(changed.on(12, '2026-11-24')).to.equal(1440)
+    const otherSpan = await openMinutesFor(rows, rules, { start: '2026-11-23', end: '2026-11-30' }, [12], berlin)
+    expect(otherSpan).to.not.equal(first)
+    expect(otherSpan.span).to.deep.equal({ start: '2026-11-23', end: '2026-11-30' })
+    expect((await openMinutesFor(rows, rules, span, [12, 15], berlin)).sum(15, 0, 6)).to.equal(6 * 1440)
+    expect(await openMinutesFor(rows, rules, span, [12], { kind: 'fixed', offsetMinutes: 60 })).to.not.equal(first)
+  })
+})
