@@ -1,31 +1,11 @@
-// Rows as MariaDB sends them, for a reader that writes them out itself.
-//
-// mysql2 turns each row packet into an object of strings, which the service
-// then turned into a record, then into text, then back into UTF-8 bytes: most
-// of the CPU of a large export (docs/performance.md, "The bulk path"). A
-// RowPacketSink gets the packet's bytes instead, and mysql2's own parser for
-// any row it does not read itself.
-//
-// mysql2 has no public hook for this: its Query's `_rowParser` property, which
-// it sets once the result's columns are known, is made an accessor of
-// Query.prototype that hands each packet of a query given a sink to that sink
-// (takeRowPackets). Should a later mysql2 no longer use that property, its rows
-// arrive as objects, as before: a sink is told about a result it takes
-// (`accepts`), so a caller can tell the two apart.
-//
-// Installed by installRowPacketTaking (db/connect.ts, unless ROWS_AS_BYTES=false).
-// On the prototype, once, and not on each query: an accessor defined on an
-// object gives it a map of its own, in the old generation, which kept each
-// query's columns and much else alive through the scavenges until a
-// mark-compact. A mysql2 connection reading the same statement serially kept
-// 15% of its young generation through each scavenge and ran 12 mark-compacts
-// in 5 s that way; with the accessor defined here once, 0.2% and one
-// (docs/performance.md, "The bulk path").
-//
-// Map of this file: rowPacketSupport and installRowPacketTaking (the check and
-// the patch; mysql2 is pinned, tests/unit/mysql2-pin.test.ts), takingParser
-// (hands a packet to a sink), takeRowPackets (what a caller calls right after
-// connection.query), readCells (a packet's length-coded cells).
+// Rows as MariaDB sends them, for a reader that writes them out itself: a
+// RowPacketSink gets each row packet's bytes instead of mysql2's object of
+// strings, which cost most of a large export's CPU. mysql2 has no public hook:
+// its Query's `_rowParser` is made an accessor of Query.prototype, once (per
+// query, it kept each query alive in the old generation). mysql2 is pinned and
+// tests/unit/mysql2-pin.test.ts fails loudly if the patch no longer fits;
+// ROWS_AS_BYTES=false switches it off. Why and what it measured:
+// docs/performance.md, "The bulk path"; docs/architecture.md, "The fast paths".
 import * as mysql2 from 'mysql2'
 
 /** mysql2's own createQuery (index.js), which its type declarations leave out. */

@@ -113,23 +113,12 @@ function prematureClose(): Error {
 }
 
 /**
- * The buffers chunks are written into, used again once the socket is done with
- * them. A new 64 KiB buffer per chunk is memory outside V8's heap, which V8
- * counts, and collects with a full collection once enough has been allocated:
- * ten clients of (b) at 100,000 bookings (1.6 MB of body each) cost the two
- * workers 47 to 57 full collections a round; with buffers used again, 26 to 33,
- * and 8 to 18% less CPU per answer (docs/performance.md, "Chunk buffers
- * used again").
- *
- * The buffers are the slices of one block: kept buffers allocated one by one
- * sat among the process's other allocations, and a worker's peak RSS rose by
- * up to 17 MB. A chunk's slice comes back in its write's callback, which runs
- * once the socket has written it or given up on it (a client gone), or when a
- * body drops chunks it never sent (Utf8Chunks.clear). With every slice out,
- * chunks get buffers of their own, as before; and when none has come back for
- * NEW_BLOCK_AFTER times the block's slices (chunks of an answer that failed
- * are never given back), the pool starts a new block. A slice of the old block
- * stays valid while it is used, and is then left to the garbage collector.
+ * The buffers chunks are written into, slices of one block used again once the
+ * socket is done with them (its write's callback, or Utf8Chunks.clear): a new
+ * buffer per chunk cost the workers about twice the full collections. With
+ * every slice out, chunks get buffers of their own; slices never given back
+ * (an answer that failed) make the pool start a new block after a while
+ * (docs/performance.md, "Chunk buffers used again").
  */
 export class ChunkPool {
   readonly #slices: number
