@@ -3,7 +3,7 @@
 // over exactly the bookings the answer holds, with every column the answer
 // shows, and over every bc_service post (their slugs are shown), in one
 // statement, so in one snapshot of its own; or in the answer's own snapshot.
-import { sql, type CompiledQuery, type RawBuilder, type SqlBool } from 'kysely'
+import { sql, type CompiledQuery, type RawBuilder } from 'kysely'
 import type { Snapshot } from './snapshot.ts'
 import type { Db } from './connect.ts'
 import type { BoundedPool } from './bounded-pool.ts'
@@ -14,18 +14,12 @@ import { readWithoutLostIndex } from './lost-index.ts'
 
 /** What the database says of an answer's bookings: the same bookings give the same values, and other bookings others. */
 export interface BookingsDigest {
-  /** Bookings that match, over all pages (X-WP-Total). */
+  /** Bookings that match (X-WP-Total). */
   total: number
-  /** SHA-256 (hex) over the per-row digests of the bookings of the answer (its page, with per_page); '' for none. */
+  /** SHA-256 (hex) over the per-row digests of the bookings of the answer; '' for none. */
   rows: string
   /** SHA-256 (hex) over every bc_service post's ID, post_name and post_status; '' for none. */
   services: string
-}
-
-/** A page of the answer: per_page and the rows skipped. */
-export interface DigestPage {
-  limit: number
-  offset: number
 }
 
 /**
@@ -63,27 +57,11 @@ function rowText(columns: BookingColumns): RawBuilder<string> {
  * fewer rows. `bucketed`: one SHA-256 per range of BUCKET_IDS ids, each whole
  * (its length checked the same way), then one over those in id order.
  */
-export function compileBookingsDigest(db: Db, filter: BookingFilter, columns: BookingColumns, page: DigestPage | undefined, bucketed = false): CompiledQuery<DigestRow> {
+export function compileBookingsDigest(db: Db, filter: BookingFilter, columns: BookingColumns, bucketed = false): CompiledQuery<DigestRow> {
   // Subqueries without plugins: the outer query's compile prefixes their tables (as in compileBookingsPage).
   const matching = db.withoutPlugins()
-  const bookings = matching.selectFrom('booking_calendar_bookings').where((eb) => matches(eb, filter))
-  // A page: its ids cut as compileBookingsPage cuts them (booking order), joined back.
-  const pageIds = page && matching
-    .selectFrom('booking_calendar_bookings')
-    .select('booking_calendar_bookings.id')
-    .where((eb) => matches(eb, filter))
-    .orderBy('booking_calendar_bookings.booking_date')
-    .orderBy('booking_calendar_bookings.time_from')
-    .orderBy('booking_calendar_bookings.id')
-    .limit(page.limit)
-    .offset(page.offset)
-  const rows = pageIds
-    ? matching.selectFrom('booking_calendar_bookings').innerJoin(pageIds.as('page_ids'), (join) => join.on(sql<SqlBool>`page_ids.id = ${sql.ref('booking_calendar_bookings.id')}`))
-    : bookings
+  const rows = matching.selectFrom('booking_calendar_bookings').where((eb) => matches(eb, filter))
   const text = rowText(columns)
-  const total = page
-    ? sql<number>`(${bookings.select(sql<number>`COUNT(*)`.as('total'))})`
-    : sql<number>`t.row_count`
   const services = sql<string | null>`(SELECT SHA2(GROUP_CONCAT(CONCAT_WS(',', ${sql.ref('posts.ID')}, QUOTE(${sql.ref('posts.post_name')}), QUOTE(${sql.ref('posts.post_status')})) ORDER BY ${sql.ref('posts.ID')} SEPARATOR '\n'), 256) FROM ${sql.table('posts')} WHERE ${sql.ref('posts.post_type')} = 'bc_service')`
   const outer = bucketed
     ? db.selectFrom(rows.select([
@@ -96,7 +74,6 @@ export function compileBookingsDigest(db: Db, filter: BookingFilter, columns: Bo
       sql<number>`SUM(t.row_count)`.as('row_count'),
       // Every bucket whole, in id order (32 bytes each): NULL otherwise.
       sql<string | null>`IF(MIN(t.is_whole) = 1, SHA2(GROUP_CONCAT(t.digest ORDER BY t.bucket SEPARATOR ''), 256), NULL)`.as('rows_digest'),
-      // Bucketed, `total` is over the same rows: a page never comes here (at most 1000 rows).
       sql<number>`SUM(t.row_count)`.as('total'),
       services.as('services_digest'),
     ])
@@ -107,12 +84,12 @@ export function compileBookingsDigest(db: Db, filter: BookingFilter, columns: Bo
       sql<number>`t.row_count`.as('row_count'),
       // Whole when shorter than the limit MariaDB cuts it at; as long as that, it may have been cut.
       sql<string | null>`IF(LENGTH(t.texts) < @@max_allowed_packet, SHA2(t.texts, 256), NULL)`.as('rows_digest'),
-      total.as('total'),
+      sql<number>`t.row_count`.as('total'),
       services.as('services_digest'),
     ])
   let compiled = outer.compile() as CompiledQuery<DigestRow>
-  // The rows are read through the index the answer reads them through (db/bookings.ts, hintedIndex), a page as its page is.
-  const index = page ? undefined : hintedIndex(db, filter, 'booking')
+  // The rows are read through the index the answer reads them through (hintedIndex, db/index-hints.ts).
+  const index = hintedIndex(db, filter, 'booking')
   if (index !== undefined) compiled = forceIndex(compiled, index)
   // Rows looked up in the order of their ids (multi-range read), not in the
   // index's: the order of a digest's rows does not matter to it, and MariaDB
@@ -134,20 +111,19 @@ const ER_STATEMENT_TIMEOUT = 1969
 export type DigestSource = Snapshot | BoundedPool
 
 /**
- * The digest of the bookings an answer of `filter` holds (its page, with
- * `page`), or undefined when the database could not make one (a result
+ * The digest of the bookings an answer of `filter` holds, or undefined when the database could not make one (a result
  * MariaDB would not hold: then the answer goes without a tag, never with a wrong one).
  */
-export async function digestBookings(db: Db, source: DigestSource, filter: BookingFilter, columns: BookingColumns, page?: DigestPage): Promise<BookingsDigest | undefined> {
+export async function digestBookings(db: Db, source: DigestSource, filter: BookingFilter, columns: BookingColumns): Promise<BookingsDigest | undefined> {
   const read = async (bucketed: boolean) => {
     // Compiled again for the retry: the hint is gone from it once MariaDB said the index is.
-    const [row] = await readWithoutLostIndex(db, () => runOn(source, compileBookingsDigest(db, filter, columns, page, bucketed)))
+    const [row] = await readWithoutLostIndex(db, () => runOn(source, compileBookingsDigest(db, filter, columns, bucketed)))
     return row
   }
   let row: DigestRow | undefined
   try {
     row = await read(false)
-    if (row && row.rows_digest === null && Number(row.row_count ?? 0) > 0 && page === undefined) row = await read(true)
+    if (row && row.rows_digest === null && Number(row.row_count ?? 0) > 0) row = await read(true)
   } catch (error) {
     // A digest that MariaDB stopped at max_statement_time (QUERY_TIMEOUT_MS; an export of
     // millions of rows on a slow server) leaves its connection and snapshot usable: the

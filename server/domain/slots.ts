@@ -8,7 +8,7 @@ import { countBookings, findBookingsPage, findFirstBookings, streamBookings } fr
 import { findFirstBookingPackets, streamBookingPackets, type BookingRowSink } from '../../db/booking-packets.ts'
 import type { BookingFilter } from '../../db/booking-filter.ts'
 import type { BookingColumns, BookingRow } from '../../db/booking-queries.ts'
-import { digestBookings, type BookingsDigest, type DigestPage } from '../../db/answer-tags.ts'
+import { digestBookings, type BookingsDigest } from '../../db/answer-tags.ts'
 import { RestError } from '../errors.ts'
 import { daysInclusive } from './day-arithmetic.ts'
 import { wallClockFor } from './wall-clock.ts'
@@ -74,38 +74,30 @@ export function recordsDigest(records: readonly BookingRecord[]): string {
 
 /**
  * What names the data of a slots/ answer, for its tag: the filter it reads
- * (the service as the ID it resolved to), its page, and the database's digest
+ * (the service as the ID it resolved to) and the database's digest
  * of those bookings, their total and the services (db/answer-tags.ts).
  */
-export function slotsTagParts(filter: BookingFilter, page: DigestPage | undefined, digest: BookingsDigest): unknown[] {
-  return [filter, page ?? null, digest]
-}
-
-/** The page of a paged answer, as the digest reads it. */
-function digestPage(params: Pick<SlotsQuery, 'page' | 'per_page'>): DigestPage | undefined {
-  return params.per_page === undefined ? undefined : { limit: params.per_page, offset: ((params.page ?? 1) - 1) * params.per_page }
+export function slotsTagParts(filter: BookingFilter, digest: BookingsDigest): unknown[] {
+  return [filter, digest]
 }
 
 /**
  * The tag parts of the answer slots/ would give now, read as one statement of
  * its own on the short pool (so in one snapshot): for a conditional request,
- * before any row is read. Undefined when there is no answer to name (a page
- * past the last, which is a 400) or the database could make no digest.
+ * before any row is read. Undefined for an answer tagged by what it holds
+ * (a page, a narrow answer), past ETAG_MAX_ROWS, or when the database could make no digest.
  */
 export async function currentSlotsTagParts(
   db: Db, pools: DbPools, params: SlotsQuery, exposeCustomer: boolean, maxTaggedRows: number, queries: ServiceLookups = serviceLookups,
 ): Promise<unknown[] | undefined> {
-  // A narrow answer without pages is read whole in one statement and tagged by what it holds: no digest to check against.
-  if (params.per_page === undefined && isNarrow(bookingFilter(params, params.service === undefined ? undefined : 0))) return undefined
+  // A page, or a narrow answer, is read whole and tagged by what it holds: no digest to check against.
+  if (params.per_page !== undefined || isNarrow(bookingFilter(params, params.service === undefined ? undefined : 0))) return undefined
   const serviceId = params.service === undefined ? undefined : (await resolveService(db, params.service, queries)).ID
   const filter = bookingFilter(params, serviceId)
-  const page = digestPage(params)
-  const digest = await digestBookings(db, pools.short, filter, { customer: exposeCustomer }, page)
-  if (!digest) return undefined
-  if (page && digest.total > 0 && page.offset >= digest.total) return undefined
+  const digest = await digestBookings(db, pools.short, filter, { customer: exposeCustomer })
   // Past ETAG_MAX_ROWS the answer goes untagged: there is no tag to hold.
-  if (!page && digest.total > maxTaggedRows) return undefined
-  return slotsTagParts(filter, page, digest)
+  if (!digest || digest.total > maxTaggedRows) return undefined
+  return slotsTagParts(filter, digest)
 }
 
 /**
@@ -275,7 +267,7 @@ export async function answerSlots(
           // Counted first: past etagMaxRows the digest (a second read of every row) is not made, and the answer goes untagged.
           answer.total = await queries.countBookings(db, snapshot, filter)
           const digest = answer.total <= (options.maxTaggedRows ?? Number.POSITIVE_INFINITY) ? await queries.digestBookings(db, snapshot, filter, columns) : undefined
-          answer.tagParts = digest && slotsTagParts(filter, undefined, digest)
+          answer.tagParts = digest && slotsTagParts(filter, digest)
         }
         await send(answer)
         return
@@ -292,11 +284,9 @@ export async function answerSlots(
       // A page is cut from the bookings in booking order, then grouped (at most per_page records held).
       if (grouped) records.sort((a, b) => a.service_id - b.service_id)
       const answer = answerInMemory(total, { page, totalPages }, records)
-      if (options.tagged) {
-        const pageOfDigest = digestPage(params)
-        const digest = await queries.digestBookings(db, snapshot, filter, columns, pageOfDigest)
-        answer.tagParts = digest && slotsTagParts(filter, pageOfDigest, digest)
-      }
+      // A page holds at most 1000 records, read with its count in this snapshot: tagged by them and
+      // by the total and pages. A digest would cut the page again, as deep as the page is.
+      if (options.tagged) answer.tagFromContent = `${total}:${page}:${totalPages}:${recordsDigest(records)}`
       await send(answer)
     }, { admission: options.admission })
   }
