@@ -1,23 +1,12 @@
 import { expect } from 'chai'
-import type { RuleRow } from '../../db/disabled-times.ts'
 import { WallClock } from '../../server/domain/wall-clock.ts'
 import { daysInclusive } from '../../server/domain/day-arithmetic.ts'
 import { type SiteZone } from '../../server/domain/zone-offsets.ts'
-import { readRule, type ValidRule } from '../../server/domain/rules.ts'
 import { mergeIntervals, openMinutesFor, OpenMinutes } from '../../server/domain/open-minutes.ts'
+import { rule, ruleRow } from '../support/rules.ts'
 
 const berlin: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
 const clock = new WallClock(berlin)
-
-function ruleRow(overrides: Partial<RuleRow>): RuleRow {
-  return { id: 1, service_id: 0, rule_type: 'weekly', weekday: 1, date_from: null, date_to: null, time_from: null, time_to: null, note: '', ...overrides }
-}
-
-function rule(overrides: Partial<RuleRow>): ValidRule {
-  const read = readRule(ruleRow(overrides))
-  if ('problem' in read) throw new Error(read.problem)
-  return read
-}
 
 describe('mergeIntervals', () => {
   it('merges overlapping and touching intervals, drops empty ones', () => {

@@ -1,27 +1,16 @@
 import { expect } from 'chai'
-import type { RuleRow } from '../../db/disabled-times.ts'
 import type { SummaryRow } from '../../db/summary.ts'
 import { WallClock } from '../../server/domain/wall-clock.ts'
 import { SummaryRows } from '../../server/domain/summary-rows.ts'
 import { type SiteZone } from '../../server/domain/zone-offsets.ts'
-import { readRule, type ValidRule } from '../../server/domain/rules.ts'
 import { OpenMinutes } from '../../server/domain/open-minutes.ts'
 import { groupByNames, type GroupBy } from '../../server/domain/summary-params.ts'
 import { periodStartOf, periodsOf } from '../../server/domain/summary-periods.ts'
 import { summarize } from '../../server/domain/summary-sums.ts'
+import { rule } from '../support/rules.ts'
 
 const berlin: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
 const clock = new WallClock(berlin)
-
-function ruleRow(overrides: Partial<RuleRow>): RuleRow {
-  return { id: 1, service_id: 0, rule_type: 'weekly', weekday: 1, date_from: null, date_to: null, time_from: null, time_to: null, note: '', ...overrides }
-}
-
-function rule(overrides: Partial<RuleRow>): ValidRule {
-  const read = readRule(ruleRow(overrides))
-  if ('problem' in read) throw new Error(read.problem)
-  return read
-}
 
 function row(overrides: Partial<SummaryRow>): SummaryRow {
   return { day: '2026-11-02', service_id: 12, status: null, whole_day_date: null, bookings: 1, all_day_bookings: 0, booked_seconds: 3600, ...overrides }

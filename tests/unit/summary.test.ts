@@ -1,23 +1,16 @@
 import { expect } from 'chai'
-import type { RuleRow } from '../../db/disabled-times.ts'
 import type { SummaryQuery, SummaryRow } from '../../db/summary.ts'
 import { WallClock } from '../../server/domain/wall-clock.ts'
 import { SummaryRows } from '../../server/domain/summary-rows.ts'
-import { readRule, type ValidRule } from '../../server/domain/rules.ts'
 import { OpenMinutes } from '../../server/domain/open-minutes.ts'
 import { parseGroupBy, startOfWeekFrom } from '../../server/domain/summary-params.ts'
 import { periodStartOf, periodsOf, resolveSummaryRange } from '../../server/domain/summary-periods.ts'
 import { occupancyOf, summarize } from '../../server/domain/summary-sums.ts'
 import { splitByBookingDate } from '../../server/domain/summary-split.ts'
 import { summaryColumns, summaryCsvLines } from '../../server/http/summary-body.ts'
+import { rule } from '../support/rules.ts'
 
 const clock = new WallClock({ kind: 'iana', name: 'Europe/Berlin' })
-
-function rule(overrides: Partial<RuleRow>): ValidRule {
-  const read = readRule({ id: 1, service_id: 0, rule_type: 'weekly', weekday: 1, date_from: null, date_to: null, time_from: null, time_to: null, note: '', ...overrides })
-  if ('problem' in read) throw new Error(read.problem)
-  return read
-}
 
 describe('parseGroupBy: group_by', () => {
   const cases: [string[] | undefined, unknown][] = [
