@@ -3,17 +3,12 @@
 // tests kill and stop their own private MariaDB (never the shared test server).
 import { expect } from 'chai'
 import { connect, type Socket } from 'node:net'
-import type { Server } from 'node:http'
 import mysql from 'mysql2/promise'
 import type { MariaDbServer } from '../../scripts/mariadb.ts'
 import { FIRST_SERVICE_ID } from '../../db/demo-data.ts'
 import { startPrivateMariaDb, type PrivateMariaDb } from '../support/private-mariadb.ts'
-import { createDb, type DbHandle } from '../../db/connect.ts'
 import { killSession } from '../../db/bounded-pool.ts'
-import { createApp } from '../../server/app.ts'
-import { dbSettings, loadConfig } from '../../server/config.ts'
-import { collectLogs } from '../support/app.ts'
-import { configureServer } from '../../server/http/server-setup.ts'
+import { startListeningService, type ListeningService } from '../support/service.ts'
 
 const BOOKINGS = 100_000
 const EXPORT = '/wp-json/booking-calendar/v1/slots?flat'
@@ -26,36 +21,9 @@ const SUMMARY = '/wp-json/booking-calendar/v1/summary?start=2025-01-01&end=2025-
 const LONG_SUMMARY = '/wp-json/booking-calendar/v1/summary?start=2025-01-01&end=2026-12-31&group_by=day,service,status'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-interface Service {
-  port: number
-  handle: DbHandle
-  logs: Record<string, unknown>[]
-  close(): Promise<void>
-}
-
-/** The service over the private MariaDB, listening on loopback (through app.listen, with Node's own header timeouts: parser-refusals.test.ts covers HEADERS_TIMEOUT_MS). */
-async function startService(privateDb: PrivateMariaDb, env: Record<string, string> = {}): Promise<Service> {
-  const config = loadConfig({
-    DATABASE_URL: privateDb.databaseUrl,
-    SITE_TIMEZONE: 'UTC',
-    LOG_LEVEL: 'debug',
-    ...env,
-  })
-  const { logs, log } = collectLogs(config.logLevel)
-  const handle = createDb(dbSettings(config))
-  const app = createApp({ db: handle.db, pool: handle.pool, config, log })
-  const server: Server = app.listen(0, '127.0.0.1')
-  configureServer(server, log)
-  await new Promise((resolve) => server.once('listening', resolve))
-  const { port } = server.address() as { port: number }
-  return {
-    port, handle, logs,
-    close: async () => {
-      server.closeAllConnections()
-      await new Promise((resolve) => server.close(resolve))
-      await handle.close()
-    },
-  }
+/** The service over the private MariaDB, listening on loopback, logging at debug (app.listen keeps Node's own header timeouts: parser-refusals.test.ts covers HEADERS_TIMEOUT_MS). */
+function startService(privateDb: PrivateMariaDb, env: Record<string, string> = {}): Promise<ListeningService> {
+  return startListeningService({ databaseUrl: privateDb.databaseUrl, prefix: 'wp_' }, { LOG_LEVEL: 'debug', ...env })
 }
 
 interface RawAnswer {
@@ -134,7 +102,7 @@ async function getUntilOk(port: number, path: string): Promise<Awaited<ReturnTyp
  * The short pool's connections still leased after at most 3 s: every statement ends on its
  * lease's own timer, so none stays held by a statement on a frozen server.
  */
-async function leasedAfterTimers(service: Service): Promise<number> {
+async function leasedAfterTimers(service: ListeningService): Promise<number> {
   const freeBy = Date.now() + 3_000
   while (service.handle.pool.short.inUse > 0 && Date.now() < freeBy) await sleep(50)
   return service.handle.pool.short.inUse

@@ -6,13 +6,12 @@
 // on a crash loop. With the database hung (a private MariaDB, SIGSTOPped), the
 // requests still waiting when the grace runs out are answered 503.
 import { expect } from 'chai'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { connect, type Socket } from 'node:net'
 import { get as httpGet } from 'node:http'
 import { readFileSync } from 'node:fs'
-import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
+import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
-import { findFreePort } from '../../scripts/mariadb.ts'
+import { spawnService, type ServiceDatabase, type ServiceProcess } from '../support/service.ts'
 import { FIRST_SERVICE_ID } from '../../db/demo-data.ts'
 import { startPrivateMariaDb, type PrivateMariaDb } from '../support/private-mariadb.ts'
 import { dechunk } from '../support/chunked.ts'
@@ -23,49 +22,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** Two years by day, service and status: about 34 MB of JSON, made whole in memory and sent as the client reads. */
 const LARGE_SUMMARY = '/wp-json/booking-calendar/v1/summary?start=2025-01-01&end=2026-12-31&group_by=day,service,status'
 
-interface Service {
-  child: ChildProcess
-  port: number
-  logs: Record<string, unknown>[]
-  exited: Promise<number | null>
-}
+type Service = ServiceProcess
 
-async function startService(db: TestDatabase, env: Record<string, string>): Promise<Service> {
-  const server = testServer()
-  return await startServiceOn(`mysql://${server.readerUser}:${server.readerPassword}@${server.host}:${server.port}/${db.name}`, db.prefix, env)
-}
-
-async function startServiceOn(databaseUrl: string, tablePrefix: string, env: Record<string, string>): Promise<Service> {
-  const port = await findFreePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: {
-      PATH: process.env.PATH,
-      PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      TABLE_PREFIX: tablePrefix,
-      SITE_TIMEZONE: 'Europe/Berlin',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  const logs: Record<string, unknown>[] = []
-  let buffered = ''
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('utf8')
-    const lines = buffered.split('\n')
-    buffered = lines.pop()!
-    for (const line of lines) if (line.trim()) logs.push(JSON.parse(line))
-  })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const deadline = Date.now() + 20_000
-  const workers = Number(env.WORKERS ?? 1)
-  while (logs.filter((line) => line.msg === 'listening').length < workers) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode} before listening`)
-    if (Date.now() > deadline) throw new Error('the service did not listen within 20 s')
-    await sleep(50)
-  }
-  return { child, port, logs, exited }
-}
+/** server/main.ts over `db`, in the site's zone of Europe/Berlin. */
+const startService = (db: ServiceDatabase, env: Record<string, string>): Promise<Service> => spawnService(db, { SITE_TIMEZONE: 'Europe/Berlin', ...env })
 
 /**
  * Asks for every booking and stops reading after the first chunk, so the answer stays in flight.
@@ -372,7 +332,7 @@ describe('SIGTERM while the database hangs (a private MariaDB, SIGSTOPped)', fun
   for (const workers of [1, 2]) {
     it(`WORKERS=${workers}: a request still waiting for the database when SHUTDOWN_GRACE_MS runs out is answered 503 with Retry-After, not left without an answer`, async () => {
       // The statement's own bound (QUERY_TIMEOUT_MS) far beyond the grace: only the stop can answer.
-      const service = await startServiceOn(privateDb.databaseUrl, 'wp_', {
+      const service = await startService({ databaseUrl: privateDb.databaseUrl, prefix: 'wp_' }, {
         SHUTDOWN_GRACE_MS: '1000', QUERY_TIMEOUT_MS: '30000', WORKERS: String(workers),
       })
       try {

@@ -5,15 +5,10 @@
 // leaves it at once. With WORKERS=2 the budget is the whole service's, and
 // AUTH_MODE=wordpress verdicts are shared by the workers.
 import { expect } from 'chai'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { connect, type Socket } from 'node:net'
-import { get as httpGet, type Server } from 'node:http'
-import { createApp } from '../../server/app.ts'
-import { dbSettings, loadConfig } from '../../server/config.ts'
-import { createDb, type DbHandle } from '../../db/connect.ts'
+import { get as httpGet } from 'node:http'
 import { demoDataSql } from '../../db/demo-data.ts'
-import { findFreePort } from '../../scripts/mariadb.ts'
-import { collectLogs } from '../support/app.ts'
+import { spawnService, startListeningService, type ServiceProcess } from '../support/service.ts'
 import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
 import { dechunk } from '../support/chunked.ts'
 import { startWordPress, type WordPressSite } from '../support/wordpress.ts'
@@ -26,34 +21,7 @@ const SHORT_EXPORT = '/wp-json/booking-calendar/v1/slots?flat&_fields=id'
 const SMALL = '/wp-json/booking-calendar/v1/slots?per_page=5'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-interface Service {
-  port: number
-  handle: DbHandle
-  logs: Record<string, unknown>[]
-  close(): Promise<void>
-}
-
-async function startService(db: TestDatabase, env: Record<string, string>): Promise<Service> {
-  const server = testServer()
-  const config = loadConfig({
-    DATABASE_URL: `mysql://${server.readerUser}:${server.readerPassword}@${server.host}:${server.port}/${db.name}`,
-    TABLE_PREFIX: db.prefix, SITE_TIMEZONE: 'UTC', LOG_LEVEL: 'info', ...env,
-  })
-  const { logs, log } = collectLogs(config.logLevel)
-  const handle = createDb(dbSettings(config))
-  const app = createApp({ db: handle.db, pool: handle.pool, config, log })
-  const listening: Server = app.listen(0, '127.0.0.1')
-  await new Promise((resolve) => listening.once('listening', resolve))
-  const { port } = listening.address() as { port: number }
-  return {
-    port, handle, logs,
-    close: async () => {
-      listening.closeAllConnections()
-      await new Promise((resolve) => listening.close(resolve))
-      await handle.close()
-    },
-  }
-}
+const startService = startListeningService
 
 /** A request on a socket of its own; `stopAfterFirstChunk` leaves the rest unread, so its answer stays in flight. */
 interface RawRequest {
@@ -252,32 +220,8 @@ describe('under load: the line for stream permits', function () {
   })
 })
 
-interface Process { child: ChildProcess; port: number; logs: Record<string, unknown>[] }
-
-async function startProcess(db: TestDatabase, env: Record<string, string>): Promise<Process> {
-  const server = testServer()
-  const port = await findFreePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
-    env: {
-      PATH: process.env.PATH, PORT: String(port), SITE_TIMEZONE: 'UTC', WORKERS: '2', TABLE_PREFIX: db.prefix,
-      DATABASE_URL: `mysql://${server.readerUser}:${server.readerPassword}@${server.host}:${server.port}/${db.name}`, ...env,
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  const logs: Record<string, unknown>[] = []
-  let buffered = ''
-  child.stdout.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString('utf8')
-    const lines = buffered.split('\n')
-    buffered = lines.pop()!
-    for (const line of lines) if (line.trim()) logs.push(JSON.parse(line))
-  })
-  await until(() => {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`)
-    return logs.filter((line) => line.msg === 'listening').length === 2
-  }, 20_000, 'both workers to listen')
-  return { child, port, logs }
-}
+/** server/main.ts with two workers unless `env` says otherwise. */
+const startProcess = (db: TestDatabase, env: Record<string, string>): Promise<ServiceProcess> => spawnService(db, { WORKERS: '2', ...env })
 
 /** One request on a connection of its own, so node:cluster hands each to the next worker. */
 function getOnce(port: number, path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
@@ -293,7 +237,7 @@ function getOnce(port: number, path: string, headers: Record<string, string> = {
 }
 
 /** Kept-alive connections, `each` answered by each of the two workers (told by their log lines' request ids). */
-async function socketsOnEachWorker(service: Process, each: number): Promise<Socket[]> {
+async function socketsOnEachWorker(service: ServiceProcess, each: number): Promise<Socket[]> {
   const byWorker = new Map<unknown, Socket[]>()
   for (let i = 0; i < 40 && [...byWorker.values()].filter((list) => list.length >= each).length < 2; i++) {
     const socket = connect(service.port, '127.0.0.1')
