@@ -88,13 +88,14 @@ export function slotsTagParts(filter: BookingFilter, digest: BookingsDigest): un
  * (a page, a narrow answer), past ETAG_MAX_ROWS, or when the database could make no digest.
  */
 export async function currentSlotsTagParts(
-  db: Db, pools: DbPools, params: SlotsQuery, exposeCustomer: boolean, maxTaggedRows: number, queries: ServiceLookups = serviceLookups,
+  db: Db, pools: DbPools, params: SlotsQuery, exposeCustomer: boolean, maxTaggedRows: number,
+  queries: ServiceLookups & Pick<SlotsQueries, 'digestBookings'> = slotsQueries,
 ): Promise<unknown[] | undefined> {
   // A page, or a narrow answer, is read whole and tagged by what it holds: no digest to check against.
   if (params.per_page !== undefined || isNarrow(bookingFilter(params, params.service === undefined ? undefined : 0))) return undefined
   const serviceId = params.service === undefined ? undefined : (await resolveService(db, params.service, queries)).ID
   const filter = bookingFilter(params, serviceId)
-  const digest = await digestBookings(db, pools.short, filter, { customer: exposeCustomer })
+  const digest = await queries.digestBookings(db, pools.short, filter, { customer: exposeCustomer })
   // Past ETAG_MAX_ROWS the answer goes untagged: there is no tag to hold.
   if (!digest || digest.total > maxTaggedRows) return undefined
   return slotsTagParts(filter, digest)

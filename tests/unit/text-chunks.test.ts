@@ -10,6 +10,17 @@ async function collect(chunks: AsyncIterable<Buffer>): Promise<Buffer[]> {
 
 const text = async (chunks: AsyncIterable<Buffer>) => Buffer.concat(await collect(chunks)).toString('utf8')
 
+/** For each chunk, how many turns the event loop had taken when it came. */
+async function turnsBefore(chunks: AsyncIterable<Buffer>): Promise<number[]> {
+  let turns = 0
+  const count = () => { turns++; if (turns < 1000) setImmediate(count) }
+  setImmediate(count)
+  const seen: number[] = []
+  for await (const _chunk of chunks) seen.push(turns)
+  turns = 1000
+  return seen
+}
+
 describe('jsonListChunks', () => {
   it('writes what JSON.stringify writes, the list wherever it stands, each item as mapItem makes it', async () => {
     const object = { start: '2026-01-01', groups: [{ a: 1, b: 'x' }, { a: 2, b: 'y' }], totals: { a: 3 }, group_by: ['day'] }
@@ -27,15 +38,6 @@ describe('jsonListChunks', () => {
 
   it('lets the event loop turn between the chunks of a long list, and not within a short one', async () => {
     // Chunks the socket takes at once never make the writer wait: without these turns a long answer was made in one go.
-    const turnsBefore = async (chunks: AsyncIterable<Buffer>) => {
-      let turns = 0
-      const count = () => { turns++; if (turns < 1000) setImmediate(count) }
-      setImmediate(count)
-      const seen: number[] = []
-      for await (const _chunk of chunks) seen.push(turns)
-      turns = 1000
-      return seen
-    }
     const long = Array.from({ length: 5000 }, (_, i) => ({ id: i, slug: `service-${i}` }))
     const seen = await turnsBefore(jsonListChunks({ groups: long }, 'groups', (item: typeof long[number]) => item))
     expect(seen.length).to.be.above(2)
@@ -52,6 +54,44 @@ describe('jsonListChunks', () => {
     expect(chunks.length).to.be.above(2)
     for (const chunk of chunks.slice(0, -1)) expect(chunk.length).to.be.within(1, CHUNK_BYTES)
     expect(Buffer.concat(chunks).toString('utf8')).to.equal(JSON.stringify({ groups: items, total: items.length }))
+  })
+})
+
+describe('jsonListChunks over a list that is not an array (items made as they are written)', () => {
+  function* made<T>(items: T[]): Generator<T> {
+    yield* items
+  }
+
+  it('writes the items its iterator gives as JSON.stringify writes the array, an item it cannot write as null', async () => {
+    const cases: Array<[number[], string]> = [
+      [[], '{"list":[],"total":0}'],
+      [[1], '{"list":[1],"total":0}'],
+      [[1, 2, 3], '{"list":[1,null,3],"total":0}'],
+      [[2, 2], '{"list":[null,null],"total":0}'],
+    ]
+    for (const [items, expected] of cases) {
+      const written = await text(jsonListChunks({ list: made(items), total: 0 }, 'list', (n: number) => (n === 2 ? undefined : n)))
+      expect(written, JSON.stringify(items)).to.equal(expected)
+      expect(JSON.parse(written), JSON.stringify(items)).to.deep.equal({ list: items.map((n) => (n === 2 ? null : n)), total: 0 })
+    }
+  })
+
+  it('reads an array by index, never through its iterator', async () => {
+    const items = [1, 2, 3]
+    Object.defineProperty(items, Symbol.iterator, { value: () => { throw new Error('read by its iterator') } })
+    expect(await text(jsonListChunks({ list: items }, 'list', (n: number) => n * 10))).to.equal('{"list":[10,20,30]}')
+  })
+
+  it('a long one in chunks of at most CHUNK_BYTES, with a turn of the event loop between them, and none within a short one', async () => {
+    const items = Array.from({ length: 5000 }, (_, i) => ({ id: i, slug: i % 7 === 0 ? 'стрижка 💇' : `service-${i}` }))
+    const chunks = await collect(jsonListChunks({ groups: made(items), total: items.length }, 'groups', (item: typeof items[number]) => item))
+    expect(chunks.length).to.be.above(2)
+    for (const chunk of chunks.slice(0, -1)) expect(chunk.length).to.be.within(1, CHUNK_BYTES)
+    expect(Buffer.concat(chunks).toString('utf8')).to.equal(JSON.stringify({ groups: items, total: items.length }))
+    const seen = await turnsBefore(jsonListChunks({ groups: made(items) }, 'groups', (item: typeof items[number]) => item))
+    expect(seen.length).to.be.above(2)
+    expect(seen.at(-1)!, 'turns while the chunks were made').to.be.at.least(seen.length - 1)
+    expect(await turnsBefore(jsonListChunks({ groups: made(items.slice(0, 50)) }, 'groups', (item: typeof items[number]) => item))).to.deep.equal([0])
   })
 })
 
