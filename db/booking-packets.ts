@@ -1,7 +1,7 @@
 // Bookings read as MariaDB's row packets, handed to a sink as they arrive
 // (db/row-packets.ts; decision 0023).
 import type { Snapshot } from './snapshot.ts'
-import { STATEMENT_TIMER_MARGIN_MS, type Db } from './connect.ts'
+import type { Db } from './connect.ts'
 import { readCells, ROW_TAKEN, type RowPacketSink } from './row-packets.ts'
 import type { BoundedPool } from './bounded-pool.ts'
 import type { BookingFilter, BookingOrder } from './booking-filter.ts'
@@ -19,16 +19,13 @@ export interface BookingRowSink extends RowPacketSink<BookingRow> {
 /**
  * streamBookings, with every row handed to `sink` as it arrives; yields how
  * many rows each batch had. The rows of the batch are written by then.
- * `limit`: the first so many only, read at once into the sink's memory, so the
- * statement is a short one: under QUERY_TIMEOUT_MS on the server, which cancels it itself.
  */
 export async function* streamBookingPackets(
-  db: Db, snapshot: Snapshot, filter: BookingFilter, order: BookingOrder, rowTimeoutMs: number, columns: BookingColumns, sink: BookingRowSink, limit?: number,
+  db: Db, snapshot: Snapshot, filter: BookingFilter, order: BookingOrder, rowTimeoutMs: number, columns: BookingColumns, sink: BookingRowSink,
 ): AsyncGenerator<number> {
   const names = await readServiceNames(db, snapshot, rowTimeoutMs)
   sink.serviceNames(names)
-  const short = limit === undefined ? {} : { serverTimeLimit: true, rowTimeoutMs: rowTimeoutMs + STATEMENT_TIMER_MARGIN_MS }
-  const read = () => snapshot.batches(compileBookings(db, filter, order, columns, limit, false), { rowTimeoutMs, sink, ...short })
+  const read = () => snapshot.batches(compileBookings(db, filter, order, columns, undefined, false), { rowTimeoutMs, sink })
   for await (const batch of withoutLostIndex(db, read)) {
     for (const row of batch as Array<BookingRow | typeof ROW_TAKEN>) {
       if (row === ROW_TAKEN) continue

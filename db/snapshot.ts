@@ -17,8 +17,8 @@ export interface Snapshot {
   rowsInto<R>(query: CompiledQuery<R>, sink: RowPacketSink<R>): Promise<R[]>
   /**
    * The rows of a large query from the server's cursor, in batches, with
-   * back-pressure. No max_statement_time (it would cut a slow reader off; see
-   * serverTimeLimit): each wait for rows is bounded by `rowTimeoutMs`, then the
+   * back-pressure. No max_statement_time (it would cut a slow reader off):
+   * each wait for rows is bounded by `rowTimeoutMs`, then the
    * query is killed on the server and the connection destroyed.
    */
   batches<R>(query: CompiledQuery<R>, options: BatchOptions<R>): AsyncGenerator<R[]>
@@ -26,12 +26,6 @@ export interface Snapshot {
 
 export interface BatchOptions<R> {
   rowTimeoutMs: number
-  /**
-   * The statement keeps the session's max_statement_time (QUERY_TIMEOUT_MS),
-   * so the server cancels it itself: for one read to its end at once, never at
-   * a client's pace (a LIMIT-ed read into memory). Then rowTimeoutMs should leave the server time to do so.
-   */
-  serverTimeLimit?: boolean
   batchSize?: number
   /** Takes the rows as bytes (db/row-packets.ts) when it accepts the result: the batches then hold ROW_TAKEN for each. */
   sink?: RowPacketSink<R>
@@ -78,7 +72,7 @@ async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: B
   const connection = lease.connection
   // The values written into the text here, so mysql2 has nothing to format (db/inline-values.ts).
   const statement = withValuesInlined(query.sql, query.parameters)
-  const sql = options.serverTimeLimit ? statement.sql : `SET STATEMENT max_statement_time = 0 FOR ${statement.sql}`
+  const sql = `SET STATEMENT max_statement_time = 0 FOR ${statement.sql}`
   const running = connection.query({ sql: lease.marked(sql), values: statement.values })
   if (options.sink && lease.rowPackets) takeRowPackets(running, options.sink)
   // The rows mysql2 has read and we have not taken, from the query's own

@@ -103,22 +103,12 @@ export async function currentSlotsTagParts(
 
 /**
  * What rowsInto writes the bookings into: it may be told to drop what it
- * holds, when an answer read whole before its count turns out too large.
+ * holds, when a first statement's answer is read again (an ID that was a slug, a narrow answer too large).
  */
 export interface AnswerSink extends BookingRowSink {
-  /** Bytes written and not yet sent. */
-  readonly heldBytes: number
-  /** On: drops what is written, and writes no row until off; off: writes again, from the start of the answer. */
-  dropRows(on: boolean): void
+  /** Drops what is written: the answer starts again from its start. */
+  dropRows(): void
 }
-
-/**
- * An unpaged answer of up to this many bookings and BYTES_COUNTED_AS_READ is
- * read in one statement and counted as it is read, instead of counted first;
- * only a filter with a start and an end tries it (isBounded): decision 0025.
- */
-export const ROWS_COUNTED_AS_READ = 10_000
-export const BYTES_COUNTED_AS_READ = 4 * 1024 * 1024
 
 /** At most this many bookings are answered from one statement held in memory (see isNarrow). */
 export const SMALL_ANSWER_ROWS = 1000
@@ -133,12 +123,6 @@ export function isNarrow(filter: BookingFilter): boolean {
     from: filter.createdAt.from?.slice(0, 10), to: filter.createdAt.to?.slice(0, 10),
   })
   return range?.from !== undefined && range.to !== undefined && daysInclusive(range.from, range.to) <= 62
-}
-
-/** A filter with both ends of its date range: a report of a period, not an export of everything. */
-export function isBounded(filter: BookingFilter): boolean {
-  const range = filter.bookingDate ?? filter.createdAt
-  return range?.from !== undefined && range.to !== undefined
 }
 
 export function bookingFilter(params: Pick<SlotsQuery, 'status' | 'start' | 'end' | 'filter_by'>, serviceId: number | undefined): BookingFilter {
@@ -220,7 +204,7 @@ export async function answerSlots(
   const readFirst = async (firstFilter: BookingFilter, snapshot?: Snapshot): Promise<FirstBookings> => {
     if (sink) {
       // What an earlier statement wrote (for an ID that turned out to be a slug) goes.
-      sink.dropRows(false)
+      sink.dropRows()
       const read = await queries.findFirstBookingPackets(db, snapshot ?? pools.short, firstFilter, order, SMALL_ANSWER_ROWS + 1, columns, sink)
       return { count: read.rows, firstHasService: read.firstHasService, records: undefined }
     }
@@ -255,7 +239,7 @@ export async function answerSlots(
     }
   }
   // Whatever a first statement wrote into the sink goes: the answer starts again.
-  sink?.dropRows(false)
+  sink?.dropRows()
   await readInSnapshot(filter)
 
   async function readInSnapshot(filter: BookingFilter): Promise<void> {
@@ -344,31 +328,7 @@ async function* streamedRecords(read: StreamedRead, answer: SlotsAnswer): AsyncG
 
 async function* streamedRowsInto(read: StreamedRead, answer: SlotsAnswer, sink: AnswerSink): AsyncGenerator<number> {
   const { db, snapshot, filter, order, columns, queries, queryTimeoutMs } = read
-  // First up to ROWS_COUNTED_AS_READ rows in one statement, which the
-  // answer's total is when fewer come; only a larger answer is counted,
-  // then read whole, in the same snapshot.
-  // Counted already (a tagged answer is, before its digest): read whole at once.
-  if (!isBounded(filter) || answer.total !== undefined) {
-    await countStreamed(read, answer)
-    yield* queries.streamBookingPackets(db, snapshot, filter, order, queryTimeoutMs, columns, sink)
-    return
-  }
-  let rowsRead = 0
-  let tooLarge = false
-  for await (const rows of queries.streamBookingPackets(db, snapshot, filter, order, queryTimeoutMs, columns, sink, ROWS_COUNTED_AS_READ + 1)) {
-    rowsRead += rows
-    // Past the rows or the bytes, the statement is still read to its end (cut short, its connection would be lost), its rows dropped.
-    if (!tooLarge && (rowsRead > ROWS_COUNTED_AS_READ || sink.heldBytes > BYTES_COUNTED_AS_READ)) {
-      tooLarge = true
-      sink.dropRows(true)
-    }
-  }
-  if (!tooLarge) {
-    answer.total = rowsRead
-    yield rowsRead
-    return
-  }
-  sink.dropRows(false)
+  // Counted first (a tagged answer is, before its digest): X-WP-Total goes before the body.
   await countStreamed(read, answer)
   yield* queries.streamBookingPackets(db, snapshot, filter, order, queryTimeoutMs, columns, sink)
 }

@@ -77,7 +77,6 @@ export class BookingList implements AnswerSink {
   readonly #recordText: (record: BookingRecord) => string
   readonly #takesBytes: boolean
   readonly #head: string
-  #dropping = false
   #first = true
   #group: number | undefined
   #names: ReadonlyMap<number, string> = new Map()
@@ -107,14 +106,8 @@ export class BookingList implements AnswerSink {
     body.write(options.head)
   }
 
-  get heldBytes(): number {
-    return this.#body.held
-  }
-
-  dropRows(on: boolean): void {
+  dropRows(): void {
     this.#body.clear()
-    this.#dropping = on
-    if (on) return
     this.#first = true
     this.#group = undefined
     // The next statement may join other posts, or be given other names.
@@ -154,12 +147,11 @@ export class BookingList implements AnswerSink {
   }
 
   parsedRow(row: BookingRow): void {
-    if (this.#dropping) return
     this.record(toBookingRecord(row, this.#mapping))
   }
 
   row(bytes: Buffer, start: number, end: number, row: ParsedRow<BookingRow>): void {
-    if (this.#dropping || this.#writeRow(bytes, start, end)) return
+    if (this.#writeRow(bytes, start, end)) return
     const parsed = row.parsed()
     // A post joined to the row is its service's; else the names given, if any (serviceNames).
     parsed.service_post_name ??= this.#names.get(parsed.service_id) ?? null

@@ -234,13 +234,6 @@ export class Utf8Chunks {
     return this.#full.length > 0
   }
 
-  /** Bytes written and not yet taken by full() or end(). */
-  get held(): number {
-    let bytes = this.#used
-    for (const chunk of this.#full) bytes += chunk.length
-    return bytes
-  }
-
   /** Forgets every byte not yet taken. */
   clear(): void {
     // Never sent: their slices may be written again at once.

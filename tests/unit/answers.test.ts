@@ -23,7 +23,7 @@ import { parseParams } from '../../server/http/params.ts'
 import { answerDisabledTime, disabledTimeQueries, RuleProblemLog, type DisabledTimeQueries } from '../../server/domain/disabled-time.ts'
 import { resolveService, serviceLookups as dbServiceLookups, type ServiceLookups } from '../../server/domain/services.ts'
 import {
-  answerSlots, bookingMapping, BYTES_COUNTED_AS_READ, currentSlotsTagParts, recordsDigest, ROWS_COUNTED_AS_READ, slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS,
+  answerSlots, bookingMapping, currentSlotsTagParts, recordsDigest, slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS,
   type AnswerSink, type SlotsAnswer, type SlotsQueries,
 } from '../../server/domain/slots.ts'
 import { answerSummary, summaryQueries as dbSummaryQueries, type SummaryQueries } from '../../server/domain/summary.ts'
@@ -93,13 +93,12 @@ function slotsQueries(rows: BookingRow[], calls: string[], digest?: DigestStandI
         for (let i = 0; i < rows.length; i += 2) yield rows.slice(i, i + 2)
       })()
     },
-    streamBookingPackets: (_db, given, filter, order: BookingOrder, timeoutMs, _columns, sink, limit) => {
+    streamBookingPackets: (_db, given, filter, order: BookingOrder, timeoutMs, _columns, sink) => {
       expect(given).to.equal(snapshot)
-      calls.push(`stream packets ${describe(filter)} ${order} ${timeoutMs}${limit === undefined ? '' : ` limit ${limit}`}`)
-      const taken = rows.slice(0, limit)
+      calls.push(`stream packets ${describe(filter)} ${order} ${timeoutMs}`)
       return (async function* () {
-        for (let i = 0; i < taken.length; i += 2) {
-          const batch = taken.slice(i, i + 2)
+        for (let i = 0; i < rows.length; i += 2) {
+          const batch = rows.slice(i, i + 2)
           for (const row of batch) sink.parsedRow(row)
           yield batch.length
         }
@@ -128,20 +127,18 @@ function slotsQueries(rows: BookingRow[], calls: string[], digest?: DigestStandI
   }
 }
 
-/** A sink that keeps the IDs it is given, and says it holds `bytesPerRow` for each. */
-function idSink(bytesPerRow = 100) {
+/** A sink that keeps the IDs it is given, and counts how often it was told to drop them. */
+function idSink() {
   let held: number[] = []
-  let dropping = false
-  const drops: boolean[] = []
+  let drops = 0
   const sink: AnswerSink = {
-    get heldBytes() { return held.length * bytesPerRow },
-    dropRows: (on) => { held = []; dropping = on; drops.push(on) },
+    dropRows: () => { held = []; drops++ },
     accepts: () => true,
     serviceNames: () => {},
     row: () => { throw new Error('rows come parsed here') },
-    parsedRow: (row) => { if (!dropping) held.push(row.id) },
+    parsedRow: (row) => { held.push(row.id) },
   }
-  return { sink, ids: () => held, drops }
+  return { sink, ids: () => held, drops: () => drops }
 }
 
 interface Sent {
@@ -283,7 +280,7 @@ describe('answerSlots: which queries answer slots/', () => {
         for await (const count of answer.rowsInto!(sink)) counts.push(count)
         sent = { total, counts, ids: held() }
       }, slotsQueries(rows, calls))
-      return { calls, sent: sent!, drops }
+      return { calls, sent: sent!, drops: drops() }
     }
 
     it('is one statement on a short connection, its rows written before the answer is sent', async () => {
@@ -298,7 +295,7 @@ describe('answerSlots: which queries answer slots/', () => {
       expect(calls).to.deep.equal([
         `first packets short {"serviceId":42} booking ${SMALL_ANSWER_ROWS + 1}`, 'byId 42', 'bySlug 42', `first packets short {"serviceId":15} booking ${SMALL_ANSWER_ROWS + 1}`,
       ])
-      expect(drops).to.deep.equal([false, false])
+      expect(drops).to.equal(2)
       expect(sent.ids).to.deep.equal([7])
     })
 
@@ -308,7 +305,7 @@ describe('answerSlots: which queries answer slots/', () => {
       expect(calls).to.deep.equal([
         `first packets short {"serviceId":12} booking ${SMALL_ANSWER_ROWS + 1}`, 'snapshot stream until the client goes', 'count {"serviceId":12}', 'stream packets {"serviceId":12} booking 1234',
       ])
-      expect(drops).to.deep.equal([false, false])
+      expect(drops).to.equal(2)
       expect(sent.ids).to.deep.equal(rows.map((row) => row.id))
       expect(sent.total).to.equal(undefined)
     })
@@ -342,12 +339,12 @@ describe('answerSlots: which queries answer slots/', () => {
     const YEAR = { start: '2026-01-01', end: '2026-12-31' }
     const year = '{"bookingDate":{"from":"2026-01-01","to":"2026-12-31"}}'
 
-    async function written(rows: BookingRow[], options: { bytesPerRow?: number; query?: Record<string, string> } = {}) {
+    async function written(rows: BookingRow[], query: Record<string, string> = YEAR) {
       const calls: string[] = []
-      const { sink, ids, drops } = idSink(options.bytesPerRow)
+      const { sink, ids } = idSink()
       let total: number | undefined
       const counts: number[] = []
-      await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, options.query ?? YEAR), {
+      await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
         mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission: clientGone,
       }, async (answer) => {
         for await (const count of answer.rowsInto!(sink)) {
@@ -355,57 +352,20 @@ describe('answerSlots: which queries answer slots/', () => {
           total ??= answer.total
         }
       }, slotsQueries(rows, calls))
-      return { calls, total, ids: ids(), counts, drops }
+      return { calls, total, ids: ids(), counts }
     }
 
-    it('of up to ROWS_COUNTED_AS_READ bookings in a period is read in one statement and counted as it is read, without a COUNT', async () => {
-      const rows = ids(1, 5).map((id) => booking(id))
-      const { calls, total, ids: sent, counts } = await written(rows)
-      expect(calls).to.deep.equal(['snapshot stream until the client goes', `stream packets ${year} booking 1234 limit ${ROWS_COUNTED_AS_READ + 1}`])
-      expect(total).to.equal(5)
-      expect(counts).to.deep.equal([5])
-      expect(sent).to.deep.equal([1, 2, 3, 4, 5])
-    })
-
-    it('of exactly ROWS_COUNTED_AS_READ bookings, or exactly BYTES_COUNTED_AS_READ: still counted as read', async () => {
-      const rows = ids(1, ROWS_COUNTED_AS_READ).map((id) => booking(id))
-      const full = await written(rows, { bytesPerRow: 1 })
-      expect(full.calls).to.have.length(2)
-      expect(full.total).to.equal(ROWS_COUNTED_AS_READ)
-      const four = await written(ids(1, 4).map((id) => booking(id)), { bytesPerRow: BYTES_COUNTED_AS_READ / 4 })
-      expect(four.calls).to.have.length(2)
-      expect(four.total).to.equal(4)
-      expect(four.ids).to.deep.equal([1, 2, 3, 4])
-    })
-
-    it('of more: the rows read are dropped, then the answer is counted and read whole, in the same snapshot', async () => {
-      const rows = ids(1, ROWS_COUNTED_AS_READ + 2).map((id) => booking(id))
-      const { calls, total, ids: sent, drops } = await written(rows)
-      expect(calls).to.deep.equal([
-        'snapshot stream until the client goes', `stream packets ${year} booking 1234 limit ${ROWS_COUNTED_AS_READ + 1}`, `count ${year}`, `stream packets ${year} booking 1234`,
-      ])
-      expect(total).to.equal(ROWS_COUNTED_AS_READ + 2)
-      expect(drops).to.deep.equal([true, false])
-      expect(sent).to.deep.equal(rows.map((row) => row.id))
-    })
-
-    it('of fewer rows that hold more than BYTES_COUNTED_AS_READ: counted and read whole too', async () => {
-      const rows = ids(1, 7).map((id) => booking(id))
-      const { calls, total, ids: sent } = await written(rows, { bytesPerRow: BYTES_COUNTED_AS_READ / 4 })
-      expect(calls.slice(2)).to.deep.equal([`count ${year}`, `stream packets ${year} booking 1234`])
-      expect(total).to.equal(7)
-      expect(sent).to.deep.equal(rows.map((row) => row.id))
-    })
-
-    it('without both ends of a range (an export of everything, or since a day), counted first, then read whole', async () => {
-      for (const query of [{}, { start: '2026-01-01' }, { end: '2026-12-31', filter_by: 'created_date' }] as Array<Record<string, string>>) {
-        const rows = ids(1, 3).map((id) => booking(id))
-        const { calls, total, ids: sent } = await written(rows, { query })
-        expect(calls.slice(1).map((call) => call.replace(/ .*/, '')), JSON.stringify(query)).to.deep.equal(['count', 'stream'])
-        expect(calls[2]).to.not.contain('limit')
-        expect(total).to.equal(3)
-        expect(sent).to.deep.equal([1, 2, 3])
+    it('a period, a period since a day, or everything: counted first, then read whole, in one snapshot', async () => {
+      for (const query of [YEAR, {}, { start: '2026-01-01' }, { end: '2026-12-31', filter_by: 'created_date' }] as Array<Record<string, string>>) {
+        const rows = ids(1, 5).map((id) => booking(id))
+        const { calls, total, ids: sent, counts } = await written(rows, query)
+        expect(calls.map((call) => call.replace(/ \{.*/, '')), JSON.stringify(query)).to.deep.equal(['snapshot stream until the client goes', 'count', 'stream packets'])
+        expect(calls[2]).to.match(/ booking 1234$/)
+        expect(total).to.equal(5)
+        expect(counts).to.deep.equal([2, 2, 1])
+        expect(sent).to.deep.equal([1, 2, 3, 4, 5])
       }
+      expect((await written([])).calls).to.deep.equal(['snapshot stream until the client goes', `count ${year}`, `stream packets ${year} booking 1234`])
     })
 
     it('a body that is never read (HEAD) gets its total from count()', async () => {
