@@ -216,7 +216,8 @@ export async function answerSlots(
   // its bookings, each joined to its bc_service post. A booking that comes
   // back with its post's slug proves the ID names a service, which is what
   // resolveService would look up; only without one is the ID looked up.
-  const givenId = params.per_page === undefined && params.service !== undefined && /^\d+$/.test(params.service)
+  // Digits past the safe integers name no ID (resolveService takes them as a slug).
+  const givenId = params.per_page === undefined && params.service !== undefined && /^\d+$/.test(params.service) && Number.isSafeInteger(Number(params.service))
     ? Number(params.service) : undefined
   const early = givenId === undefined ? undefined : await readFirst(bookingFilter(params, givenId))
   const serviceId = early?.firstHasService ? givenId

@@ -236,8 +236,8 @@ describe('answerSlots: which queries answer slots/', () => {
     expect(sent!.batches).to.deep.equal([[1]])
   })
 
-  it('asks for bookings beside the check only when the service is all digits', async () => {
-    for (const value of ['x12', '12x']) {
+  it('asks for bookings beside the check only when the service is all digits, and an ID a safe integer', async () => {
+    for (const value of ['x12', '12x', '99999999999999999999']) {
       const calls: string[] = []
       const error = await refusal(() => answerSlots(db, {} as never, parseParams(slotsParams, { service: value }), {
         mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234,
