@@ -121,6 +121,8 @@ export class FairQueue {
   }
 
   #leave(ticket: TicketState): void {
+    // Asked by name: a ticket left, refused or timed out is 'gone', and a second leave() finds it so.
+    if (ticket.state === 'gone') return
     if (ticket.state === 'waiting') {
       const waiter = this.#waiting.find((w) => w.ticket === ticket)!
       this.#remove(waiter)
@@ -128,7 +130,6 @@ export class FairQueue {
       ticket.state = 'gone'
       return
     }
-    if (ticket.state !== 'holding') return
     ticket.state = 'gone'
     this.#inUse--
     const held = this.#held.get(ticket.caller)! - 1

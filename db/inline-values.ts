@@ -40,9 +40,37 @@ function cutAtPlaceholders(sql: string, count: number): string[] | null {
   return parts
 }
 
-/** Texts already cut, each for the number of values it was first given; a site has a few dozen. */
-const cutTexts = new Map<string, { count: number; parts: string[] | null }>()
-const MAX_TEXTS = 1000
+/** A text cut for `count` values: its pieces around the placeholders, or null where inlineValues gives the values back. */
+export interface CutText {
+  count: number
+  parts: string[] | null
+}
+
+/** Texts already cut, each for the number of values it was last given; past `maxTexts`, all are forgotten at once. */
+export class CutTexts {
+  readonly #cuts = new Map<string, CutText>()
+  readonly #maxTexts: number
+
+  constructor(maxTexts: number) {
+    this.#maxTexts = maxTexts
+  }
+
+  get size(): number { return this.#cuts.size }
+
+  /** The text cut for `count` values: the one kept from an earlier call with the same count, else cut now (and kept). */
+  cutFor(sql: string, count: number): CutText {
+    let cut = this.#cuts.get(sql)
+    if (cut === undefined || cut.count !== count) {
+      cut = { count, parts: cutAtPlaceholders(sql, count) }
+      if (this.#cuts.size >= this.#maxTexts) this.#cuts.clear()
+      this.#cuts.set(sql, cut)
+    }
+    return cut
+  }
+}
+
+/** A site sends a few dozen texts. */
+const cutTexts = new CutTexts(1000)
 
 /**
  * `sql` with `values` written in, byte for byte what mysql2's format(sql,
@@ -52,13 +80,7 @@ const MAX_TEXTS = 1000
  */
 export function inlineValues(sql: string, values: readonly unknown[]): string | undefined {
   if (values.length === 0) return sql
-  let cut = cutTexts.get(sql)
-  if (cut === undefined || cut.count !== values.length) {
-    cut = { count: values.length, parts: cutAtPlaceholders(sql, values.length) }
-    if (cutTexts.size >= MAX_TEXTS) cutTexts.clear()
-    cutTexts.set(sql, cut)
-  }
-  const parts = cut.parts
+  const parts = cutTexts.cutFor(sql, values.length).parts
   if (parts === null) return undefined
   let text = parts[0]!
   for (let i = 0; i < values.length; i++) {
@@ -83,6 +105,7 @@ export function withValuesInlined(sql: string, values: readonly unknown[]): { sq
  * returns for it, without its scan), any other as format() writes it.
  */
 export function formatStatement(sql: string, values: unknown, timezone?: string): string {
+  // Stryker disable next-line ConditionalExpression: format() returns a text given no values unchanged too; this only skips its scan
   if (Array.isArray(values) && values.length === 0) return sql
   return format(sql, values as string[], false, timezone)
 }

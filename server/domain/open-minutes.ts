@@ -43,7 +43,7 @@ export class OpenMinutes {
     this.#startMs = dayToMs(span.start)
     this.#days = daysInclusive(span.start, span.end)
     const ids = new Set(serviceIds)
-    this.#rules = rules.filter((rule) => rule.serviceId === 0 || ids.has(rule.serviceId))
+    this.#rules = rulesFor(rules, ids)
     this.#ids = ids
     this.#clock = clock
     this.#siteWide = this.#intervals(this.#rules.filter((rule) => rule.serviceId === 0))
@@ -74,26 +74,17 @@ export class OpenMinutes {
   #intervals(rules: ValidRule[]): [number, number][] {
     const dayBefore = addDays(this.span.start, -1)
     const span = { start: Number.isNaN(dayToMs(dayBefore)) ? this.span.start : dayBefore, end: this.span.end }
+    // Stryker disable next-line ArrowFunction: only the periods' start and end are read, never a slug
     return expandRules(rules, span, this.#clock, () => null).map((period) => [wallMsOf(period.start), wallMsOf(period.end)])
   }
 
   #addService(id: number): void {
     const open = new Float64Array(this.#days).fill(DAY_MINUTES)
     const own = this.#intervals(this.#rules.filter((rule) => rule.serviceId === id))
-    for (const [from, to] of mergeIntervals([...this.#siteWide, ...own])) this.#subtract(open, from, to)
+    for (const [from, to] of mergeIntervals([...this.#siteWide, ...own])) subtractCovered(open, this.#startMs, from, to)
     const sums = new Float64Array(this.#days + 1)
-    for (let i = 0; i < this.#days; i++) sums[i + 1] = sums[i]! + open[i]!
+    for (let day = 1; day <= this.#days; day++) sums[day] = sums[day - 1]! + open[day - 1]!
     this.#sums.set(id, sums)
-  }
-
-  /** Takes a covered interval's minutes off each day it touches. */
-  #subtract(open: Float64Array, from: number, to: number): void {
-    for (let day = Math.floor((from - this.#startMs) / DAY_MS); day < open.length; day++) {
-      const dayStart = this.#startMs + day * DAY_MS
-      if (dayStart >= to) break
-      const covered = Math.min(to, dayStart + DAY_MS) - Math.max(from, dayStart)
-      if (day >= 0 && covered > 0) open[day] = open[day]! - covered / 60_000
-    }
   }
 
   /** Open minutes of a service over days `first`..`last` (indexes into the span). */
@@ -138,6 +129,31 @@ export async function openMinutesFor(ruleRows: RuleRow[], rules: ValidRule[], sp
   if (kept) return kept
   const open = await OpenMinutes.build(rules, span, serviceIds, wallClockFor(zone))
   return remember(openMinutesCache, 32, key, () => open)
+}
+
+/** The rules that count for these services: the site-wide ones and each service's own. */
+export function rulesFor(rules: ValidRule[], serviceIds: ReadonlySet<number>): ValidRule[] {
+  return rules.filter((rule) => rule.serviceId === 0 || serviceIds.has(rule.serviceId))
+}
+
+/** Minutes per day, as OpenMinutes keeps them: indexable, with a length (a Float64Array there). */
+export interface DayMinutes {
+  [day: number]: number
+  readonly length: number
+}
+
+/**
+ * Takes the minutes of the interval `[from, to)` (wall-clock milliseconds, not
+ * empty) off each day of `open` it covers, day 0 beginning at `startMs`: the
+ * days it covers within `open` only, none before or after them.
+ */
+export function subtractCovered(open: DayMinutes, startMs: number, from: number, to: number): void {
+  const first = Math.max(0, Math.floor((from - startMs) / DAY_MS))
+  const end = Math.min(open.length, Math.ceil((to - startMs) / DAY_MS))
+  for (let day = first; day < end; day++) {
+    const dayStart = startMs + day * DAY_MS
+    open[day] = open[day]! - (Math.min(to, dayStart + DAY_MS) - Math.max(from, dayStart)) / 60_000
+  }
 }
 
 /** The union of intervals, sorted and with overlaps merged, so no minute is taken off twice (free-time.ts' mergeBusy). */

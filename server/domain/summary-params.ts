@@ -51,6 +51,7 @@ export function groupByNames(groupBy: GroupBy): GroupName[] {
 
 /** WordPress's start_of_week option: 0 (Sunday) to 6; 1 (Monday, WordPress's default) when missing or anything else. */
 export function startOfWeekFrom(value: string | undefined): number {
-  const text = value?.trim() ?? ''
+  if (value === undefined) return 1
+  const text = value.trim()
   return /^[0-6]$/.test(text) ? Number(text) : 1
 }

@@ -63,11 +63,17 @@ export function periodsOf(range: DateRange, period: SummaryPeriod | undefined, s
   // begins in year 10000, which no YYYY-MM-DD string holds (dayToMs gives NaN),
   // and which a string comparison would put before 9999.
   const endMs = dayToMs(range.end)
-  for (let key = periodStartOf(range.start, period, startOfWeek); dayToMs(key) <= endMs; key = nextPeriodStart(key, period)) {
-    const start = key < range.start ? range.start : key
-    const lastMs = dayToMs(nextPeriodStart(key, period)) - DAY_MS
-    const end = lastMs < endMs ? msToDay(lastMs) : range.end
+  let key = periodStartOf(range.start, period, startOfWeek)
+  // The first period starts with the range, any other on its key.
+  let start = range.start
+  while (dayToMs(key) <= endMs) {
+    const next = nextPeriodStart(key, period)
+    const nextMs = dayToMs(next)
+    // The last period ends with the range (after which nextMs may be NaN), any other the day before the next one.
+    const end = nextMs <= endMs ? msToDay(nextMs - DAY_MS) : range.end
     slots.push({ key, start, end, first: daysInclusive(range.start, start) - 1, last: daysInclusive(range.start, end) - 1 })
+    key = next
+    start = next
   }
   return slots
 }

@@ -75,7 +75,7 @@ export function summarize(input: SummaryInput): { groups: SummaryGroup[]; totals
   const statuses = groupBy.status ? [...new Set(rows.statuses.map(normalStatus))].sort() : [undefined]
   const serviceDim = groupBy.service ? services : [undefined]
   // Each day of the range: the index of its period.
-  const periodOfDay: number[] = []
+  const periodOfDay = new Int32Array(daysInclusive(range.start, range.end))
   periods.forEach((period, index) => { for (let day = period.first; day <= period.last; day++) periodOfDay[day] = index })
 
   // In the order period, service, status, so a row finds its group by arithmetic

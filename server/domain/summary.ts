@@ -11,7 +11,7 @@ import { SummaryRows } from './summary-rows.ts'
 import { invalidParams } from '../errors.ts'
 import { zoneLabel, todayInZone, type SiteZone } from './zone-offsets.ts'
 import { decodeSlug } from './slugs.ts'
-import { checkRange, readRule, type ValidRule } from './rules.ts'
+import { checkRange, readRules } from './rules.ts'
 import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
 import { bookingFilter } from './slots.ts'
 import type { RuleProblemLog } from './disabled-time.ts'
@@ -49,6 +49,7 @@ export async function answerSummary(
   queries: SummaryQueries = summaryQueries,
 ): Promise<SummaryAnswer> {
   const range = resolveSummaryRange(params.start, params.end, todayInZone(options.zone, options.now))
+  // Stryker disable next-line ConditionalExpression: without start, start is the first day of end's month, never after end, so given.start is not read
   const rangeProblem = checkRange(range, { start: params.start !== undefined, end: params.end !== undefined }, options.maxRangeDays)
   if (rangeProblem) throw invalidParams({ [rangeProblem.param]: rangeProblem.message })
   const groupBy = params.group_by
@@ -77,12 +78,7 @@ export async function answerSummary(
     : [...new Set([...posts.filter((post) => post.post_status === 'publish').map((post) => post.ID), ...rows.serviceIds()])]
   const services = ids.sort((a, b) => a - b).map((id) => ({ id, slug: slugs.get(id) ?? null }))
 
-  const rules: ValidRule[] = []
-  for (const row of ruleRows) {
-    const rule = readRule(row)
-    if ('problem' in rule) options.problems.report(row.id, rule.problem)
-    else rules.push(rule)
-  }
+  const rules = readRules(ruleRows, options.problems)
   const open = await openMinutesFor(ruleRows, rules, range, ids, options.zone)
   const withOpenMinutes = params.filter_by !== 'created_date' && !groupBy.status
   const { groups, totals } = summarize({ groupBy, range, startOfWeek, services, rows, open, withOpenMinutes })

@@ -227,6 +227,28 @@ describe('FairQueue: the line for stream permits (DB_STREAM_CONNECTIONS)', () =>
     expect(queue.inUse).to.equal(1)
   })
 
+  it('leave() after a wait that ran out changes nothing: the permit held stays held, the next in line waits', () => {
+    const { events, enter, queue, clock } = queueOf(1, { timeoutMs: 1_000 })
+    enter('a')
+    const late = enter('b')
+    clock.advance(1_000)
+    late.leave()
+    enter('c')
+    expect([queue.inUse, queue.waiting]).to.deep.equal([1, 1])
+    expect(events).to.deep.equal(['a granted', 'b refused waited_too_long'])
+  })
+
+  it('leave() twice by a waiter that left the line changes nothing the second time', () => {
+    const { events, enter, queue } = queueOf(1)
+    enter('a')
+    const b = enter('b')
+    b.leave()
+    b.leave()
+    enter('c')
+    expect([queue.inUse, queue.waiting]).to.deep.equal([1, 1])
+    expect(events).to.deep.equal(['a granted'])
+  })
+
   it('Retry-After: from the line\'s length, the permits and the time a permit is held', () => {
     const { enter, clock, refusals, queue } = queueOf(2, { maxWaiting: 3 })
     // Nothing given back yet: a hold is guessed at FIRST_HOLD_GUESS_MS.

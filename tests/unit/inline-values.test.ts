@@ -9,7 +9,7 @@ import { TablePrefixPlugin } from '../../db/connect.ts'
 import type { Database } from '../../db/database.ts'
 import type { BookingFilter } from '../../db/booking-filter.ts'
 import { compileBookingsPage, compileBookingsQuery, compileCountQuery, compileRulesQuery } from '../../server/tools.ts'
-import { formatStatement, inlineValues, NO_VALUES, withValuesInlined } from '../../db/inline-values.ts'
+import { CutTexts, formatStatement, inlineValues, NO_VALUES, withValuesInlined } from '../../db/inline-values.ts'
 
 // Compiling never connects: the pool points nowhere and is never asked for a connection.
 const db = new Kysely<Database>({
@@ -70,8 +70,9 @@ describe('inlineValues', () => {
     expect(inlineValues(sql, [7, 'x'])).to.equal(format(sql, [7, 'x'] as never))
   })
 
-  it('leaves a statement without values as it is', () => {
+  it('leaves a statement without values as it is, even one holding the character it cuts with', () => {
     expect(inlineValues('SELECT ? FROM t', [])).to.equal('SELECT ? FROM t')
+    expect(inlineValues("SELECT '\u0001'", [])).to.equal("SELECT '\u0001'")
   })
 
   it('gives the values back to mysql2 when one is an object, which mysql2 may expand', () => {
@@ -95,6 +96,32 @@ describe('inlineValues', () => {
 
   it('a double question mark is an identifier to mysql2: given back, never written as a value', () => {
     expect(inlineValues('SELECT ?? FROM t WHERE a = ?', ['col', 1])).to.equal(undefined)
+  })
+})
+
+describe('CutTexts: each text cut once, a bounded number kept', () => {
+  it('gives back the cut it kept for the same text and number of values, and cuts anew for another number', () => {
+    const cuts = new CutTexts(10)
+    const first = cuts.cutFor('SELECT ?, ?', 2)
+    expect(first).to.deep.equal({ count: 2, parts: ['SELECT ', ', ', ''] })
+    expect(cuts.cutFor('SELECT ?, ?', 2)).to.equal(first)
+    expect(cuts.cutFor('SELECT ?, ?', 1)).to.deep.equal({ count: 1, parts: ['SELECT ', ', ?'] })
+    expect(cuts.cutFor('SELECT ?, ?', 2)).to.not.equal(first)
+    expect(cuts.cutFor('SELECT ?', 2)).to.deep.equal({ count: 2, parts: null })
+    expect(cuts.size).to.equal(2)
+  })
+
+  it('keeps up to maxTexts texts, each kept as it was; one more forgets them all and keeps that one', () => {
+    const cuts = new CutTexts(3)
+    const texts = ['SELECT ?', 'SELECT ? + 1', 'SELECT ? + 2']
+    const kept = texts.map((sql) => cuts.cutFor(sql, 1))
+    expect(cuts.size).to.equal(3)
+    texts.forEach((sql, i) => expect(cuts.cutFor(sql, 1), sql).to.equal(kept[i]))
+    const fourth = cuts.cutFor('SELECT ? + 3', 1)
+    expect(cuts.size).to.equal(1)
+    expect(cuts.cutFor('SELECT ? + 3', 1)).to.equal(fourth)
+    expect(cuts.cutFor('SELECT ?', 1)).to.not.equal(kept[0])
+    expect(cuts.size).to.equal(2)
   })
 })
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai'
-import { WallClock } from '../../server/domain/wall-clock.ts'
-import { daysInclusive } from '../../server/domain/day-arithmetic.ts'
+import { WallClock, wallClockFor } from '../../server/domain/wall-clock.ts'
+import { DAY_MS, dayToMs, daysInclusive } from '../../server/domain/day-arithmetic.ts'
 import { type SiteZone } from '../../server/domain/zone-offsets.ts'
-import { mergeIntervals, openMinutesFor, OpenMinutes } from '../../server/domain/open-minutes.ts'
+import { mergeIntervals, openMinutesFor, OpenMinutes, rulesFor, subtractCovered } from '../../server/domain/open-minutes.ts'
 import { rule, ruleRow } from '../support/rules.ts'
 
 const berlin: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
@@ -11,6 +11,46 @@ const clock = new WallClock(berlin)
 describe('mergeIntervals', () => {
   it('merges overlapping and touching intervals, drops empty ones', () => {
     expect(mergeIntervals([[5, 8], [1, 3], [2, 4], [8, 9], [10, 10]])).to.deep.equal([[1, 4], [5, 9]])
+  })
+})
+
+/** A clock that counts the instants asked of it: each one is a period of a rule expanded. */
+class CountingClock extends WallClock {
+  calls = 0
+  override instantOf(wallMs: number): number {
+    this.calls++
+    return super.instantOf(wallMs)
+  }
+}
+
+describe('subtractCovered: an interval\'s minutes off the days it covers', () => {
+  const HOUR = 3_600_000
+  const cases: [string, number, number, number[]][] = [
+    ['within a day', DAY_MS + 9 * HOUR, DAY_MS + 10 * HOUR, [1440, 1380, 1440]],
+    ['across a midnight', 18 * HOUR, DAY_MS + 8 * HOUR, [1080, 960, 1440]],
+    ['to midnight exactly: not the next day', DAY_MS + 22 * HOUR, 2 * DAY_MS, [1440, 1320, 1440]],
+    ['from midnight exactly', 2 * DAY_MS, 2 * DAY_MS + 90_000, [1440, 1440, 1438.5]],
+    ['begun before the first day: its part in the days only', -6 * HOUR, 2 * HOUR, [1320, 1440, 1440]],
+    ['past the last day: its part in the days only, no day added', 2 * DAY_MS + 22 * HOUR, 3 * DAY_MS + 6 * HOUR, [1440, 1440, 1320]],
+    ['over every day and beyond both ends', -DAY_MS, 4 * DAY_MS, [0, 0, 0]],
+    ['wholly before', -DAY_MS, -HOUR, [1440, 1440, 1440]],
+    ['wholly after', 3 * DAY_MS + HOUR, 4 * DAY_MS, [1440, 1440, 1440]],
+  ]
+  for (const [name, from, to, expected] of cases) {
+    it(name, () => {
+      const start = dayToMs('2026-11-23')
+      const open = [1440, 1440, 1440]
+      subtractCovered(open, start, start + from, start + to)
+      expect(open).to.deep.equal(expected)
+    })
+  }
+})
+
+describe('rulesFor: the rules that count for some services', () => {
+  it('the site-wide ones and those of the services named, in their order; no other service\'s', () => {
+    const rules = [rule({ id: 1, service_id: 13 }), rule({ id: 2 }), rule({ id: 3, service_id: 12 }), rule({ id: 4, service_id: 14 })]
+    expect(rulesFor(rules, new Set([12, 14])).map((r) => r.id)).to.deep.equal([2, 3, 4])
+    expect(rulesFor(rules, new Set()).map((r) => r.id)).to.deep.equal([2])
   })
 })
 
@@ -86,6 +126,19 @@ describe('OpenMinutes.build: the constructor\'s open minutes, a service at a tim
     }
     expect(built.sum(14, 0, 50)).to.be.below(whole.sum(12, 0, 50))
   })
+  it('expands no service\'s rules before the first turn, and each once', async () => {
+    const counting = new CountingClock(berlin)
+    const own = rules.filter((r) => r.serviceId !== 0)
+    const building = OpenMinutes.build(own, span, [13, 14, 99], counting)
+    expect(counting.calls).to.equal(0)
+    await building
+    const once = counting.calls
+    expect(once).to.be.above(0)
+    const counted = new CountingClock(berlin)
+    void new OpenMinutes(own, span, [13, 14, 99], counted)
+    expect(counted.calls).to.equal(once)
+  })
+
   it('lets the event loop turn between services', async () => {
     let turns = 0
     let building = true
@@ -97,7 +150,42 @@ describe('OpenMinutes.build: the constructor\'s open minutes, a service at a tim
   })
 })
 
+describe('OpenMinutes.onDay: a day of the span is read from its sums', () => {
+  it('expands nothing for a day of the span; a day outside it is expanded alone, once', () => {
+    const clockOf = new CountingClock(berlin)
+    const open = new OpenMinutes([rule({ id: 1, weekday: 1, time_from: '18:00:00', time_to: '08:00:00' })], { start: '2026-11-23', end: '2026-11-29' }, [12], clockOf)
+    const built = clockOf.calls
+    expect([open.on(12, '2026-11-23'), open.on(12, '2026-11-24'), open.on(12, '2026-11-29')]).to.deep.equal([1440 - 360, 1440 - 480, 1440])
+    expect(clockOf.calls).to.equal(built)
+    expect(open.on(12, '2026-11-30')).to.equal(1440 - 360)
+    const outside = clockOf.calls
+    expect(outside).to.be.above(built)
+    expect(open.on(12, '2026-11-30')).to.equal(1440 - 360)
+    expect(clockOf.calls).to.equal(outside)
+  })
+})
+
 describe('openMinutesFor: open minutes kept for the same rules, days, services and zone', () => {
+  it('a kept answer is given without expanding the rules again', async () => {
+    const zone: SiteZone = { kind: 'fixed', offsetMinutes: -217 }
+    const shared = wallClockFor(zone)
+    let calls = 0
+    shared.instantOf = function (wallMs: number) {
+      calls++
+      return WallClock.prototype.instantOf.call(this, wallMs)
+    }
+    try {
+      const rows = [ruleRow({ id: Math.floor(Math.random() * 1e9), weekday: 2, time_from: '09:00:00', time_to: '10:00:00' })]
+      const first = await openMinutesFor(rows, rows.map((r) => rule(r)), { start: '2026-11-23', end: '2026-11-29' }, [12], zone)
+      const built = calls
+      expect(built).to.be.above(0)
+      expect(await openMinutesFor(rows, rows.map((r) => rule(r)), { start: '2026-11-23', end: '2026-11-29' }, [12], zone)).to.equal(first)
+      expect(calls).to.equal(built)
+    } finally {
+      delete (shared as Partial<WallClock>).instantOf
+    }
+  })
+
   const span = { start: '2026-11-23', end: '2026-11-29' }
   it('the same question gives the same answer; a changed rule, span, service list or zone gives a new one', async () => {
     // A rule ID not asked for before, so the process-wide cache cannot answer from an earlier run of this test.

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { z } from 'zod'
-import { DATE_PARAM_PATTERN, collectQuery, decodedPairName, describeParams, nestedParameterName, parameterName, parseParams } from '../../server/http/params.ts'
+import { DATE_PARAM_PATTERN, collectQuery, dateParam, decodedPairName, describeParams, nameListParam, nestedParameterName, parameterName, parseParams, startNotAfterEnd, whenValid } from '../../server/http/params.ts'
 import { slotsParams } from '../../server/routes/slots.ts'
 import { RestError } from '../../server/errors.ts'
 
@@ -45,6 +45,19 @@ describe('slots/ parameters', () => {
   it('reads the three date forms', () => {
     const params = parseParams(slotsParams, { start: '01.11.2026', end: '30/11/2026' })
     expect([params.start, params.end]).to.deep.equal(['2026-11-01', '2026-11-30'])
+  })
+
+  it('takes start alone, end alone, and start on the same day as end (start_not_after_end)', () => {
+    const ranges: [Record<string, string>, [string | undefined, string | undefined]][] = [
+      [{ start: '2026-12-01' }, ['2026-12-01', undefined]],
+      [{ end: '2026-11-30' }, [undefined, '2026-11-30']],
+      [{ start: '2026-11-30', end: '30.11.2026' }, ['2026-11-30', '2026-11-30']],
+      [{ start: '2026-11-29', end: '2026-11-30' }, ['2026-11-29', '2026-11-30']],
+    ]
+    for (const [query, expected] of ranges) {
+      const params = parseParams(slotsParams, query)
+      expect([params.start, params.end], JSON.stringify(query)).to.deep.equal(expected)
+    }
   })
 
   it('takes format in any letter case', () => {
@@ -103,6 +116,8 @@ describe('slots/ parameters', () => {
     ['page alone', { page: '2' }, { page: 'page needs per_page: give per_page (1 to 1000) to page through the bookings.' }],
     ['a page number too large for the service', { page: '99999999999999999999', per_page: '10' }, { page: 'page must be a whole number from 1 to 9007199254740991.' }],
     ['a page of 2.5', { page: '2.5', per_page: '10' }, { page: 'page must be a whole number of at least 1.' }],
+    // Not a whole number as written, though Number() reads it as the largest page: what to change is its form.
+    ['a page of 9007199254740991.0', { page: '9007199254740991.0', per_page: '10' }, { page: 'page must be a whole number of at least 1.' }],
     ['a bad start beside page without per_page: every problem at once', { start: 'x', page: '2' }, {
       start: 'start must be a date as DD.MM.YYYY, DD/MM/YYYY or YYYY-MM-DD.', page: 'page needs per_page: give per_page (1 to 1000) to page through the bookings.',
     }],
@@ -190,6 +205,21 @@ describe('parseParams: problems as WordPress reports them', () => {
     expect(parseParams(slotsParams, { 'other[a][b]': '1', 'constructor[a][b]': '1', 'a[b]c[d]': '1' }).service).to.equal(undefined)
     expect(['a[b][c]', 'a[][]', 'a[b][c][d]', 'a[b]', 'a[b]c[d]', '[a][b]', '[x]y[a][b]', 'a[b][c]d', 'a[b][c]d]', 'a'].map(nestedParameterName))
       .to.deep.equal(['a', 'a', 'a', undefined, undefined, undefined, undefined, undefined, undefined, undefined])
+  })
+
+  it('a check across parameters (whenValid) still runs beside a problem that names no parameter', () => {
+    const schema = z.object({ start: dateParam('start', 'The first day.'), end: dateParam('end', 'The last day.') })
+      .superRefine((_value, ctx) => ctx.addIssue({ code: 'custom', message: 'Something is off.' }))
+      .superRefine(startNotAfterEnd, whenValid('start', 'end'))
+    expect(problems(schema, { start: '2026-12-01', end: '2026-11-30' })).to.deep.equal({
+      query: 'Something is off.', start: 'start must not be after end (2026-12-01 is after 2026-11-30).',
+    })
+  })
+
+  it('a parameter named "undefined", given plainly, is not one in nested brackets', () => {
+    const schema = z.object({ undefined: nameListParam('Odd, but a name like any other.') })
+    expect(parseParams(schema, { undefined: 'a,b' })).to.deep.equal({ undefined: ['a', 'b'] })
+    expect(problems(schema, { 'undefined[a][b]': 'x' })).to.deep.equal({ undefined: 'undefined must be given as undefined=…, not in nested brackets (undefined[…][…]).' })
   })
 
   it('gives a generic sentence for a problem zod found by itself, and names the query for one without a parameter', () => {

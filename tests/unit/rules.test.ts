@@ -2,7 +2,8 @@ import { expect } from 'chai'
 import type { RuleRow } from '../../db/disabled-times.ts'
 import { WallClock } from '../../server/domain/wall-clock.ts'
 import { type SiteZone } from '../../server/domain/zone-offsets.ts'
-import { checkRange, checkTimedRange, expandRules, periodFields, readRule, resolveRange, type ValidRule } from '../../server/domain/rules.ts'
+import { DAY_MS, dayToMs, msToDay } from '../../server/domain/day-arithmetic.ts'
+import { checkRange, checkTimedRange, daysOffEndMs, expandRules, periodFields, readRule, readRules, resolveRange, ruleDays, type ValidRule } from '../../server/domain/rules.ts'
 
 const berlin: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
 const newYork: SiteZone = { kind: 'iana', name: 'America/New_York' }
@@ -190,6 +191,39 @@ describe('expandRules: rules into periods', () => {
   })
 })
 
+describe('ruleDays: the days whose windows may reach into the range', () => {
+  const cases: [string, RuleRow, string, string, string[]][] = [
+    ['a weekly window on its weekdays in the range, not the day after it', rule({ weekday: 1, time_from: '09:00:00', time_to: '10:00:00' }), '2026-11-23', '2026-11-29', ['2026-11-23']],
+    ['its weekday on the range\'s last day', rule({ weekday: 1, time_from: '09:00:00', time_to: '10:00:00' }), '2026-11-23', '2026-11-30', ['2026-11-23', '2026-11-30']],
+    ['a window past midnight: also the day before the range', rule({ weekday: 0, time_from: '22:00:00', time_to: '02:00:00' }), '2026-11-23', '2026-11-24', ['2026-11-22']],
+    ['a window ending at midnight (24:00): not the day before', rule({ weekday: 0, time_from: '14:00:00', time_to: '24:00:00' }), '2026-11-23', '2026-11-28', []],
+    ['a window within its day: not the day before', rule({ weekday: 0, time_from: '12:00:00', time_to: '13:00:00' }), '2026-11-23', '2026-11-29', ['2026-11-29']],
+    ['hours off on each day of a date rule, within its days', rule({ rule_type: 'date', weekday: null, date_from: '2026-12-31', date_to: '2027-01-01', time_from: '13:00:00', time_to: '14:00:00' }), '2026-12-01', '2027-01-31', ['2026-12-31', '2027-01-01']],
+    ['a date rule cut to the range', rule({ rule_type: 'date', weekday: null, date_from: '2026-12-01', date_to: '2026-12-31', time_from: '13:00:00', time_to: '14:00:00' }), '2026-12-30', '2027-01-31', ['2026-12-30', '2026-12-31']],
+  ]
+  for (const [name, row, start, end, expected] of cases) {
+    it(name, () => expect(ruleDays(valid(row), dayToMs(start), dayToMs(end) + DAY_MS).map(msToDay)).to.deep.equal(expected))
+  }
+})
+
+describe('daysOffEndMs: where days off end, when they overlap the range', () => {
+  const christmas = valid(rule({ rule_type: 'date', weekday: null, date_from: '2026-12-24', date_to: '2026-12-26' }))
+  const cases: [string, string, string | undefined][] = [
+    ['2026-12-01', '2026-12-31', '2026-12-27'],
+    ['2026-12-26', '2026-12-26', '2026-12-27'],
+    ['2026-12-01', '2026-12-24', '2026-12-27'],
+    ['2026-12-27', '2026-12-31', undefined],
+    ['2026-12-01', '2026-12-23', undefined],
+  ]
+  for (const [start, end, expected] of cases) {
+    it(`${start} to ${end}: ${expected ?? 'none'}, as expandRules has a period or none`, () => {
+      const endMs = daysOffEndMs(christmas, dayToMs(start), dayToMs(end) + DAY_MS)
+      expect(endMs === undefined ? undefined : msToDay(endMs)).to.equal(expected)
+      expect(expandRules([christmas], { start, end }, new WallClock(berlin), () => null)).to.have.length(expected === undefined ? 0 : 1)
+    })
+  }
+})
+
 describe('expandRules: the day each window starts (windowDay, the feed UID\'s day)', () => {
   it('is the day before the range for a window past midnight cut at the range start; one day per window', () => {
     const nights = rule({ id: 910, rule_type: 'date', weekday: null, date_from: '2027-01-11', date_to: '2027-01-13', time_from: '22:00:00', time_to: '06:00:00' })
@@ -265,6 +299,17 @@ describe('readRule: rows that make no sense are skipped', () => {
 
   it('reads rule_type in any letter case and with spaces', () => {
     expect(valid(rule({ rule_type: ' Weekly ' })).type).to.equal('weekly')
+  })
+})
+
+describe('readRules: the rules that make sense, the others reported', () => {
+  it('keeps the valid ones in their order and reports each other one by its ID', () => {
+    const reported: [number, string][] = []
+    const rules = readRules([rule({ id: 4, weekday: 9 }), rule({ id: 5, weekday: 2 }), rule({ id: 6, rule_type: 'date', weekday: null }), rule({ id: 7, weekday: 0 })],
+      { report: (id, problem) => reported.push([id, problem]) })
+    expect(rules).to.deep.equal([valid(rule({ id: 5, weekday: 2 })), valid(rule({ id: 7, weekday: 0 }))])
+    expect(reported).to.deep.equal([[4, 'a weekly rule needs a weekday from 0 to 6'], [6, 'a date rule needs date_from']])
+    expect(readRules([], { report: () => expect.fail('nothing to report') })).to.deep.equal([])
   })
 })
 

@@ -38,6 +38,16 @@ describe('periods of a day', () => {
   })
 })
 
+describe('summarize: day periods', () => {
+  it('a row on each day counts in that day\'s group, the last day of every period included', () => {
+    const range = { start: '2026-11-29', end: '2026-12-01' }
+    const open = new OpenMinutes([], range, [12], clock)
+    const rows = [row({ day: '2026-11-29', bookings: 1 }), row({ day: '2026-11-30', bookings: 2 }), row({ day: '2026-12-01', bookings: 3 })]
+    const { groups } = summarize({ groupBy: { period: 'day', service: false, status: false }, range, startOfWeek: 1, services: [{ id: 12, slug: 'haircut' }], rows: SummaryRows.of(rows), open, withOpenMinutes: false })
+    expect(groups.map((g) => [g.period_start, g.bookings])).to.deep.equal([['2026-11-29', 1], ['2026-11-30', 2], ['2026-12-01', 3]])
+  })
+})
+
 describe('summarize: status groups, week periods, a range inside the open minutes\' span', () => {
   const range = { start: '2026-11-23', end: '2026-12-06' }
   const services = [{ id: 12, slug: 'haircut' }]

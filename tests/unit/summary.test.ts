@@ -29,7 +29,7 @@ describe('parseGroupBy: group_by', () => {
 })
 
 describe('startOfWeekFrom: WordPress\'s start_of_week', () => {
-  for (const [value, expected] of [['0', 0], ['6', 6], [' 3 ', 3], [undefined, 1], ['7', 1], ['', 1], ['-1', 1], ['1.5', 1]] as const) {
+  for (const [value, expected] of [['0', 0], ['6', 6], [' 3 ', 3], [undefined, 1], ['7', 1], ['', 1], ['-1', 1], ['1.5', 1], ['03', 1], ['4\n', 4]] as const) {
     it(`${JSON.stringify(value)} is ${expected}`, () => expect(startOfWeekFrom(value)).to.equal(expected))
   }
 })
@@ -110,6 +110,19 @@ describe('summarize: groups with zeros, whole-day bookings, totals', () => {
     const { groups } = summarize({ groupBy: { period: undefined, service: false, status: false }, range, startOfWeek: 1, services, rows: SummaryRows.of(rows), open, withOpenMinutes: false })
     expect(groups).to.deep.equal([{ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, open_minutes: null, occupancy: null }])
   })
+  it('asks the open minutes of a day only for a row with whole-day bookings', () => {
+    class CountingOpen extends OpenMinutes {
+      days: number[] = []
+      override onDay(serviceId: number, dayMs: number): number {
+        this.days.push(dayMs)
+        return super.onDay(serviceId, dayMs)
+      }
+    }
+    const counting = new CountingOpen(rules, range, [12, 15], clock)
+    const { totals } = summarize({ groupBy: { period: 'month', service: true, status: false }, range, startOfWeek: 1, services, rows: SummaryRows.of(rows), open: counting, withOpenMinutes: true })
+    expect(totals.booked_minutes).to.equal(1620)
+    expect(counting.days).to.deep.equal([Date.UTC(2026, 10, 29), Date.UTC(2026, 10, 30)])
+  })
   it('a whole-day booking counts its own day\'s open minutes when the open minutes\' span starts before the range', () => {
     // The span starts on Tuesday 27 October, five days before the range: Sunday 29 November is its 34th day but the range's 29th.
     const wider = new OpenMinutes(rules, { start: '2026-10-27', end: '2026-12-31' }, [12, 15], clock)
@@ -168,6 +181,16 @@ describe('SummaryRows: a summary\'s rows as columns of numbers', () => {
     expect(new SummaryRows().dayMs.length).to.equal(1024)
   })
 
+  it('keeps the first of two released sets of columns of the same size', () => {
+    new SummaryRows() // takes any columns an earlier answer left
+    const first = new SummaryRows()
+    const second = new SummaryRows()
+    expect(first.dayMs.length).to.equal(second.dayMs.length)
+    first.release()
+    second.release()
+    expect(new SummaryRows().dayMs).to.equal(first.dayMs)
+  })
+
   it('keeps the larger of two released sets of columns, up to room for 65,536 rows', () => {
     new SummaryRows() // takes any columns an earlier answer left
     const large = new SummaryRows()
@@ -202,6 +225,10 @@ describe('splitByBookingDate: a long range of booking dates in two halves that m
       query({ createdAt: { from: '2025-01-01 00:00:00', to: '2025-12-31 23:59:59' } }, 'created_date'),
     ]) expect(splitByBookingDate(whole)).to.deep.equal([whole])
     expect(splitByBookingDate(query({ bookingDate: { from: '2025-01-01', to: '2025-03-04' } }))).to.have.length(2)
+  })
+  it('whole with filter_by=created_date, even where the filter also holds a year of booking dates', () => {
+    const created = query({ bookingDate: { from: '2025-01-01', to: '2025-12-31' }, createdAt: { from: '2025-01-01 00:00:00', to: '2025-12-31 23:59:59' } }, 'created_date')
+    expect(splitByBookingDate(created)).to.deep.equal([created])
   })
 })
 
