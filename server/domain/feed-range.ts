@@ -22,7 +22,12 @@ export function resolveFeedRange(start: string | undefined, end: string | undefi
   if (start === undefined && range.end < range.start) {
     throw invalidParams({ end: `end must not be before start, which for a calendar feed defaults to ${FEED_DAYS_BEFORE} days before today (${range.start}).` })
   }
-  const problem = checkTimedRange(range, { start: start !== undefined, end: end !== undefined }, maxRangeDays)
+  const given = {
+    // Stryker disable next-line ConditionalExpression: checkRange reads it only for an end before start, refused above when start is not given
+    start: start !== undefined,
+    end: end !== undefined,
+  }
+  const problem = checkTimedRange(range, given, maxRangeDays)
   if (problem) throw invalidParams({ [problem.param]: problem.message })
   return range
 }

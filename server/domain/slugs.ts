@@ -29,8 +29,8 @@ export function storedSlugForms(slug: string): string[] {
     if (char.charCodeAt(0) < 0x80) {
       encoded += char
     } else {
-      // Every byte of a non-ASCII character is 0x80 or more: two hex digits.
-      for (const byte of Buffer.from(char, 'utf8')) encoded += `%${byte.toString(16)}`
+      // Its UTF-8 bytes (Buffer.from's encoding), each 0x80 or more: two hex digits.
+      for (const byte of Buffer.from(char)) encoded += `%${byte.toString(16)}`
     }
   }
   return [...new Set([slug, encoded])]

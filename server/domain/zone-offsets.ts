@@ -57,8 +57,8 @@ export function zoneFromOptions(timezoneString: string | undefined, gmtOffset: s
     if (/^UTC$/i.test(name)) return { kind: 'utc' }
     if (isIanaZone(name)) return { kind: 'iana', name }
   }
-  // Number() reads a missing or blank gmt_offset as 0, which is UTC as well.
-  const hours = Number(gmtOffset ?? '')
+  // Number() reads a blank gmt_offset as 0 and a missing one as NaN: UTC either way.
+  const hours = Number(gmtOffset)
   return Number.isFinite(hours) && Math.abs(hours) <= 14 ? fixedZone(Math.round(hours * 60)) : { kind: 'utc' }
 }
 

@@ -121,6 +121,47 @@ describe('days near a change of offset: each change found once (dayInstants) ans
     }
   })
 
+  it('the look-ups kept cover [two days before, three days after) the day: an instant at the start is kept, one at the end looked up', () => {
+    // London is at +00:00 through 2026-03-28 and +01:00 from 2026-03-30: a wall-clock
+    // time a day after midnight reads the instant a day later, one a day before, the day before.
+    const zone: SiteZone = { kind: 'iana', name: 'Europe/London' }
+    const day = dayMs('2026-03-29')
+    let lookUps = 0
+    const instants = dayInstants(zone, day, (utcMs) => {
+      lookUps++
+      return offsetAt(zone, utcMs)
+    })
+    for (const [wallMs, looked, why] of [
+      [day - DAY, 0, 'reads the first instant kept, two days before'],
+      [day - DAY - 1000, 1, 'reads the second before it'],
+      [day + 2 * DAY - 1000, 0, 'reads the last second kept'],
+      [day + 2 * DAY, 1, 'reads the first instant after the five days'],
+    ] as const) {
+      lookUps = 0
+      expect(instants(wallMs), why).to.deep.equal(wallClockToInstant(zone, wallMs))
+      expect(lookUps, why).to.equal(looked)
+    }
+  })
+
+  it('offsetAt of UTC and of a fixed offset asks Intl nothing (which would read the process\'s own zone)', () => {
+    const formatToParts = Intl.DateTimeFormat.prototype.formatToParts
+    let asked = 0
+    Intl.DateTimeFormat.prototype.formatToParts = function (this: Intl.DateTimeFormat, date?: Date | number) {
+      asked++
+      return formatToParts.call(this, date)
+    }
+    try {
+      expect(offsetAt({ kind: 'utc' }, dayMs('2026-07-01'))).to.equal(0)
+      expect(offsetAt({ kind: 'fixed', offsetMinutes: -210 }, dayMs('2026-07-01'))).to.equal(-210)
+      expect(asked).to.equal(0)
+      // The counting itself: an IANA zone asks.
+      expect(offsetAt({ kind: 'iana', name: 'Europe/Berlin' }, dayMs('2026-07-01'))).to.equal(120)
+      expect(asked).to.equal(1)
+    } finally {
+      Intl.DateTimeFormat.prototype.formatToParts = formatToParts
+    }
+  })
+
   it('a WallClock prints the times of a change day as wallClockToInstant does, created_at seconds and all', () => {
     const zone: SiteZone = { kind: 'iana', name: 'Europe/Berlin' }
     const clock = new WallClock(zone)
