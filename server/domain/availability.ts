@@ -12,7 +12,7 @@ import type { Admission } from '../../db/stream-gate.ts'
 import { invalidParams } from '../errors.ts'
 import { DAY_MS, addDays, dayToMs, timeToSeconds } from './day-arithmetic.ts'
 import { bookableStarts, bookingInterval, subtractBusy, wallMinutes, type Interval } from './free-time.ts'
-import { checkTimedRange, expandRules, readRule, type DateRange, type ValidRule } from './rules.ts'
+import { checkTimedRange, expandRules, readRules, type DateRange, type ValidRule } from './rules.ts'
 import type { RuleProblemLog } from './disabled-time.ts'
 import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
 import { decodeSlug } from './slugs.ts'
@@ -117,12 +117,7 @@ export async function answerAvailability(
       list.push(interval)
     }, options.queryTimeoutMs),
   ])
-  const rules: ValidRule[] = []
-  for (const row of ruleRows) {
-    const rule = readRule(row)
-    if ('problem' in rule) options.problems.report(row.id, rule.problem)
-    else rules.push(rule)
-  }
+  const rules = readRules(ruleRows, options.problems)
 
   const clock = wallClockFor(options.zone)
   const span: Interval = [dayToMs(range.start), dayToMs(range.end) + DAY_MS]

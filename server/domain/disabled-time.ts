@@ -7,7 +7,7 @@ import { invalidParams } from '../errors.ts'
 import { wallClockFor } from './wall-clock.ts'
 import { todayInZone, zoneLabel, type SiteZone } from './zone-offsets.ts'
 import { decodeSlug } from './slugs.ts'
-import { checkTimedRange, expandRules, readRule, resolveRange, type ExpandedPeriod, type ValidRule } from './rules.ts'
+import { checkTimedRange, expandRules, readRules, resolveRange, type ExpandedPeriod } from './rules.ts'
 import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
 
 /** What the answer reads of disabled-time/'s parameters, as routes/disabled-time.ts parses them. */
@@ -67,12 +67,7 @@ export async function answerDisabledTime(
   // With a service, its rules and the site-wide ones (no slug) are all there are, and its row
   // is at hand: no third statement for the slugs of all services (docs/performance.md).
   const [rows, services] = await Promise.all([queries.findRules(db, service?.ID), service ? [service] : queries.findAllServices(db)])
-  const rules: ValidRule[] = []
-  for (const row of rows) {
-    const rule = readRule(row)
-    if ('problem' in rule) options.problems.report(row.id, rule.problem)
-    else rules.push(rule)
-  }
+  const rules = readRules(rows, options.problems)
   // A rule of a deleted service keeps its service_id, with service_slug null.
   const slugs = new Map(services.map((s) => [s.ID, decodeSlug(s.post_name)]))
   const periods = expandRules(rules, range, wallClockFor(options.zone), (id) => slugs.get(id) ?? null)
