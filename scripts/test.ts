@@ -6,23 +6,29 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { startMariaDb, stopOnExit } from './mariadb.ts'
 
 const bin = (name: string) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname
+const files = process.argv.slice(2)
 
 const typecheck = spawnSync(bin('tsc'), ['-p', 'tsconfig.json', '--noEmit'], { stdio: 'inherit' })
 if (typecheck.status !== 0) {
   process.stderr.write('typecheck failed\n')
   process.exit(1)
 }
-// Lint and format (eslint.config.mjs): typescript-eslint's type-checked rules and the house style.
-const lint = spawnSync(bin('eslint'), ['.'], { stdio: 'inherit' })
-if (lint.status !== 0) {
-  process.stderr.write('lint failed: npm run format fixes the style; the rest says what to change\n')
-  process.exit(1)
-}
-// The layering check (.dependency-cruiser.cjs): no import circle, no import against the floors.
-const layers = spawnSync(bin('depcruise'), ['server', 'db', 'scripts', 'tests', '--config', '.dependency-cruiser.cjs'], { stdio: 'inherit' })
-if (layers.status !== 0) {
-  process.stderr.write('layering check failed\n')
-  process.exit(1)
+if (files.length > 0) {
+  // `npm test -- FILE…` runs those test files alone: the typecheck, then mocha, without lint and the layering check.
+  process.stderr.write('[test] only the named files: lint and the layering check are skipped (the full `npm test` runs them)\n')
+} else {
+  // Lint and format (eslint.config.mjs): typescript-eslint's type-checked rules and the house style.
+  const lint = spawnSync(bin('eslint'), ['.'], { stdio: 'inherit' })
+  if (lint.status !== 0) {
+    process.stderr.write('lint failed: npm run format fixes the style; the rest says what to change\n')
+    process.exit(1)
+  }
+  // The layering check (.dependency-cruiser.cjs): no import circle, no import against the floors.
+  const layers = spawnSync(bin('depcruise'), ['server', 'db', 'scripts', 'tests', '--config', '.dependency-cruiser.cjs'], { stdio: 'inherit' })
+  if (layers.status !== 0) {
+    process.stderr.write('layering check failed\n')
+    process.exit(1)
+  }
 }
 
 const server = await startMariaDb()
@@ -35,7 +41,6 @@ await server.adminQuery(`
   GRANT SELECT ON *.* TO 'bc_reader'@'%';
 `)
 
-const files = process.argv.slice(2)
 /** Integration tests that check which path an answer took (rows as bytes), apart from what it answered. */
 const STRATEGY_TESTS = ['rows-as-bytes.test.ts', 'summary-rows.test.ts']
 
