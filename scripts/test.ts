@@ -1,4 +1,4 @@
-// npm test: typecheck, lint, the layering check, start a private MariaDB (installing Debian's
+// npm test: typecheck, lint, the layering check, the docs check, start a private MariaDB (installing Debian's
 // mariadb-server when mariadbd is missing), run every test against it with a
 // SELECT-only account, and stop the server afterwards, also when tests fail.
 import { spawn, spawnSync } from 'node:child_process'
@@ -14,8 +14,8 @@ if (typecheck.status !== 0) {
   process.exit(1)
 }
 if (files.length > 0) {
-  // `npm test -- FILE…` runs those test files alone: the typecheck, then mocha, without lint and the layering check.
-  process.stderr.write('[test] only the named files: lint and the layering check are skipped (the full `npm test` runs them)\n')
+  // `npm test -- FILE…` runs those test files alone: the typecheck, then mocha, without lint, the layering check and the docs check.
+  process.stderr.write('[test] only the named files: lint, the layering check and the docs check are skipped (the full `npm test` runs them)\n')
 } else {
   // Lint and format (eslint.config.mjs): typescript-eslint's type-checked rules and the house style.
   const lint = spawnSync(bin('eslint'), ['.'], { stdio: 'inherit' })
@@ -27,6 +27,12 @@ if (files.length > 0) {
   const layers = spawnSync(bin('depcruise'), ['server', 'db', 'scripts', 'tests', '--config', '.dependency-cruiser.cjs'], { stdio: 'inherit' })
   if (layers.status !== 0) {
     process.stderr.write('layering check failed\n')
+    process.exit(1)
+  }
+  // The docs check (scripts/check-docs.ts): links, anchors, configuration.md, api.md and code comments against the code.
+  const docs = spawnSync(bin('tsx'), ['scripts/check-docs.ts'], { stdio: 'inherit' })
+  if (docs.status !== 0) {
+    process.stderr.write('docs check failed: each line above names the file, the line and the fix (npm run check-docs runs it alone)\n')
     process.exit(1)
   }
 }

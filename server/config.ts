@@ -218,6 +218,9 @@ export function dbSettings(config: Config): DbSettings {
   }
 }
 
+/** Every variable the schema reads: docs/configuration.md documents each (the docs check, scripts/check-docs.ts). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape)
+
 /** mysql://user:password@host:3306/name, or the official WordPress image's WORDPRESS_DB_* names. */
 function databaseSettings(env: z.infer<typeof envSchema>): DatabaseSettings {
   if (env.DATABASE_URL !== undefined && env.DATABASE_URL.trim() !== '') {
