@@ -177,11 +177,20 @@ export function checkKindLine(file: string, text: string): Problem[] {
   }]
 }
 
-/** The table rows of a page (outside code) with the backticked names at the start of their first cell. */
-function firstCellNames(lines: Line[], name: RegExp): { line: number; names: string[] }[] {
+/**
+ * The table rows of a page (outside code) with the backticked names in their first cell; with
+ * `header`, only the rows of tables whose header's first cell is that word.
+ */
+function firstCellNames(lines: Line[], name: RegExp, header?: string): { line: number; names: string[] }[] {
   const out: { line: number; names: string[] }[] = []
+  let previous: number | undefined
+  let wanted = header === undefined
   for (const { number, text } of lines) {
-    if (!/^\s*\|/.test(text) || /^\s*\|\s*:?-+/.test(text)) continue
+    const isRow = /^\s*\|/.test(text)
+    const startsTable = isRow && previous !== number - 1
+    if (isRow) previous = number
+    if (startsTable && header !== undefined) wanted = (text.split('|')[1] ?? '').trim().toLowerCase() === header
+    if (!isRow || startsTable || /^\s*\|\s*:?-+/.test(text) || !wanted) continue
     const cell = text.split('|')[1] ?? ''
     const names = [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((n) => name.test(n))
     if (names.length > 0) out.push({ line: number, names })
@@ -247,7 +256,7 @@ const ROUTE_HEADING = /^`GET (\/[^`\s]*)`$/
 /**
  * Rule 3: docs/api.md and openapi.json name the same routes, parameters and error codes.
  * In api.md a route is a heading `` `GET /path` ``; its parameters are the backticked names in
- * the first cell of the tables in its section; the error codes are the backticked `rest_…`
+ * the first cell of the tables in its section headed "parameter"; the error codes are the backticked `rest_…`
  * names in the table rows of the section headed "Errors".
  */
 export function checkApiPage(file: string, text: string, doc: OpenApiDocument): Problem[] {
@@ -265,7 +274,7 @@ export function checkApiPage(file: string, text: string, doc: OpenApiDocument): 
     const path = ROUTE_HEADING.exec(heading.text.trim())?.[1]
     if (path === undefined) return
     const params = new Map<string, number>()
-    for (const row of firstCellNames(sectionLines(index), /^[a-z_][a-z0-9_[\]]*$/)) for (const name of row.names) if (!params.has(name)) params.set(name, row.line)
+    for (const row of firstCellNames(sectionLines(index), /^[a-z_][a-z0-9_[\]]*$/, 'parameter')) for (const name of row.names) if (!params.has(name)) params.set(name, row.line)
     documented.set(path, { line: heading.line, params })
   })
   for (const [path, params] of routes) {

@@ -59,6 +59,10 @@ function asSent(meta: JsonSchema): JsonSchema {
 }
 
 function parameters(schema: z.ZodObject | undefined) {
+  return [...routeParameters(schema), ENVELOPE_PARAMETER]
+}
+
+function routeParameters(schema: z.ZodObject | undefined) {
   if (!schema) return []
   return Object.entries(schema.shape).map(([name, field]) => {
     const { $schema: _ignored, description, ...fieldSchema } = parameterSchema(field as z.ZodType)
@@ -71,6 +75,17 @@ function parameters(schema: z.ZodObject | undefined) {
       ...((field as z.ZodType).meta()?.type === 'boolean' ? { allowEmptyValue: true } : {}),
     }
   })
+}
+
+/**
+ * WordPress's `_envelope` global parameter (server/http/envelope.ts): every route of the
+ * namespace takes it, so it is added to each rather than to the routes' schemas.
+ */
+const ENVELOPE_PARAMETER = {
+  name: '_envelope', in: 'query', required: false, allowEmptyValue: true,
+  description: 'WordPress\'s envelope: present with any value or none, a JSON answer (errors included) is sent with status 200 as {"body":…,"status":…,"headers":{…}}, ' +
+    'its X-WP-Total, X-WP-TotalPages, Link, Allow and Retry-After moved into headers. CSV, iCalendar, HTML and HEAD answers are sent as they are. The answers below are described without it.',
+  schema: { type: 'string' },
 }
 
 /** Every named schema (`.meta({ id })`) as components. */
@@ -258,6 +273,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   const index = {
     summary: 'The namespace index, as WordPress gives it, with every parameter of each route',
     operationId: 'getNamespaceIndex',
+    parameters: parameters(undefined),
     responses: {
       200: { description: 'The routes of the namespace.', content: { 'application/json': { schema: REF('NamespaceIndex') } } },
       401: ERRORS[401], 403: ERRORS[403], 503: ERRORS[503],
@@ -267,6 +283,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   const openApi = {
     summary: 'This document, guarded like the rest of the namespace (also open at /openapi.json)',
     operationId: 'getOpenApi',
+    parameters: parameters(undefined),
     responses: {
       200: { description: 'The OpenAPI document.', content: { 'application/json': { schema: { type: 'object' } } } },
       401: ERRORS[401], 403: ERRORS[403], 503: ERRORS[503],
@@ -277,6 +294,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     summary: 'This reference for people: Swagger UI, rendered in the browser from this document',
     description: 'An HTML page; its script and style are served by the service under docs/ (swagger-ui-dist), with a Content-Security-Policy that allows nothing from elsewhere.',
     operationId: 'getDocs',
+    parameters: parameters(undefined),
     responses: {
       200: { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
       401: ERRORS[401], 403: ERRORS[403], 503: ERRORS[503],

@@ -7,6 +7,7 @@ import type { DisabledPeriod } from '../domain/rules.ts'
 import type { DisabledTimeAnswer } from '../domain/disabled-time.ts'
 import type { SummaryAnswer } from '../domain/summary.ts'
 import type { SummaryGroup } from '../domain/summary-sums.ts'
+import type { RestErrorCode } from '../errors.ts'
 
 const isoWithOffset = (description: string) =>
   z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/).meta({ description, examples: ['2026-11-25T09:00:00+01:00'] })
@@ -122,8 +123,23 @@ export const availabilityAnswerSchema = z.object({
   step: z.number().int().optional(),
 }).strict().meta({ id: 'AvailabilityAnswer' })
 
+/**
+ * Every `rest_…` code the service sends, for WP_Error's examples (docs/api.md's Errors table
+ * lists the same, checked by npm run check-docs). A code added to RestErrorCode and not here
+ * does not compile.
+ */
+const REST_ERROR_CODES = Object.keys({
+  rest_invalid_param: true, rest_invalid_page_number: true, rest_bad_request: true, rest_not_logged_in: true, rest_forbidden: true,
+  rest_no_route: true, rest_service_not_found: true, rest_request_timeout: true, rest_uri_too_long: true, rest_headers_too_large: true,
+  rest_internal_error: true, rest_database_unavailable: true, rest_auth_unavailable: true, rest_service_stopping: true,
+  rest_metrics_unavailable: true, rest_query_timeout: true,
+} satisfies Record<Extract<RestErrorCode, `rest_${string}`>, true>)
+
 export const restErrorSchema = z.object({
-  code: z.string().meta({ examples: ['rest_invalid_param', 'rest_no_route', 'rest_service_not_found'] }),
+  code: z.string().meta({
+    description: 'One of these, or with 401 in AUTH_MODE=wordpress the code WordPress gave (incorrect_password, …).',
+    examples: REST_ERROR_CODES,
+  }),
   message: z.string().meta({ description: 'A sentence a person can act on.' }),
   data: z.object({
     status: z.number().int(),

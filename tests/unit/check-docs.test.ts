@@ -107,6 +107,11 @@ describe('docs check', () => {
       expect(checkApiPage('docs/api.md', page(['start', 'per_page'], codes), doc)).to.deep.equal([])
     })
 
+    it('reads parameters from the tables headed "parameter" only, not from a route\'s field tables', () => {
+      const withFields = page(['start', 'per_page'], codes).replace('## Errors', '| field | type |\n|---|---|\n| `id` | integer |\n\n## Errors')
+      expect(checkApiPage('docs/api.md', withFields, doc)).to.deep.equal([])
+    })
+
     it('fails on a route openapi.json has and the page does not, and the other way round', () => {
       expect(checkApiPage('docs/api.md', page([], codes, '/bookings'), doc).map((p) => p.what)).to.deep.equal([
         'route GET /slots is in openapi.json but has no section',

@@ -37,8 +37,16 @@ describe('openapi.json', () => {
       const operation = doc.paths[route.path]?.get
       expect(operation, route.path).to.not.equal(undefined)
       const names = (operation!.parameters ?? []).map((p) => p.name)
-      expect(names, route.path).to.deep.equal(route.params ? Object.keys(route.params.shape) : [])
+      expect(names, route.path).to.deep.equal([...route.params ? Object.keys(route.params.shape) : [], '_envelope'])
     }
+  })
+
+  it('lists _envelope on every JSON route, and every rest_ code among WP_Error\'s', () => {
+    for (const path of ['/', '/slots', '/disabled-time', '/summary', '/availability', '/openapi.json']) {
+      expect(doc.paths[path]!.get.parameters!.map((p) => p.name), path).to.include('_envelope')
+    }
+    const code = doc.components.schemas.WP_Error!.properties!.code as { examples: string[] }
+    expect(code.examples).to.include.members(['rest_metrics_unavailable', 'rest_service_stopping', 'rest_request_timeout', 'rest_invalid_param'])
   })
 
   it('takes each parameter\'s values from its schema: enums, bounds, defaults', () => {
