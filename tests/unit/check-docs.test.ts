@@ -108,7 +108,7 @@ describe('docs check', () => {
     })
 
     it('reads parameters from the tables headed "parameter" only, not from a route\'s field tables', () => {
-      const withFields = page(['start', 'per_page'], codes).replace('## Errors', '| field | type |\n|---|---|\n| `id` | integer |\n\n## Errors')
+      const withFields = page(['start', 'per_page'], codes).replace('## Errors', '\n| field | type |\n|---|---|\n| `id` | integer |\n\n## Errors')
       expect(checkApiPage('docs/api.md', withFields, doc)).to.deep.equal([])
     })
 
