@@ -18,7 +18,7 @@ export type BookingOrder = 'booking' | 'service'
 
 // The zero date sorts below every real DATETIME, so any created_at range
 // starts here at the latest: a zero-date booking never matches (API.md, created_date;
-// README, "Choices made where API.md is silent").
+// docs/api.md, "Choices made where the contract is silent").
 const FIRST_REAL_DATETIME = '1000-01-01 00:00:00'
 // The same for booking_date: a range given by its `end` alone never matches the zero date either.
 const FIRST_REAL_DATE = '1000-01-01'

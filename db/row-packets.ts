@@ -5,7 +5,7 @@
 // query, it kept each query alive in the old generation). mysql2 is pinned and
 // tests/unit/mysql2-pin.test.ts fails loudly if the patch no longer fits;
 // ROWS_AS_BYTES=false switches it off. Why and what it measured:
-// docs/performance.md, "The bulk path"; docs/architecture.md, "The fast paths".
+// docs/performance.md, "The bulk path"; docs/architecture.md, "The fast paths, and their switches".
 import * as mysql2 from 'mysql2'
 
 /** mysql2's own createQuery (index.js), which its type declarations leave out. */

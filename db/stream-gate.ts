@@ -10,7 +10,7 @@ import { FairQueue, type Entrant, type FairQueueOptions, type RefusalReason, typ
  * DB_STREAM_CONNECTIONS' default: two export statements at once, for the whole
  * service. The site's database is shared with the live site; two keep the
  * site's own pages fast while reports run, and more run no faster on a small
- * database server (docs/operations.md, "Sizing"; docs/decisions).
+ * database server (docs/operations.md, "Under load"; docs/decisions).
  */
 export const DEFAULT_STREAM_CONNECTIONS = 2
 export const DEFAULT_QUEUE_TIMEOUT_MS = 30_000
@@ -18,7 +18,7 @@ export const DEFAULT_QUEUE_LENGTH = 100
 
 /** Who asks, and the request's own signal: a client that hangs up leaves the line at once. */
 export interface Admission {
-  /** A credential's hash, or the client's address without one (server/http/caller.ts). */
+  /** A credential's hash, or the client's address without one (callerOf, server/http/admission.ts). */
   caller: string
   signal?: GoneSignal
   /** Set by the gate: how long this request waited in line, for its log line. */

@@ -9,7 +9,7 @@ import { DEFAULT_QUEUE_LENGTH, DEFAULT_QUEUE_TIMEOUT_MS, DEFAULT_STREAM_CONNECTI
 import { parseBooleanWord, parseWholeNumber } from './parse-text.ts'
 
 /**
- * V8 heap flags for each cluster worker: a sizing choice (README, "Sizing").
+ * V8 heap flags for each cluster worker: a sizing choice (docs/operations.md, "Sizing and indexes").
  * A worker's live heap under eight concurrent exports is about 28 MB; the rest
  * of its peak RSS was heap V8 let grow before collecting (up to four times the
  * live size) and a young generation of up to 48 MB. Old space grown by 1.5×
@@ -135,7 +135,7 @@ const envSchema = z.object({
   }),
   EXPOSE_CUSTOMER_DATA: booleanFlag('EXPOSE_CUSTOMER_DATA'),
   DB_POOL_SIZE: integer('DB_POOL_SIZE', 1, 200, 10),
-  // The fast paths (docs/architecture.md, "The fast paths"); each off only to rule it out when an answer looks wrong.
+  // The fast paths (docs/architecture.md, "The fast paths, and their switches"); each off only to rule it out when an answer looks wrong.
   ROWS_AS_BYTES: switchFlag('ROWS_AS_BYTES'),
   SQL_SHAPE_CACHE: switchFlag('SQL_SHAPE_CACHE'),
   HTTP_PROTOTYPE_REUSE: switchFlag('HTTP_PROTOTYPE_REUSE'),

@@ -21,7 +21,7 @@ export const BENCH_DATABASE = 'wordpress'
 export const READER = { user: 'booking_api', password: 'bench-reader' }
 
 /**
- * The indexes we recommend (README, "Sizing"). The plugin ships only
+ * The indexes we recommend (docs/operations.md, "Sizing and indexes"). The plugin ships only
  * service_id; these let the typical queries read in order instead of sorting.
  * InnoDB appends the primary key (id) to each, which completes the ORDER BY.
  * bc_api_date names id, then status, so a deep page with a status filter is

@@ -29,7 +29,7 @@ export interface BookingMapping {
   slugOf: (postName: string | null) => string | null
 }
 
-/** API.md, "A booking": one row in, one record out. */
+/** API.md, "GET slots/", a booking: one row in, one record out. */
 export function toBookingRecord(row: BookingRow, { clock, exposeCustomer, slugOf }: BookingMapping): BookingRecord {
   const day = clock.day(row.booking_date)
   const from = row.time_from === null ? NaN : clock.timeSeconds(row.time_from)

@@ -1,4 +1,4 @@
-// The `start` and `end` parameters (API.md, "Dates"): three written forms, read strictly.
+// The `start` and `end` parameters (API.md, "Parameters"): three written forms, read strictly.
 import { dayToMs } from './day-arithmetic.ts'
 
 const DATE_FORMATS: { pattern: RegExp; order: [year: number, month: number, day: number] }[] = [

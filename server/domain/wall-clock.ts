@@ -1,6 +1,6 @@
 // Dates and times of the plugin's tables are wall-clock values in the site's
 // time zone (PLUGIN_TABLES.md, "Site settings"). WallClock turns them into
-// ISO 8601 strings with the site's UTC offset on that date (API.md, "A booking").
+// ISO 8601 strings with the site's UTC offset on that date (API.md, "GET slots/").
 import { DAY_MS, DAY_SECONDS, dayToMs, msToDay, pad2, pad4, timeToSeconds } from './day-arithmetic.ts'
 import { remember } from './remember.ts'
 import { dayInstants, formatInstant, formatOffset, offsetAt, zoneLabel, type SiteZone } from './zone-offsets.ts'

@@ -1,4 +1,4 @@
-// The text of one booking record: a JSON object, or a CSV line (API.md, "CSV").
+// The text of one booking record: a JSON object, or a CSV line (API.md, "GET slots/").
 import { BOOKING_FIELDS, type BookingRecord } from '../domain/booking-record.ts'
 
 /**

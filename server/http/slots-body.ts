@@ -1,4 +1,4 @@
-// The body of `GET slots/` as JSON (grouped or flat) and as CSV (API.md, "CSV").
+// The body of `GET slots/` as JSON (grouped or flat) and as CSV (API.md, "GET slots/").
 import type { BookingMapping, BookingRecord } from '../domain/booking-record.ts'
 import { pickFields } from '../domain/pick-fields.ts'
 import type { AnswerSink, SlotsAnswer } from '../domain/slots.ts'

@@ -118,7 +118,7 @@ function prematureClose(): Error {
  * buffer per chunk cost the workers about twice the full collections. With
  * every slice out, chunks get buffers of their own; slices never given back
  * (an answer that failed) make the pool start a new block after a while
- * (docs/performance.md, "Chunk buffers used again").
+ * (docs/performance.md, "The design that got there").
  */
 export class ChunkPool {
   readonly #slices: number

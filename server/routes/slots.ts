@@ -52,7 +52,7 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
     throw invalidParams({ _fields: `_fields names no column of the CSV export; use one or more of ${CSV_FIELD_NAMES.join(', ')}.` })
   }
   const zone = deps.siteTimezone.known() ?? await deps.siteTimezone()
-  // CSV is always the flat list (API.md, "CSV").
+  // CSV is always the flat list (API.md, "GET slots/").
   const grouped = !params.flat && !csv
   const exposeCustomer = deps.exposeCustomer(req)
   // Everything besides the bookings that shapes the body (API.md, "Conditional requests").

@@ -1,4 +1,4 @@
-// API.md, "CSV": format=csv and Accept: text/csv, RFC 4180, CRLF, the formula guard.
+// API.md, "GET slots/", CSV: format=csv and Accept: text/csv, RFC 4180, CRLF, the formula guard.
 import { expect } from 'chai'
 import { parse } from 'csv-parse/sync'
 import request, { invalidParamsData } from '../support/request.ts'

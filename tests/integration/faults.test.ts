@@ -475,8 +475,8 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
           expect(raw.startsWith('HTTP/1.1 200 OK')).to.equal(true)
           expect(raw.endsWith('0\r\n\r\n'), 'no last chunk: the answer looks cut').to.equal(false)
         }
-        // The paused export has the rows read ahead of it still to send (README, "The database dies
-        // mid-stream"): it sees the loss once they are sent, and is cut then, visibly. Should
+        // The paused export has the rows read ahead of it still to send (docs/operations.md, "Limits
+        // and faults"): it sees the loss once they are sent, and is cut then, visibly. Should
         // the read-ahead have held the whole answer, it ends whole and correct.
         await sleep(2_000)
         paused.socket.resume()

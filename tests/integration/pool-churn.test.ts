@@ -1,7 +1,7 @@
 // The pool keeps its connections under a steady load: a new connection costs
 // both sides a handshake and MariaDB a new thread with cold caches, and
 // mysql2 closed every idle connection above `maxIdle` each second, busy pool
-// or not (scripts/bench/README.md, "Connections made again under load").
+// or not (found by the bench: git log -S maxIdle).
 // The pool is larger than the load, as in the bench (ten connections, five
 // clients per worker): it never has all its connections free while loaded.
 import { expect } from 'chai'

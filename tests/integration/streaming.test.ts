@@ -1,4 +1,4 @@
-// Large answers stream (DEVELOPERS.md, "Quality bar"): rows flow from
+// Large answers stream (STYLE.md, "How a route flows"): rows flow from
 // the database cursor to the socket with back-pressure. A client that stops
 // reading leaves the query waiting on the server, not finished into memory; a
 // client that hangs up releases the connection.

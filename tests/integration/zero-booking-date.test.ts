@@ -1,7 +1,7 @@
 // A booking whose booking_date is the zero date (0000-00-00). The column is
 // DATE NOT NULL, but a legacy site in a non-strict sql_mode can hold it. Such a
 // day has no instant, so `start` and `end` are null: the only case where
-// `start` is (README, "Choices made where API.md is silent").
+// `start` is (docs/api.md, "Choices made where the contract is silent").
 import { expect } from 'chai'
 import { parse } from 'csv-parse/sync'
 import request, { contractProblem } from '../support/request.ts'

@@ -1,4 +1,4 @@
-// One CSV cell (API.md, "CSV"): each rule on its own, so each would fail without it.
+// One CSV cell (API.md, "GET slots/"): each rule on its own, so each would fail without it.
 import { expect } from 'chai'
 import { csvCell, csvLine } from '../../server/http/booking-text.ts'
 
