@@ -1,6 +1,6 @@
 // The site's time zone (PLUGIN_TABLES.md, "Site settings"): what it is, its UTC
-// offset at an instant, and the instant of a wall-clock time in it (API.md, "A
-// booking"). Pure functions only: no database, no clock.
+// offset at an instant, and the instant of a wall-clock time in it (API.md,
+// "GET slots/"). Pure functions only: no database, no clock.
 import { DAY_MS, msToDay, pad2, pad4 } from './day-arithmetic.ts'
 
 /** The zone offsets come from: an IANA zone, a fixed offset (gmt_offset), or UTC. */
