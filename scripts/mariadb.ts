@@ -1,10 +1,11 @@
-// A private MariaDB server for tests, the demo and the benchmark: Debian's
-// mariadb-server, installed when missing, run from a temporary data directory
+// A private MariaDB server for tests, the demo and the benchmark: the mariadbd on
+// PATH (Homebrew's, say) or Debian's mariadb-server, installed when missing (root on
+// Debian or Ubuntu), run from a temporary data directory
 // on a free loopback port, and removed again by stop().
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { delimiter, join } from 'node:path'
 import { createServer } from 'node:net'
 import mysql from 'mysql2/promise'
 import { aptInstall } from './apt.ts'
@@ -22,17 +23,30 @@ export interface MariaDbServer {
 
 const say = (line: string) => process.stderr.write(`[mariadb] ${line}\n`)
 
-function findBinary(name: string): string | undefined {
-  for (const dir of ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin']) {
-    const path = join(dir, name)
-    if (existsSync(path)) return path
+/** Where Debian and most Unixes keep server binaries, also when PATH lacks them (sbin, for a user who is not root). */
+const SERVER_FOLDERS = ['/usr/sbin', '/usr/bin', '/usr/local/sbin', '/usr/local/bin']
+
+function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK)
+    return statSync(path).isFile()
+  } catch {
+    return false
   }
-  return undefined
 }
 
-/** Installs Debian's mariadb-server when mariadbd is missing (CI machines have only Node). */
+/** The executable `name`: the first on PATH (a Homebrew MariaDB, say), else in SERVER_FOLDERS; undefined when none. */
+export function findBinary(name: string, path = process.env.PATH ?? ''): string | undefined {
+  const folders = [...path.split(delimiter).filter((dir) => dir !== ''), ...SERVER_FOLDERS]
+  return folders.map((dir) => join(dir, name)).find(isExecutableFile)
+}
+
+/** Installs Debian's mariadb-server when mariadbd is missing (CI machines have only Node); elsewhere says what to install. */
 export function ensureMariaDbInstalled(): void {
   if (findBinary('mariadbd')) return
+  if (!findBinary('apt-get')) {
+    throw new Error('mariadbd is missing: install MariaDB (macOS: brew install mariadb) so that mariadbd is on PATH, or use the compose stack (docker compose up --build)')
+  }
   aptInstall(['mariadb-server'], 'mariadbd')
   if (!findBinary('mariadbd')) throw new Error('mariadb-server was installed but mariadbd is still missing')
 }
