@@ -17,7 +17,7 @@ export interface DemoOptions {
   /** Pads the rules with single days off per service up to this many rules in all (the benchmark's 200). */
   rules?: number
   timezone: string
-  /** The showcase week of availability/ (npm run demo only: it replaces some generated bookings, so counts change). */
+  /** The showcase week of availability/ (DEMO_SITE: the demo and the compose seed; it replaces some generated bookings, so counts change). */
   showcase?: boolean
 }
 
@@ -30,6 +30,12 @@ export const DEMO_DEFAULTS: DemoOptions = {
   rulesPerService: 1,
   timezone: 'Europe/Berlin',
 }
+
+/**
+ * The site `npm run demo` and the compose stack's seed both load: the defaults and the
+ * showcase week, so the README's availability/ example answers the same under both.
+ */
+export const DEMO_SITE: DemoOptions = { ...DEMO_DEFAULTS, showcase: true }
 
 /** The first service's post ID; services take consecutive IDs from here. */
 export const FIRST_SERVICE_ID = 10

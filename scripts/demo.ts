@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { startMariaDb, stopOnExit } from './mariadb.ts'
 import { schemaSql } from '../db/schema.ts'
-import { demoDataSql, DEMO_DEFAULTS } from '../db/demo-data.ts'
+import { demoDataSql, DEMO_SITE } from '../db/demo-data.ts'
 import { loadConfig } from '../server/config.ts'
 import { demoPrettyStream } from './demo-log.ts'
 
@@ -30,17 +30,17 @@ await mariadb.adminQuery(`
   CREATE USER 'booking_api'@'%' IDENTIFIED BY '${password}';
   GRANT SELECT ON wordpress.* TO 'booking_api'@'%';
   USE wordpress;
-  ${schemaSql(DEMO_DEFAULTS.prefix)}
+  ${schemaSql(DEMO_SITE.prefix)}
 `)
-for (const statement of demoDataSql({ showcase: true })) await mariadb.adminQuery(`USE wordpress; ${statement}`)
-say(`[demo] MariaDB on 127.0.0.1:${mariadb.port}: ${DEMO_DEFAULTS.bookings.toLocaleString('en')} bookings generated in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+for (const statement of demoDataSql(DEMO_SITE)) await mariadb.adminQuery(`USE wordpress; ${statement}`)
+say(`[demo] MariaDB on 127.0.0.1:${mariadb.port}: ${DEMO_SITE.bookings.toLocaleString('en')} bookings generated in ${((Date.now() - started) / 1000).toFixed(1)} s`)
 // The demo's own throwaway account, so a second instance (another PORT, AUTH_MODE, ...) can read the same data.
-say(`[demo] its read-only account, for an instance of your own: DATABASE_URL=mysql://booking_api:${password}@127.0.0.1:${mariadb.port}/wordpress TABLE_PREFIX=${DEMO_DEFAULTS.prefix}`)
+say(`[demo] its read-only account, for an instance of your own: DATABASE_URL=mysql://booking_api:${password}@127.0.0.1:${mariadb.port}/wordpress TABLE_PREFIX=${DEMO_SITE.prefix}`)
 
 const env = {
   ...process.env,
   DATABASE_URL: `mysql://booking_api:${password}@127.0.0.1:${mariadb.port}/wordpress`,
-  TABLE_PREFIX: DEMO_DEFAULTS.prefix,
+  TABLE_PREFIX: DEMO_SITE.prefix,
 }
 const config = loadConfig(env)
 service = spawn(process.execPath, ['--import', 'tsx', new URL('../server/main.ts', import.meta.url).pathname], { env, stdio: ['ignore', 'pipe', 'pipe'] })

@@ -7,12 +7,13 @@
 //    own installer (the form of wp-admin/install.php, as a person would), with
 //    SEED_ADMIN_USER, SEED_ADMIN_PASSWORD, SEED_ADMIN_EMAIL and SEED_SITE_TITLE.
 // 3. Creates the plugin's tables when missing and loads the demo data of
-//    `npm run demo` (SEED_BOOKINGS bookings, default 20,000), unless there are
+//    `npm run demo` (DEMO_SITE: SEED_BOOKINGS bookings, default 20,000, and the
+//    showcase week of availability/), unless there are
 //    bookings already. Exits 0 when seeded or already seeded.
 import axios from 'axios'
 import { loadConfig, ConfigError, type Config } from '../server/config.ts'
 import { readSeedState, writeDemoData } from '../db/seed.ts'
-import { DEMO_DEFAULTS } from '../db/demo-data.ts'
+import { DEMO_DEFAULTS, DEMO_SITE } from '../db/demo-data.ts'
 
 const say = (line: string) => process.stdout.write(`[seed] ${line}\n`)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -81,7 +82,7 @@ async function seed(config: Config, bookings: number): Promise<void> {
     return
   }
   const started = Date.now()
-  const written = await writeDemoData(database, { prefix, bookings })
+  const written = await writeDemoData(database, { ...DEMO_SITE, prefix, bookings })
   say(`${written.toLocaleString('en')} bookings written to ${database.database} (prefix ${prefix}) in ${((Date.now() - started) / 1000).toFixed(1)} s`)
 }
 

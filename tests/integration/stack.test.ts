@@ -18,6 +18,8 @@ import { prepareWordPress, type WordPressServer } from '../../scripts/wordpress.
 
 const INIT_SCRIPT = 'docker/db/initdb.d/10-booking-api-reader.sh'
 const BOOKINGS = 5_000
+/** The bookings the seed wrote: BOOKINGS, with the showcase week in place of haircut's generated bookings of that week. */
+let seeded = 0
 
 /**
  * Sources the init script as the official MariaDB image's entrypoint does, with
@@ -117,19 +119,23 @@ describe('the compose stack, without Docker', function () {
     expect(first.status).to.equal(0)
     const lines = first.stdout.trimEnd().split('\n')
     expect(lines[0]).to.equal(`[seed] installing WordPress through ${wordpress.url}/wp-admin/install.php`)
-    expect(lines.at(-1)).to.match(new RegExp(`^\\[seed\\] 5,000 bookings written to ${database} \\(prefix wp_\\) in [\\d.]+ s$`))
+    const written = /^\[seed\] ([\d,]+) bookings written to (\S+) \(prefix wp_\) in [\d.]+ s$/.exec(lines.at(-1)!)
+    expect(written?.[2]).to.equal(database)
+    seeded = Number(written![1]!.replace(/,/g, ''))
     const second = runSeed(env)
     expect(second.status).to.equal(0)
-    expect(second.stdout).to.equal(`[seed] ${database} has 5,000 bookings already: nothing written\n`)
+    expect(second.stdout).to.equal(`[seed] ${database} has ${seeded.toLocaleString('en')} bookings already: nothing written\n`)
 
     const [rows] = await root.query(`SELECT
       (SELECT COUNT(*) FROM \`${database}\`.wp_booking_calendar_bookings) AS bookings,
+      (SELECT COUNT(*) FROM \`${database}\`.wp_booking_calendar_bookings WHERE customer_name LIKE 'Showcase %') AS showcase,
       (SELECT COUNT(*) FROM \`${database}\`.wp_booking_calendar_disabled_times) AS rules,
       (SELECT COUNT(*) FROM \`${database}\`.wp_posts WHERE post_type = 'bc_service') AS services,
       (SELECT COUNT(*) FROM \`${database}\`.wp_users) AS users,
       (SELECT option_value FROM \`${database}\`.wp_options WHERE option_name = 'timezone_string') AS timezone,
       (SELECT option_value FROM \`${database}\`.wp_options WHERE option_name = 'blogname') AS title`)
-    expect((rows as Record<string, unknown>[])[0]).to.deep.include({ bookings: 5000, services: 36, users: 1, timezone: 'Europe/Berlin', title: 'Seeded salon' })
+    expect((rows as Record<string, unknown>[])[0]).to.deep.include({ bookings: seeded, showcase: 6, services: 36, users: 1, timezone: 'Europe/Berlin', title: 'Seeded salon' })
+    expect(seeded).to.be.within(BOOKINGS - 20, BOOKINGS + 6)
     expect(Number((rows as Record<string, unknown>[])[0]!.rules)).to.be.above(0)
     const posts = await (await fetch(`${wordpress.url}/wp-json/wp/v2/posts`)).json() as { title: { rendered: string } }[]
     expect(posts.map((post) => post.title.rendered)).to.include('Hello world!')
@@ -145,6 +151,13 @@ describe('the compose stack, without Docker', function () {
     const res = await fetch(`http://127.0.0.1:${(api.address() as AddressInfo).port}/wp-json/booking-calendar/v1/slots?service=haircut&per_page=1`)
     expect(res.status).to.equal(200)
     expect(Number(res.headers.get('x-wp-total'))).to.be.above(100)
+    // The README's and get-it-running.md's availability/ example answers under compose as under npm run demo (DEMO_SITE).
+    const free = await fetch(`http://127.0.0.1:${(api.address() as AddressInfo).port}/wp-json/booking-calendar/v1/availability?service=haircut&start=2026-12-08&end=2026-12-08&duration=60&format=csv`)
+    expect(await free.text()).to.equal([
+      'service_id,service_slug,start,end',
+      ...['08', '11', '12', '13', '14', '15'].map((hour) => `10,haircut,2026-12-08T${hour}:00:00+01:00,2026-12-08T${String(Number(hour) + 1).padStart(2, '0')}:00:00+01:00`),
+      '',
+    ].join('\r\n'))
   })
 
   describe('nginx in front (docker/nginx/templates/default.conf.template)', () => {
@@ -160,8 +173,8 @@ describe('the compose stack, without Docker', function () {
       expect(res.status).to.equal(200)
       expect(res.headers.get('x-request-id')).to.equal('through-nginx-1')
       const body = await res.json() as { booked_slots: unknown[]; total: number }
-      expect(body.total).to.equal(BOOKINGS)
-      expect(body.booked_slots).to.have.length(BOOKINGS)
+      expect(body.total).to.equal(seeded)
+      expect(body.booked_slots).to.have.length(seeded)
       expect(t!.logs.filter((line) => line.msg === 'request').at(-1)).to.include({ requestId: 'through-nginx-1', route: 'slots' })
     })
 
