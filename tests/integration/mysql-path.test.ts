@@ -137,7 +137,7 @@ describe('the MySQL path, on a MariaDB that reports a MySQL version (issue 51)',
 
     before(async () => {
       server = await startPrivateMariaDb('bc_mysql80', 3000, ['--version=8.0.36-fake', '--general-log=1', '--log-output=TABLE'])
-      service = await spawnService({ databaseUrl: server.databaseUrl, prefix: 'wp_' }, { LOG_LEVEL: 'info' })
+      service = await spawnService({ databaseUrl: server.databaseUrl, prefix: 'wp_' }, { LOG_LEVEL: 'info', WORKERS: '1' })
     })
     after(async () => {
       service?.child.kill('SIGTERM')
@@ -170,7 +170,7 @@ describe('the MySQL path, on a MariaDB that reports a MySQL version (issue 51)',
       expect(grouped.status).to.equal(200)
       const csv = await get(port, `${API}slots?format=csv`)
       expect(csv.status).to.equal(200)
-      expect(csv.text.trim().split('\n')).to.have.length(3001)
+      expect(csv.headers.get('x-wp-total')).to.equal('3000')
       const feed = await get(port, `${API}slots?format=ics&start=2025-01-01&end=2025-12-31`)
       expect(feed.status).to.equal(200)
       expect(feed.text).to.contain('BEGIN:VCALENDAR')
