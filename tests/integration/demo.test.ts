@@ -5,6 +5,7 @@ import { expect } from 'chai'
 import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { findFreePort } from '../../scripts/mariadb.ts'
+import { needsOwnDatabaseServer } from '../support/database.ts'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -36,6 +37,7 @@ function alive(pid: number): boolean {
 
 describe('npm run demo', function () {
   this.timeout(240_000)
+  needsOwnDatabaseServer('npm run demo starts and stops a MariaDB of its own')
 
   for (const presses of [1, 2]) {
     it(`removes its data directory and stops mariadbd on SIGINT to the process group (Ctrl-C pressed ${presses === 1 ? 'once' : 'twice'})`, async () => {
