@@ -5,7 +5,7 @@ import { expect } from 'chai'
 import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { findFreePort } from '../../scripts/mariadb.ts'
-import { needsOwnDatabaseServer } from '../support/database.ts'
+import { describeOwnServer } from '../support/database.ts'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -35,9 +35,8 @@ function alive(pid: number): boolean {
   }
 }
 
-describe('npm run demo', function () {
+describeOwnServer('npm run demo', 'npm run demo starts and stops a MariaDB of its own', function () {
   this.timeout(240_000)
-  needsOwnDatabaseServer('npm run demo starts and stops a MariaDB of its own')
 
   for (const presses of [1, 2]) {
     it(`removes its data directory and stops mariadbd on SIGINT to the process group (Ctrl-C pressed ${presses === 1 ? 'once' : 'twice'})`, async () => {

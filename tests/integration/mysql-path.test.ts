@@ -14,7 +14,7 @@ import mysql from 'mysql2/promise'
 import { aptInstall } from '../../scripts/apt.ts'
 import { startPrivateMariaDb, type PrivateMariaDb } from '../support/private-mariadb.ts'
 import { spawnService, startListeningService, type ServiceProcess } from '../support/service.ts'
-import { needsOwnDatabaseServer } from '../support/database.ts'
+import { describeOwnServer } from '../support/database.ts'
 
 const API = '/wp-json/booking-calendar/v1/'
 const KBS_FILE = '/usr/share/php/data/Williamdes/MariaDBMySQLKBS/merged-ultraslim.json'
@@ -127,9 +127,8 @@ async function get(port: number, path: string, headers: Record<string, string> =
   return { status: res.status, headers: res.headers, text: await res.text() }
 }
 
-describe('the MySQL path, on a MariaDB that reports a MySQL version (issue 51)', function () {
+describeOwnServer('the MySQL path, on a MariaDB that reports a MySQL version (issue 51)', 'it starts MariaDBs of its own, with other version strings', function () {
   this.timeout(180_000)
-  needsOwnDatabaseServer('it starts MariaDBs of its own, with other version strings')
 
   describe('MySQL 8.0.36', () => {
     let server: PrivateMariaDb

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import mysql from 'mysql2/promise'
 import { parse } from 'yaml'
-import { needsOwnDatabaseServer, testServer } from '../support/database.ts'
+import { describeOwnServer, testServer } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { checkNginxConfig, startNginx, type NginxProxy } from '../support/nginx.ts'
 import { prepareWordPress, type WordPressServer } from '../../scripts/wordpress.ts'
@@ -44,8 +44,7 @@ function runSeed(env: Record<string, string>) {
   return spawnSync(process.execPath, ['--import', 'tsx', 'scripts/seed.ts'], { encoding: 'utf8', env: { PATH: process.env.PATH, ...env } })
 }
 
-describe('the compose stack, without Docker', function () {
-  needsOwnDatabaseServer('the image\'s init script runs as root over the private MariaDB\'s socket')
+describeOwnServer('the compose stack, without Docker', 'the image\'s init script runs as root over the private MariaDB\'s socket', function () {
   this.timeout(120_000)
   const server = testServer()
   const suffix = `${process.pid}_${Date.now() % 100_000}`

@@ -43,16 +43,18 @@ export async function adminConnection(options: mysql.ConnectionOptions = {}): Pr
 }
 
 /**
- * Marks a suite that must stop, kill or freeze a database server, start one of
- * its own, or reach the shared one's root socket: with TEST_DATABASE_URL it is
- * skipped, and says so, instead of failing or acting on a server it does not own.
+ * A suite that must stop, kill or freeze a database server, start one of its
+ * own, or reach the shared one's root socket: with TEST_DATABASE_URL it is
+ * skipped whole (hooks too), and says so, instead of failing or acting on a
+ * server it does not own. Otherwise it is describe().
  */
-export function needsOwnDatabaseServer(why: string): void {
-  before(function () {
-    if (!process.env.TEST_DB_ADMIN_URL) return
-    process.stdout.write(`    [skipped under TEST_DATABASE_URL] ${this.test?.parent?.fullTitle() ?? ''}: ${why}\n`)
-    this.skip()
-  })
+export function describeOwnServer(title: string, why: string, suite: (this: Mocha.Suite) => void): void {
+  if (!process.env.TEST_DB_ADMIN_URL) {
+    describe(title, suite)
+    return
+  }
+  process.stdout.write(`[skipped under TEST_DATABASE_URL] ${title}: ${why}\n`)
+  describe.skip(title, suite)
 }
 
 export type Row = Record<string, unknown>
