@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import mysql from 'mysql2/promise'
 import { aptInstall } from '../../scripts/apt.ts'
+import { recommendedIndexesSql } from '../../scripts/bench/dataset.ts'
 import { startPrivateMariaDb, type PrivateMariaDb } from '../support/private-mariadb.ts'
 import { spawnService, startListeningService, type ServiceProcess } from '../support/service.ts'
 import { describeOwnServer } from '../support/database.ts'
@@ -136,6 +137,8 @@ describeOwnServer('the MySQL path, on a MariaDB that reports a MySQL version (is
 
     before(async () => {
       server = await startPrivateMariaDb('bc_mysql80', 3000, ['--version=8.0.36-fake', '--general-log=1', '--log-output=TABLE'])
+      // The recommended indexes, so the service names them in FORCE INDEX hints (db/index-hints.ts).
+      await server.server.adminQuery(`USE bc_mysql80; ${recommendedIndexesSql('wp_')}`)
       service = await spawnService({ databaseUrl: server.databaseUrl, prefix: 'wp_' }, { LOG_LEVEL: 'info', WORKERS: '1' })
     })
     after(async () => {
@@ -197,6 +200,7 @@ describeOwnServer('the MySQL path, on a MariaDB that reports a MySQL version (is
       expect(shapes).to.include("SET SESSION sql_mode = '?'")
       expect(statements.some((row) => row.statement.includes('NO_ENGINE_SUBSTITUTION'))).to.equal(true)
       expect(shapes.some((shape) => shape.startsWith('EXPLAIN '))).to.equal(true)
+      expect(shapes.some((shape) => /^select \/\*\+ .* FORCE INDEX \(`bc_api_date`\)/.test(shape))).to.equal(true)
     })
   })
 
