@@ -185,7 +185,7 @@ function createRawPool(settings: DbSettings, size: number, onServer?: (server: D
   pool.on('connection', (connection) => {
     const server = serverOf(connection)
     onServer?.(server)
-    // A connection whose session could not be set up is not used.
+    // A connection whose session could not be set up is destroyed: it never reads with other settings.
     const failed = (error: Error | null) => { if (error) connection.destroy() }
     // The account is read-only; the session is too, so no bug of ours can write.
     // QUERY_TIMEOUT_MS is enforced by the server where it can (ER_STATEMENT_TIMEOUT),
