@@ -11,6 +11,7 @@ import { matches, type BookingFilter } from './booking-filter.ts'
 import type { BookingColumns } from './booking-queries.ts'
 import { forceIndex, hintedIndex } from './index-hints.ts'
 import { readWithoutLostIndex } from './lost-index.ts'
+import { digestStatement, isStatementTimeout, type DatabaseServer } from './server-dialect.ts'
 
 /** What the database says of an answer's bookings: the same bookings give the same values, and other bookings others. */
 export interface BookingsDigest {
@@ -91,10 +92,17 @@ export function compileBookingsDigest(db: Db, filter: BookingFilter, columns: Bo
   // The rows are read through the index the answer reads them through (hintedIndex, db/index-hints.ts).
   const index = hintedIndex(db, filter, 'booking')
   if (index !== undefined) compiled = forceIndex(compiled, index)
-  // Rows looked up in the order of their ids (multi-range read), not in the
-  // index's: the order of a digest's rows does not matter to it, and MariaDB
-  // read a year's 80,000 bookings through bc_api_date in a third of the time.
-  return { ...compiled, sql: `SET STATEMENT optimizer_switch='mrr=on,mrr_sort_keys=on,mrr_cost_based=off', group_concat_max_len=4294967295 FOR ${compiled.sql}` }
+  return compiled
+}
+
+/**
+ * The digest statement for `server` (db/server-dialect.ts): its GROUP_CONCAT as long as
+ * the server allows, and its rows looked up in the order of their ids (multi-range read),
+ * not in the index's: the order of a digest's rows does not matter to it, and MariaDB
+ * read a year's 80,000 bookings through bc_api_date in a third of the time.
+ */
+export function digestForServer<R>(server: DatabaseServer, compiled: CompiledQuery<R>): CompiledQuery<R> {
+  return { ...compiled, sql: digestStatement(server, compiled.sql) }
 }
 
 interface DigestRow {
@@ -103,9 +111,6 @@ interface DigestRow {
   total: number | string | null
   services_digest: string | Buffer | null
 }
-
-/** MariaDB stopped the statement at max_statement_time. */
-const ER_STATEMENT_TIMEOUT = 1969
 
 /** Where the digest is read: in an answer's snapshot (so it and the rows agree), or as one statement of its own on a pool. */
 export type DigestSource = Snapshot | BoundedPool
@@ -125,10 +130,10 @@ export async function digestBookings(db: Db, source: DigestSource, filter: Booki
     row = await read(false)
     if (row && row.rows_digest === null && Number(row.row_count ?? 0) > 0) row = await read(true)
   } catch (error) {
-    // A digest that MariaDB stopped at max_statement_time (QUERY_TIMEOUT_MS; an export of
+    // A digest that the server stopped at its time limit (QUERY_TIMEOUT_MS; an export of
     // millions of rows on a slow server) leaves its connection and snapshot usable: the
     // answer goes without a tag, as it went before tags, and never becomes a 504 for it.
-    if ((error as { errno?: unknown } | null)?.errno === ER_STATEMENT_TIMEOUT) return undefined
+    if (isStatementTimeout(error)) return undefined
     throw error
   }
   if (!row) return undefined
@@ -138,10 +143,10 @@ export async function digestBookings(db: Db, source: DigestSource, filter: Booki
 }
 
 async function runOn<R>(source: DigestSource, query: CompiledQuery<R>): Promise<R[]> {
-  if ('rows' in source) return await source.rows(query)
+  if ('rows' in source) return await source.rows(digestForServer(source.server, query))
   const lease = await source.acquire()
   try {
-    return await lease.query<R>(query.sql, query.parameters)
+    return await lease.query<R>(digestStatement(lease.server, query.sql), query.parameters)
   } finally {
     lease.release()
   }

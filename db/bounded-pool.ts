@@ -1,7 +1,8 @@
 // A mysql2 pool behind our own bounds, so no wait on the database is open-ended:
 // getting a connection waits at most `acquireTimeoutMs`, a statement at most
-// `statementTimeoutMs` on our own clock (the server's max_statement_time can do
-// nothing while the server hangs). A connection that timed out, lost its socket
+// `queryTimeoutMs` and a margin on our own clock (the server's time limit can do
+// nothing while the server hangs; MySQL 5.5 and 5.6 have none, so there our
+// clock is the limit). A connection that timed out, lost its socket
 // or was abandoned mid-result is killed on the server and destroyed, never
 // put back: whatever state it is in leaves with it.
 import { randomBytes } from 'node:crypto'
@@ -10,6 +11,7 @@ import { takeRowPackets, type RowPacketSink } from './row-packets.ts'
 import { withValuesInlined } from './inline-values.ts'
 import type { Admission, StreamGate } from './stream-gate.ts'
 import type { GoneSignal } from './gone-signal.ts'
+import { limitedStatement, parseServerVersion, serverEndsStatements, type DatabaseServer } from './server-dialect.ts'
 
 export type { GoneSignal }
 
@@ -72,6 +74,23 @@ export function killSession(target: KillTarget, threadId: number, marker: string
   })
 }
 
+const servers = new WeakMap<object, DatabaseServer>()
+
+/**
+ * The server a connection is to, from the version its handshake gave (mysql2
+ * keeps the packet; its field is private, so read defensively): no statement
+ * of its own, and the same as SELECT VERSION() says, but for MariaDB's '5.5.5-' prefix.
+ */
+export function serverOf(connection: object): DatabaseServer {
+  let server = servers.get(connection)
+  if (!server) {
+    const handshake = (connection as { _handshakePacket?: { serverVersion?: unknown } | null })._handshakePacket
+    server = parseServerVersion(typeof handshake?.serverVersion === 'string' ? handshake.serverVersion : '')
+    servers.set(connection, server)
+  }
+  return server
+}
+
 /** Closes the socket at once: mysql2's destroy() only half-closes it, which a hung server never answers. */
 function destroyConnection(connection: { destroy(): void }): void {
   connection.destroy()
@@ -80,6 +99,8 @@ function destroyConnection(connection: { destroy(): void }): void {
 
 export interface Lease {
   readonly connection: PoolConnection
+  /** The server the connection is to: which statements it takes (db/server-dialect.ts). */
+  readonly server: DatabaseServer
   /** Whether sinks get row packets on this lease (ROWS_AS_BYTES); when not, every row comes as an object. */
   readonly rowPackets: boolean
   /**
@@ -102,7 +123,10 @@ export interface BoundedPoolOptions {
   /** At most this many connections at once (the mysql2 pool's own limit too). */
   size: number
   acquireTimeoutMs: number
-  statementTimeoutMs: number
+  /** QUERY_TIMEOUT_MS: the server's limit where it has one (db/server-dialect.ts), else our timer's. */
+  queryTimeoutMs: number
+  /** Our timer runs this much longer where the server keeps the limit itself, so its cancel comes first. */
+  timerMarginMs: number
   kill: KillTarget
   /** Says which pool a refusal came from, for the sentence a client reads. */
   purpose: string
@@ -191,7 +215,10 @@ export class BoundedPool {
   }
 
   #lease(connection: PoolConnection, leaveGate: (() => void) | undefined): Lease {
-    const { statementTimeoutMs, kill } = this.#options
+    const { queryTimeoutMs, timerMarginMs, kill } = this.#options
+    const server = serverOf(connection)
+    // On MySQL 5.5 and 5.6 no server limit comes first: the timer is the limit, and its kill ends the statement.
+    const statementTimeoutMs = queryTimeoutMs + (serverEndsStatements(server) ? timerMarginMs : 0)
     let running = false
     let broken = false
     let done = false
@@ -223,6 +250,7 @@ export class BoundedPool {
     const rowPackets = this.#options.rowPackets ?? false
     const lease: Lease = {
       connection,
+      server,
       rowPackets,
       statementRunning: (value) => { running = value },
       marked,
@@ -248,7 +276,7 @@ export class BoundedPool {
         signal?.addEventListener('abort', gone, { once: true })
         // The values written into the text here, so mysql2 has nothing to format (db/inline-values.ts).
         const statement = withValuesInlined(sql, values)
-        const sent = connection.query(marked(statement.sql), statement.values, (error, rows) => {
+        const sent = connection.query(marked(limitedStatement(server, statement.sql, queryTimeoutMs)), statement.values, (error, rows) => {
           settle()
           running = false
           if (error) {

@@ -3,7 +3,8 @@
 import { Kysely, MysqlDialect, OperationNodeTransformer, type MysqlPool, type MysqlPoolConnection, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type TableNode, type UnknownRow } from 'kysely'
 import { createPool, type Pool } from 'mysql2'
 import type { Database, Db } from './database.ts'
-import { BoundedPool } from './bounded-pool.ts'
+import { BoundedPool, serverOf } from './bounded-pool.ts'
+import { sessionStatements, type DatabaseServer } from './server-dialect.ts'
 import { createLocalGate, DEFAULT_QUEUE_LENGTH, DEFAULT_QUEUE_TIMEOUT_MS, DEFAULT_STREAM_CONNECTIONS, type StreamGate } from './stream-gate.ts'
 import { formatStatement } from './inline-values.ts'
 import { installRowPacketTaking } from './row-packets.ts'
@@ -48,7 +49,10 @@ export interface DbSettings extends DatabaseSettings {
   streamGate?: StreamGate
 }
 
-/** Our own statement timer runs this much past QUERY_TIMEOUT_MS, so the server's own cancel normally comes first. */
+/**
+ * Our own statement timer runs this much past QUERY_TIMEOUT_MS, so the server's own cancel normally comes first;
+ * on a server with none (MySQL 5.5, 5.6), the timer is the limit, at QUERY_TIMEOUT_MS itself.
+ */
 export const STATEMENT_TIMER_MARGIN_MS = 1_000
 
 /**
@@ -60,6 +64,8 @@ export interface DbPools {
   stream: BoundedPool
   /** The line in front of `stream` (its stats for GET /metrics). */
   gate: StreamGate
+  /** The server the last connection made was to (its handshake's version), for GET /metrics; undefined before the first. */
+  server(): DatabaseServer | undefined
 }
 
 export type { Db }
@@ -108,8 +114,10 @@ export function createDb(settings: DbSettings): DbHandle {
   const kill = { host: settings.host, port: settings.port, user: settings.user, password: settings.password }
   // The one switch of the bytes-to-text path: off, no sink ever sees a row packet.
   const rowPackets = settings.rowsAsBytes !== false && installRowPacketTaking()
-  const bounded = (size: number, purpose: string, gate?: StreamGate) => new BoundedPool(createRawPool(settings, size), {
-    size, acquireTimeoutMs, statementTimeoutMs: settings.queryTimeoutMs + STATEMENT_TIMER_MARGIN_MS, kill, purpose, gate, rowPackets,
+  let server: DatabaseServer | undefined
+  const found = (connected: DatabaseServer) => { server = connected }
+  const bounded = (size: number, purpose: string, gate?: StreamGate) => new BoundedPool(createRawPool(settings, size, found), {
+    size, acquireTimeoutMs, queryTimeoutMs: settings.queryTimeoutMs, timerMarginMs: STATEMENT_TIMER_MARGIN_MS, kill, purpose, gate, rowPackets,
   })
   const streamConnections = settings.streamConnections ?? DEFAULT_STREAM_CONNECTIONS
   // This process may be granted every permit of the service's budget, so its own pool has room for all of them.
@@ -122,6 +130,7 @@ export function createDb(settings: DbSettings): DbHandle {
     short: bounded(settings.poolSize, 'this request'),
     stream: bounded(streamConnections, 'a streamed answer', gate),
     gate,
+    server: () => server,
   }
   const db = new Kysely<Database>({
     dialect: new MysqlDialect({ pool: kyselyPool(pool.short) }),
@@ -139,7 +148,7 @@ export function createDb(settings: DbSettings): DbHandle {
   }
 }
 
-function createRawPool(settings: DbSettings, size: number): Pool {
+function createRawPool(settings: DbSettings, size: number, onServer?: (server: DatabaseServer) => void): Pool {
   const pool = createPool({
     host: settings.host,
     port: settings.port,
@@ -168,29 +177,23 @@ function createRawPool(settings: DbSettings, size: number): Pool {
     // connection, 10 MB of the heap of a worker with 20 (docs/performance.md).
     maxPreparedStatements: 1,
   })
-  const statementSeconds = (settings.queryTimeoutMs / 1000).toFixed(3)
   // Every connection the pool makes, whoever takes it (Kysely or db/snapshot.ts),
-  // starts with these; mysql2 queues them before any other statement on it.
+  // starts with these, in its server's own words (db/server-dialect.ts): the
+  // server is read from the connection's handshake, so a server replaced by
+  // another (an upgrade, a fail-over) is spoken to as what it now is.
+  // mysql2 queues them before any other statement on it.
   pool.on('connection', (connection) => {
+    const server = serverOf(connection)
+    onServer?.(server)
+    // A connection whose session could not be set up is destroyed: it never reads with other settings.
     const failed = (error: Error | null) => { if (error) connection.destroy() }
     // The account is read-only; the session is too, so no bug of ours can write.
-    // REPEATABLE READ (InnoDB's default, set in case a server changed it): a
-    // transaction sees one snapshot, so a count and its rows agree (db/snapshot.ts).
-    connection.query('SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY', failed)
-    // QUERY_TIMEOUT_MS is enforced by the server, which cancels the statement
-    // itself (ER_STATEMENT_TIMEOUT), instead of the client only giving up on it.
-    connection.query(`SET SESSION max_statement_time = ${statementSeconds}`, failed)
-    // The SQL mode the service is written and tested for (MariaDB's default), whatever
-    // the server's is. Values are escaped by mysql2 with backslashes, which a server
-    // with NO_BACKSLASH_ESCAPES reads as text: a quote in a slug would end its string
-    // there and the rest be SQL. Other modes change what a read gives (PAD_CHAR_TO_FULL_LENGTH).
-    connection.query(`SET SESSION sql_mode = '${SESSION_SQL_MODE}'`, failed)
+    // QUERY_TIMEOUT_MS is enforced by the server where it can (ER_STATEMENT_TIMEOUT),
+    // instead of the client only giving up on it. The SQL mode the service is written for.
+    for (const statement of sessionStatements(server, settings.queryTimeoutMs)) connection.query(statement, failed)
   })
   return pool
 }
-
-/** MariaDB 10.2's default sql_mode and later, the one the tests run under. */
-const SESSION_SQL_MODE = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION'
 
 /** Kysely's view of the short pool: every statement it sends goes through the lease's timer. */
 function kyselyPool(pool: BoundedPool): MysqlPool {

@@ -8,16 +8,19 @@ import type { CompiledQuery } from 'kysely'
 import { DbTimeoutError, type BoundedPool, type GoneSignal, type Lease } from './bounded-pool.ts'
 import { takeRowPackets, type RowPacketSink } from './row-packets.ts'
 import { withValuesInlined } from './inline-values.ts'
+import { unlimitedStatement, type DatabaseServer } from './server-dialect.ts'
 import type { Admission } from './stream-gate.ts'
 
 export interface Snapshot {
+  /** The server the snapshot is read on: which statements it takes (db/server-dialect.ts). */
+  readonly server: DatabaseServer
   /** All rows of a small query. */
   rows<R>(query: CompiledQuery<R>): Promise<R[]>
   /** All rows of a small query, handed to `sink` as bytes where it accepts them (ROW_TAKEN for each in the result). */
   rowsInto<R>(query: CompiledQuery<R>, sink: RowPacketSink<R>): Promise<R[]>
   /**
    * The rows of a large query from the server's cursor, in batches, with
-   * back-pressure. No max_statement_time (it would cut a slow reader off):
+   * back-pressure. No server time limit (it would cut a slow reader off):
    * each wait for rows is bounded by `rowTimeoutMs`, then the
    * query is killed on the server and the connection destroyed.
    */
@@ -40,6 +43,7 @@ export async function readSnapshot<T>(pool: BoundedPool, work: (snapshot: Snapsh
   const signal = admission?.signal
   const lease = await pool.acquire(admission)
   const snapshot: Snapshot = {
+    server: lease.server,
     rows: (query) => lease.query(query.sql, query.parameters, signal),
     rowsInto: (query, sink) => lease.query(query.sql, query.parameters, signal, sink),
     batches: (query, batchOptions) => readBatches(lease, query, batchOptions, signal),
@@ -72,7 +76,8 @@ async function* readBatches<R>(lease: Lease, query: CompiledQuery<R>, options: B
   const connection = lease.connection
   // The values written into the text here, so mysql2 has nothing to format (db/inline-values.ts).
   const statement = withValuesInlined(query.sql, query.parameters)
-  const sql = `SET STATEMENT max_statement_time = 0 FOR ${statement.sql}`
+  // No time limit for this statement alone (db/server-dialect.ts): its reader may be slow.
+  const sql = unlimitedStatement(lease.server, statement.sql)
   const running = connection.query({ sql: lease.marked(sql), values: statement.values })
   if (options.sink && lease.rowPackets) takeRowPackets(running, options.sink)
   // The rows mysql2 has read and we have not taken, from the query's own

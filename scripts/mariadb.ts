@@ -65,7 +65,8 @@ export async function findFreePort(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-export async function startMariaDb(options: { port?: number; bufferPoolMb?: number } = {}): Promise<MariaDbServer> {
+/** `serverArgs`: more mariadbd options (a test's own: another version string, the general log). */
+export async function startMariaDb(options: { port?: number; bufferPoolMb?: number; serverArgs?: string[] } = {}): Promise<MariaDbServer> {
   ensureMariaDbInstalled()
   const mariadbd = findBinary('mariadbd')!
   const installDb = findBinary('mariadb-install-db') ?? findBinary('mysql_install_db')
@@ -95,7 +96,7 @@ export async function startMariaDb(options: { port?: number; bufferPoolMb?: numb
     `--innodb-buffer-pool-size=${options.bufferPoolMb ?? 256}M`, '--innodb-log-file-size=256M',
     '--innodb-flush-log-at-trx-commit=0', '--max-connections=500',
     '--character-set-server=utf8mb4', '--collation-server=utf8mb4_unicode_520_ci',
-    ...runAsRoot,
+    ...runAsRoot, ...(options.serverArgs ?? []),
   ], { stdio: 'ignore' })
   let exited = false
   const exitedPromise = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve() }))

@@ -1,8 +1,11 @@
 // npm test: typecheck, lint, the layering check, the docs check, start a private MariaDB (installing Debian's
 // mariadb-server when mariadbd is missing), run every test against it with a
 // SELECT-only account, and stop the server afterwards, also when tests fail.
+// TEST_DATABASE_URL=mysql://root:pw@host:3306 runs them against that server instead
+// (a MySQL of CI, say): the suites marked needsOwnDatabaseServer are skipped, and say so.
 import { spawn, spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
+import mysql from 'mysql2/promise'
 import { startMariaDb, stopOnExit } from './mariadb.ts'
 
 const bin = (name: string) => new URL(`../node_modules/.bin/${name}`, import.meta.url).pathname
@@ -37,16 +40,38 @@ if (files.length > 0) {
   }
 }
 
-const server = await startMariaDb()
 let mocha: ReturnType<typeof spawn> | undefined
-stopOnExit(server, () => { mocha?.kill('SIGTERM') })
-
 const readerPassword = 'reader-password-for-tests'
-await server.adminQuery(`
-  CREATE USER 'bc_reader'@'%' IDENTIFIED BY '${readerPassword}';
-  GRANT SELECT ON *.* TO 'bc_reader'@'%';
-`)
-
+const external = process.env.TEST_DATABASE_URL
+/** Where the tests' databases live: the private MariaDB (root over its socket), or TEST_DATABASE_URL's server. */
+let serverEnv: Record<string, string>
+let stopServer = async () => {}
+if (external) {
+  // An account that may create databases and users (root of a CI service container): each test
+  // file makes its database through it, and the service reads through a SELECT-only account made here.
+  const url = new URL(external)
+  process.stderr.write(`[test] TEST_DATABASE_URL: the data tests run against ${url.hostname}:${url.port || 3306}; the tests that stop, kill or freeze a server, or start their own, are skipped\n`)
+  const admin = await mysql.createConnection({ uri: external, multipleStatements: true })
+  try {
+    const [[{ version }]] = await admin.query('SELECT VERSION() AS version') as unknown as [[{ version: string }]]
+    process.stderr.write(`[test] the server says it is ${version}\n`)
+    await admin.query("DROP USER IF EXISTS 'bc_reader'@'%'")
+    await admin.query(`CREATE USER 'bc_reader'@'%' IDENTIFIED BY '${readerPassword}'`)
+    await admin.query("GRANT SELECT ON *.* TO 'bc_reader'@'%'")
+  } finally {
+    await admin.end()
+  }
+  serverEnv = { TEST_DB_HOST: url.hostname, TEST_DB_PORT: url.port || '3306', TEST_DB_ADMIN_URL: external }
+} else {
+  const server = await startMariaDb()
+  stopOnExit(server, () => { mocha?.kill('SIGTERM') })
+  await server.adminQuery(`
+    CREATE USER 'bc_reader'@'%' IDENTIFIED BY '${readerPassword}';
+    GRANT SELECT ON *.* TO 'bc_reader'@'%';
+  `)
+  serverEnv = { TEST_DB_HOST: server.host, TEST_DB_PORT: String(server.port), TEST_DB_SOCKET: server.socketPath }
+  stopServer = () => server.stop()
+}
 /** Integration tests that check which path an answer took (rows as bytes), apart from what it answered. */
 const STRATEGY_TESTS = ['rows-as-bytes.test.ts', 'summary-rows.test.ts']
 
@@ -55,9 +80,7 @@ function runMocha(args: string[], env: Record<string, string> = {}): Promise<num
     stdio: 'inherit',
     env: {
       ...process.env,
-      TEST_DB_HOST: server.host,
-      TEST_DB_PORT: String(server.port),
-      TEST_DB_SOCKET: server.socketPath,
+      ...serverEnv,
       TEST_DB_READER_USER: 'bc_reader',
       TEST_DB_READER_PASSWORD: readerPassword,
       // Every compiled query is also built afresh and compared (db/compiled-shapes.ts).
@@ -78,5 +101,5 @@ if (files.length === 0 && code === 0) {
     .map((name) => `tests/integration/${name}`).filter((file) => readFileSync(file, 'utf8').includes('createTestApp('))
   code = await runMocha(inProcess, { ROWS_AS_BYTES: 'false', SQL_SHAPE_CACHE: 'false' })
 }
-await server.stop()
+await stopServer()
 process.exit(code)

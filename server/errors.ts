@@ -4,6 +4,8 @@ import type { Logger } from 'pino'
 import { markCut } from './http/cut-answer.ts'
 import { requestLogger } from './http/request-log.ts'
 import { WORDPRESS_AUTH_CODES } from './wordpress-check.ts'
+// MariaDB's 1969 and MySQL's 3024 (the server's time limit), and 1317 (a statement killed).
+import { TIMEOUT_ERRNOS } from '../db/server-dialect.ts'
 
 // WordPress's own 401 codes, passed on as WordPress gave them (server/wordpress-check.ts).
 export { WORDPRESS_AUTH_CODES }
@@ -61,11 +63,6 @@ const CONNECTION_CODES = new Set([
   'ER_ACCESS_DENIED_ERROR', 'ER_SERVER_SHUTDOWN', 'ER_BAD_DB_ERROR', 'POOL_CLOSED',
 ])
 const CONNECTION_ERRNOS = new Set([1040, 1045, 1049, 1053, 1203, 2002, 2003, 2006, 2013])
-/**
- * ER_STATEMENT_TIMEOUT: MariaDB stopped the statement at max_statement_time.
- * ER_QUERY_INTERRUPTED: our watchdog's KILL QUERY stopped a streamed query (db/bookings.ts).
- */
-const TIMEOUT_ERRNOS = new Set([1969, 1317])
 
 const QUERY_TIMEOUT_MESSAGE = 'The database did not answer in time; the query was cancelled. Try again in a moment; if a large report keeps failing, narrow its date range or ask for fewer bookings.'
 

@@ -57,9 +57,12 @@ if (cluster.isPrimary && config.workers > 1) {
  * either way: a database still starting (docker-compose) may be ready soon.
  */
 async function checkDatabaseAtStart(db: import('../db/connect.ts').Db, log: Logger): Promise<void> {
-  const { checkTablesRead, setupProblem } = await import('../db/options.ts')
+  const [{ checkTablesRead, setupProblem }, { readDatabaseServer }] = await Promise.all([import('../db/options.ts'), import('../db/server-info.ts')])
   const { errorFields } = await import('./errors.ts')
   try {
+    // Which server, and so which statements (db/server-dialect.ts): MariaDB or MySQL, and how a time limit is kept.
+    const server = await readDatabaseServer(db)
+    log.info({ database: { kind: server.kind, version: server.version, comment: server.comment, timeLimit: server.timeLimit } }, `database: ${server.kind} ${server.version}`)
     await checkTablesRead(db)
   } catch (error) {
     const problem = setupProblem(error)

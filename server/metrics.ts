@@ -59,6 +59,17 @@ export function createMetrics(options: { pool: DbPools; access: Access; token: s
       this.set({ state: 'idle' }, counts.free)
     },
   })
+  // The server the pool's connections are to (db/server-dialect.ts), from their handshake; none before the first.
+  // 'max': under WORKERS > 1 every worker says the same, and a sum would read as WORKERS.
+  new Gauge({
+    name: 'booking_calendar_database_info', help: 'The database server connected to: 1 with its kind (mariadb, mysql) and version.',
+    labelNames: ['kind', 'version'], aggregator: 'max', registers: [registry],
+    collect() {
+      this.reset()
+      const server = pool.server()
+      if (server) this.set({ kind: server.kind, version: server.version }, 1)
+    },
+  })
   new Gauge({
     name: 'booking_calendar_db_stream_connections', help: 'Connections held by streamed answers (at most DB_STREAM_CONNECTIONS).', registers: [registry],
     collect() { this.set(pool.stream.inUse) },

@@ -5,6 +5,7 @@ import { expect } from 'chai'
 import { spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { findFreePort } from '../../scripts/mariadb.ts'
+import { describeOwnServer } from '../support/database.ts'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -34,7 +35,7 @@ function alive(pid: number): boolean {
   }
 }
 
-describe('npm run demo', function () {
+describeOwnServer('npm run demo', 'npm run demo starts and stops a MariaDB of its own', function () {
   this.timeout(240_000)
 
   for (const presses of [1, 2]) {

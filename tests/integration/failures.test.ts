@@ -3,8 +3,7 @@
 // 500 bodies that carry no SQL, stack trace or credential.
 import { expect } from 'chai'
 import request from '../support/request.ts'
-import mysql from 'mysql2/promise'
-import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
+import { adminConnection, createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 import { loadSite } from '../fixtures/site.ts'
@@ -62,7 +61,7 @@ describe('failures', () => {
   describe('rest_query_timeout', () => {
     it('answers 504 when a query runs past QUERY_TIMEOUT_MS, and the server cancels the query', async () => {
       const t = createTestApp(db, { env: { QUERY_TIMEOUT_MS: '300', SITE_TIMEZONE: 'UTC' } })
-      const locker = await mysql.createConnection({ socketPath: testServer().socketPath, user: 'root', database: db.name })
+      const locker = await adminConnection({ database: db.name })
       try {
         // A write lock held elsewhere keeps our SELECT waiting for as long as it is held.
         await locker.query(`LOCK TABLES ${db.prefix}booking_calendar_bookings WRITE`)
@@ -91,7 +90,7 @@ describe('failures', () => {
         host: server.host, port: server.port, user: server.readerUser, password: server.readerPassword, database: db.name,
         tablePrefix: db.prefix, poolSize: 2, queryTimeoutMs: 60_000,
       })
-      const locker = await mysql.createConnection({ socketPath: server.socketPath, user: 'root', database: db.name })
+      const locker = await adminConnection({ database: db.name })
       try {
         await locker.query(`LOCK TABLES ${db.prefix}booking_calendar_bookings WRITE, ${db.prefix}posts WRITE`)
         let failure: { code?: string } | undefined

@@ -6,6 +6,7 @@ import { connect, type Socket } from 'node:net'
 import mysql from 'mysql2/promise'
 import type { MariaDbServer } from '../../scripts/mariadb.ts'
 import { FIRST_SERVICE_ID } from '../../db/demo-data.ts'
+import { describeOwnServer } from '../support/database.ts'
 import { startPrivateMariaDb, type PrivateMariaDb } from '../support/private-mariadb.ts'
 import { killSession } from '../../db/bounded-pool.ts'
 import { startListeningService, type ListeningService } from '../support/service.ts'
@@ -132,7 +133,7 @@ async function metric(port: number, line: string): Promise<number> {
   return found ? Number(found.slice(line.length).trim()) : 0
 }
 
-describe('faults (a private MariaDB, killed and stopped)', function () {
+describeOwnServer('faults (a private MariaDB, killed and stopped)', 'it stops and kills a MariaDB of its own', function () {
   this.timeout(120_000)
   let privateDb: PrivateMariaDb
   let mariadb: MariaDbServer

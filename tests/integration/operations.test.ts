@@ -113,6 +113,16 @@ describe('operations', () => {
       expect(text).to.include('process_resident_memory_bytes')
     })
 
+    it('names the database server it is connected to: its kind and version', async () => {
+      await request(t.app).get(`${SLOTS}?per_page=1`).expect(200)
+      const text = (await request(t.app).get('/metrics').expect(200)).text
+      const [version] = await db.admin.query('SELECT VERSION() AS version') as unknown as [[{ version: string }]]
+      const expected = /mariadb/i.test(version[0].version) ? 'mariadb' : 'mysql'
+      const [, number] = /^(?:5\.5\.5-)?(\d+\.\d+\.\d+)/.exec(version[0].version)!
+      expect(sample(text, `booking_calendar_database_info{kind="${expected}",version="${number}"}`)).to.equal(1)
+      expect(text.split('\n').filter((line) => line.startsWith('booking_calendar_database_info{'))).to.have.length(1)
+    })
+
     it('METRICS_TOKEN guards it: 401 with WWW-Authenticate without the token or with a wrong one', async () => {
       const guarded = createTestApp(db, { env: { METRICS_TOKEN: 'scrape-secret' } })
       try {

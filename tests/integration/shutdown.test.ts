@@ -9,7 +9,7 @@ import { expect } from 'chai'
 import { connect, type Socket } from 'node:net'
 import { get as httpGet } from 'node:http'
 import { readFileSync } from 'node:fs'
-import { createTestDatabase, type TestDatabase } from '../support/database.ts'
+import { createTestDatabase, describeOwnServer, type TestDatabase } from '../support/database.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { spawnService, type ServiceDatabase, type ServiceProcess } from '../support/service.ts'
 import { FIRST_SERVICE_ID } from '../../db/demo-data.ts'
@@ -321,7 +321,7 @@ describe('WORKERS=2 (node:cluster)', function () {
   })
 })
 
-describe('SIGTERM while the database hangs (a private MariaDB, SIGSTOPped)', function () {
+describeOwnServer('SIGTERM while the database hangs (a private MariaDB, SIGSTOPped)', 'it freezes a MariaDB of its own', function () {
   this.timeout(60_000)
   let privateDb: PrivateMariaDb
   const SMALL = `/wp-json/booking-calendar/v1/slots?service=${FIRST_SERVICE_ID}&start=2026-03-01&end=2026-03-31`

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import mysql from 'mysql2/promise'
 import { parse } from 'yaml'
-import { testServer } from '../support/database.ts'
+import { describeOwnServer, testServer } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { checkNginxConfig, startNginx, type NginxProxy } from '../support/nginx.ts'
 import { prepareWordPress, type WordPressServer } from '../../scripts/wordpress.ts'
@@ -46,7 +46,7 @@ function runSeed(env: Record<string, string>) {
   return spawnSync(process.execPath, ['--import', 'tsx', 'scripts/seed.ts'], { encoding: 'utf8', env: { PATH: process.env.PATH, ...env } })
 }
 
-describe('the compose stack, without Docker', function () {
+describeOwnServer('the compose stack, without Docker', 'the image\'s init script runs as root over the private MariaDB\'s socket', function () {
   this.timeout(120_000)
   const server = testServer()
   const suffix = `${process.pid}_${Date.now() % 100_000}`
@@ -83,7 +83,7 @@ describe('the compose stack, without Docker', function () {
   })
 
   it('the init script creates the read-only account: SELECT on the WordPress database, nothing else', async () => {
-    const result = runInitScript(server.socketPath, {
+    const result = runInitScript(server.socketPath!, {
       MARIADB_DATABASE: database, BOOKING_API_DB_USER: reader.user, BOOKING_API_DB_PASSWORD: reader.password,
     })
     expect(result.stderr).to.equal('')
@@ -99,7 +99,7 @@ describe('the compose stack, without Docker', function () {
   })
 
   it('the init script stops with a sentence when a variable is missing', () => {
-    const result = runInitScript(server.socketPath, { MARIADB_DATABASE: database, BOOKING_API_DB_USER: reader.user })
+    const result = runInitScript(server.socketPath!, { MARIADB_DATABASE: database, BOOKING_API_DB_USER: reader.user })
     expect(result.status).to.not.equal(0)
     expect(result.stderr).to.include('BOOKING_API_DB_PASSWORD must be set')
   })

@@ -7,20 +7,54 @@ import { pluginTablesSql, schemaSql } from '../../db/schema.ts'
 export interface TestServer {
   host: string
   port: number
-  socketPath: string
+  /** The private MariaDB's socket; undefined on a server of TEST_DATABASE_URL. */
+  socketPath: string | undefined
+  /** How root (or TEST_DATABASE_URL's account) connects: fixtures, locks and checks. */
+  admin: mysql.ConnectionOptions
   readerUser: string
   readerPassword: string
+  /** The tests run against a server of TEST_DATABASE_URL, which they may not stop, kill or freeze. */
+  external: boolean
 }
 
 export function testServer(): TestServer {
-  const { TEST_DB_HOST, TEST_DB_PORT, TEST_DB_SOCKET, TEST_DB_READER_USER, TEST_DB_READER_PASSWORD } = process.env
-  if (!TEST_DB_HOST || !TEST_DB_PORT || !TEST_DB_SOCKET || !TEST_DB_READER_USER || !TEST_DB_READER_PASSWORD) {
-    throw new Error('These tests need the private MariaDB of `npm test` (scripts/test.ts); run them through it.')
+  const { TEST_DB_HOST, TEST_DB_PORT, TEST_DB_SOCKET, TEST_DB_ADMIN_URL, TEST_DB_READER_USER, TEST_DB_READER_PASSWORD } = process.env
+  if (!TEST_DB_HOST || !TEST_DB_PORT || !(TEST_DB_SOCKET || TEST_DB_ADMIN_URL) || !TEST_DB_READER_USER || !TEST_DB_READER_PASSWORD) {
+    throw new Error('These tests need the database of `npm test` (scripts/test.ts); run them through it.')
   }
+  const admin: mysql.ConnectionOptions = TEST_DB_ADMIN_URL
+    ? { uri: TEST_DB_ADMIN_URL }
+    : { socketPath: TEST_DB_SOCKET, user: 'root' }
   return {
-    host: TEST_DB_HOST, port: Number(TEST_DB_PORT), socketPath: TEST_DB_SOCKET,
-    readerUser: TEST_DB_READER_USER, readerPassword: TEST_DB_READER_PASSWORD,
+    host: TEST_DB_HOST, port: Number(TEST_DB_PORT), socketPath: TEST_DB_SOCKET || undefined, admin,
+    readerUser: TEST_DB_READER_USER, readerPassword: TEST_DB_READER_PASSWORD, external: Boolean(TEST_DB_ADMIN_URL),
   }
+}
+
+/**
+ * The admin account's connection to the test server (root over the private MariaDB's socket, or
+ * TEST_DATABASE_URL's account), in the SQL mode fixtures are written for: MySQL's default
+ * NO_ZERO_DATE would refuse the plugin's '0000-00-00 00:00:00' defaults, as WordPress's own does.
+ */
+export async function adminConnection(options: mysql.ConnectionOptions = {}): Promise<mysql.Connection> {
+  const connection = await mysql.createConnection({ ...testServer().admin, ...options })
+  await connection.query("SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'")
+  return connection
+}
+
+/**
+ * A suite that must stop, kill or freeze a database server, start one of its
+ * own, or reach the shared one's root socket: with TEST_DATABASE_URL it is
+ * skipped whole (hooks too), and says so, instead of failing or acting on a
+ * server it does not own. Otherwise it is describe().
+ */
+export function describeOwnServer(title: string, why: string, suite: (this: Mocha.Suite) => void): void {
+  if (!process.env.TEST_DB_ADMIN_URL) {
+    describe(title, suite)
+    return
+  }
+  process.stdout.write(`[skipped under TEST_DATABASE_URL] ${title}: ${why}\n`)
+  describe.skip(title, suite)
 }
 
 export type Row = Record<string, unknown>
@@ -48,7 +82,7 @@ let counter = 0
 export async function createTestDatabase(label: string, prefix = 'wp_', tables: 'all' | 'plugin' = 'all'): Promise<TestDatabase> {
   const server = testServer()
   const name = `bc_${label.replace(/\W/g, '_')}_${process.pid}_${++counter}`
-  const admin = await mysql.createConnection({ socketPath: server.socketPath, user: 'root', multipleStatements: true, dateStrings: true })
+  const admin = await adminConnection({ multipleStatements: true, dateStrings: true })
   await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci`)
   await admin.query(`USE \`${name}\``)
   await admin.query(tables === 'all' ? schemaSql(prefix) : pluginTablesSql(prefix))

@@ -18,9 +18,10 @@ export interface PrivateMariaDb {
   stop(): Promise<void>
 }
 
-export async function startPrivateMariaDb(database: string, bookings: number): Promise<PrivateMariaDb> {
+/** `serverArgs`: more mariadbd options (tests/integration/mysql-path.test.ts: a MySQL version string, the general log). */
+export async function startPrivateMariaDb(database: string, bookings: number, serverArgs: string[] = []): Promise<PrivateMariaDb> {
   const reader = { user: `${database}_reader`, password: `${database}-reader-pw` }
-  const server = await startMariaDb()
+  const server = await startMariaDb({ serverArgs })
   await server.adminQuery(`
     CREATE DATABASE ${database} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci;
     CREATE USER '${reader.user}'@'%' IDENTIFIED BY '${reader.password}';

@@ -12,6 +12,8 @@ describe('toRestError', () => {
   const cases: [string, unknown, { status: number; code: string; retryAfterSeconds: number } | undefined][] = [
     ['our statement or row timer (BC_DB_TIMEOUT)', new DbTimeoutError('x'), { status: 504, code: 'rest_query_timeout', retryAfterSeconds: 5 }],
     ['ER_STATEMENT_TIMEOUT from the server', { errno: 1969 }, { status: 504, code: 'rest_query_timeout', retryAfterSeconds: 5 }],
+    ['ER_QUERY_TIMEOUT from MySQL (max_execution_time)', { errno: 3024 }, { status: 504, code: 'rest_query_timeout', retryAfterSeconds: 5 }],
+    ['ER_QUERY_INTERRUPTED (a KILL QUERY)', { errno: 1317 }, { status: 504, code: 'rest_query_timeout', retryAfterSeconds: 5 }],
     ['no free connection in time (BC_DB_UNAVAILABLE)', new DbUnavailableError('x'), { status: 503, code: 'rest_database_unavailable', retryAfterSeconds: 2 }],
     ['connect ETIMEDOUT (a hung server)', { code: 'ETIMEDOUT', fatal: true }, { status: 503, code: 'rest_database_unavailable', retryAfterSeconds: 5 }],
     ['PROTOCOL_CONNECTION_LOST (a killed server)', { code: 'PROTOCOL_CONNECTION_LOST', fatal: true }, { status: 503, code: 'rest_database_unavailable', retryAfterSeconds: 5 }],

@@ -1,0 +1,179 @@
+// The database server the service talks to (MariaDB or MySQL, and which
+// version) and the statements that are valid on it: the one place that knows
+// what differs between them (docs/databases.md). Pure: the server is read from
+// the version string a connection's handshake carries (or SELECT VERSION()),
+// and every function here only builds text.
+
+export type ServerKind = 'mariadb' | 'mysql'
+
+export interface DatabaseServer {
+  kind: ServerKind
+  /** major.minor.patch, as the server states it ('10.11.6', '8.0.36'); '0.0.0' when it states none. */
+  version: string
+  major: number
+  minor: number
+  patch: number
+}
+
+/**
+ * How a statement's time limit (QUERY_TIMEOUT_MS) is kept on this server:
+ * MariaDB's session max_statement_time; MySQL 5.7.8+'s MAX_EXECUTION_TIME
+ * hint on each SELECT; or, on a server with neither (MySQL 5.5 and 5.6), the
+ * service's own statement timer, which kills the statement (db/bounded-pool.ts).
+ */
+export type StatementTimeLimit = 'max_statement_time' | 'max_execution_time_hint' | 'service_kill'
+
+/**
+ * MariaDB 10.x and later prefix the version of the handshake with this (old
+ * replication clients took a leading 10 for 1.0); SELECT VERSION() does not.
+ */
+const REPLICATION_PREFIX = '5.5.5-'
+
+/**
+ * The server a version string names: MariaDB says so in it ('10.11.6-MariaDB-0+deb12u1');
+ * anything else is taken as MySQL (Percona and Amazon RDS's MySQL say '8.0.36-28', '8.0.35').
+ * `@@version_comment` is not asked: the handshake has only the version, and both must agree.
+ */
+export function parseServerVersion(text: string): DatabaseServer {
+  const bare = text.startsWith(REPLICATION_PREFIX) ? text.slice(REPLICATION_PREFIX.length) : text
+  const kind: ServerKind = /mariadb/i.test(bare) ? 'mariadb' : 'mysql'
+  const numbers = /^(\d+)\.(\d+)\.(\d+)/.exec(bare)
+  const [major, minor, patch] = numbers ? [Number(numbers[1]), Number(numbers[2]), Number(numbers[3])] : [0, 0, 0]
+  return { kind, version: `${major}.${minor}.${patch}`, major, minor, patch }
+}
+
+/** At least major.minor.patch. */
+function atLeast(server: DatabaseServer, major: number, minor: number, patch: number): boolean {
+  if (server.major !== major) return server.major > major
+  if (server.minor !== minor) return server.minor > minor
+  return server.patch >= patch
+}
+
+export function statementTimeLimit(server: DatabaseServer): StatementTimeLimit {
+  // MariaDB 10.1.1 brought max_statement_time; MySQL 5.7.8 max_execution_time and its hint.
+  if (server.kind === 'mariadb') return atLeast(server, 10, 1, 1) ? 'max_statement_time' : 'service_kill'
+  return atLeast(server, 5, 7, 8) ? 'max_execution_time_hint' : 'service_kill'
+}
+
+/** Whether the server itself stops a statement at QUERY_TIMEOUT_MS; if not, the service's own timer is the limit. */
+export function serverEndsStatements(server: DatabaseServer): boolean {
+  return statementTimeLimit(server) !== 'service_kill'
+}
+
+/**
+ * The SQL mode the service is written and tested for: MariaDB 10.2's default.
+ * NO_AUTO_CREATE_USER is gone from MySQL 8.0.11 (setting it is an error there);
+ * it only ever concerned GRANT, which the service never sends.
+ */
+export function sessionSqlMode(server: DatabaseServer): string {
+  const modes = ['STRICT_TRANS_TABLES', 'ERROR_FOR_DIVISION_BY_ZERO', 'NO_AUTO_CREATE_USER', 'NO_ENGINE_SUBSTITUTION']
+  return (server.kind === 'mysql' && atLeast(server, 8, 0, 11) ? modes.filter((mode) => mode !== 'NO_AUTO_CREATE_USER') : modes).join(',')
+}
+
+/** GROUP_CONCAT's longest result for the digests (db/answer-tags.ts): the most every server takes. */
+export const DIGEST_GROUP_CONCAT_MAX_LEN = 4_294_967_295
+
+/**
+ * The statements every new connection starts with, in order (db/connect.ts),
+ * for statements of at most `queryTimeoutMs`.
+ */
+export function sessionStatements(server: DatabaseServer, queryTimeoutMs: number): string[] {
+  const statements: string[] = []
+  // MySQL 5.5 has no SET TRANSACTION READ ONLY (5.6.5 brought it): the account alone is read-only there.
+  const readOnly = server.kind === 'mariadb' || atLeast(server, 5, 6, 5)
+  // REPEATABLE READ (InnoDB's default, set in case a server changed it): a
+  // transaction sees one snapshot, so a count and its rows agree (db/snapshot.ts).
+  statements.push(`SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ${readOnly ? ', READ ONLY' : ''}`)
+  // MariaDB cancels the statement itself (ER_STATEMENT_TIMEOUT). MySQL's limit is a hint
+  // on each SELECT (limitedStatement): a session max_execution_time would also cut
+  // the exports, and MySQL 5.7 can lift it for one statement only with a second SET.
+  if (statementTimeLimit(server) === 'max_statement_time') statements.push(`SET SESSION max_statement_time = ${(queryTimeoutMs / 1000).toFixed(3)}`)
+  // Values are escaped by mysql2 with backslashes, which a server with
+  // NO_BACKSLASH_ESCAPES reads as text: a quote in a slug would end its string
+  // there and the rest be SQL. Other modes change what a read gives (PAD_CHAR_TO_FULL_LENGTH),
+  // and MySQL 5.7's ONLY_FULL_GROUP_BY refuses queries MariaDB takes.
+  statements.push(`SET SESSION sql_mode = '${sessionSqlMode(server)}'`)
+  if (server.kind === 'mysql' && !atLeast(server, 8, 0, 0)) {
+    // No SET_VAR hint before MySQL 8.0: the digests' GROUP_CONCAT length is the session's.
+    statements.push(`SET SESSION group_concat_max_len = ${DIGEST_GROUP_CONCAT_MAX_LEN}`)
+  }
+  if (server.kind === 'mysql' && !atLeast(server, 5, 6, 0)) {
+    // MySQL 5.5 does not know the collation mysql2 asks for at the handshake
+    // (utf8mb4_unicode_520_ci, 5.6's) and would fall back to its default character set, latin1.
+    statements.push('SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci')
+  }
+  return statements
+}
+
+/** `select` at the start of a statement, and a hint comment right after it if there is one. */
+const LEADING_SELECT = /^(\s*select)(\s+\/\*\+(.*?)\*\/)?/is
+
+/**
+ * The statement with optimizer hints (`/*+ … *\/`, MySQL 5.7+) after its first
+ * SELECT, in the one hint comment MySQL reads there (joined to one already
+ * there). A statement that does not begin with SELECT is left as it is.
+ */
+export function withOptimizerHints(sql: string, hints: readonly string[]): string {
+  if (hints.length === 0) return sql
+  const select = LEADING_SELECT.exec(sql)
+  if (!select) return sql
+  const existing = select[3]?.trim()
+  const joined = existing ? `${existing} ${hints.join(' ')}` : hints.join(' ')
+  return `${select[1]} /*+ ${joined} */${sql.slice(select[0].length)}`
+}
+
+/**
+ * A statement held to `timeoutMs`, as every statement of a lease is (db/bounded-pool.ts):
+ * on MySQL 5.7.8+ its SELECT carries MAX_EXECUTION_TIME (MySQL stops it with
+ * ER_QUERY_TIMEOUT, 3024); elsewhere the session's limit, or the service's
+ * timer, holds it, and the text is unchanged.
+ */
+export function limitedStatement(server: DatabaseServer, sql: string, timeoutMs: number): string {
+  if (statementTimeLimit(server) !== 'max_execution_time_hint') return sql
+  return withOptimizerHints(sql, [`MAX_EXECUTION_TIME(${Math.max(1, Math.trunc(timeoutMs))})`])
+}
+
+/**
+ * A statement without a time limit: an export read by a slow client
+ * (db/snapshot.ts), bounded instead by the wait for each row. MariaDB lifts
+ * its session limit for this statement alone; on MySQL the limit is a hint the
+ * statement simply does not carry.
+ */
+export function unlimitedStatement(server: DatabaseServer, sql: string): string {
+  if (statementTimeLimit(server) === 'max_statement_time') return `SET STATEMENT max_statement_time = 0 FOR ${sql}`
+  return sql
+}
+
+/**
+ * The digest statement (db/answer-tags.ts) with its settings: GROUP_CONCAT
+ * long enough for every row's text, and rows looked up in the order of their
+ * ids (multi-range read). MariaDB: SET STATEMENT … FOR. MySQL 8.0+: SET_VAR
+ * hints (MySQL has no mrr_sort_keys). Before MySQL 8.0: the session's
+ * group_concat_max_len (sessionStatements), and the optimizer's own choice of reads.
+ */
+export function digestStatement(server: DatabaseServer, sql: string): string {
+  if (server.kind === 'mariadb') {
+    return `SET STATEMENT optimizer_switch='mrr=on,mrr_sort_keys=on,mrr_cost_based=off', group_concat_max_len=${DIGEST_GROUP_CONCAT_MAX_LEN} FOR ${sql}`
+  }
+  if (!atLeast(server, 8, 0, 0)) return sql
+  return withOptimizerHints(sql, [`SET_VAR(optimizer_switch = 'mrr=on,mrr_cost_based=off')`, `SET_VAR(group_concat_max_len = ${DIGEST_GROUP_CONCAT_MAX_LEN})`])
+}
+
+/** MariaDB's ER_STATEMENT_TIMEOUT: max_statement_time stopped the statement. */
+export const ER_STATEMENT_TIMEOUT = 1969
+/** MySQL's ER_QUERY_TIMEOUT: max_execution_time (or its hint) stopped the statement. */
+export const ER_QUERY_TIMEOUT = 3024
+/** ER_QUERY_INTERRUPTED: a KILL QUERY stopped the statement (both servers). */
+export const ER_QUERY_INTERRUPTED = 1317
+
+/** The server stopped a statement at its time limit, on either server. */
+export function isStatementTimeout(error: unknown): boolean {
+  const errno = (error as { errno?: unknown } | null)?.errno
+  return errno === ER_STATEMENT_TIMEOUT || errno === ER_QUERY_TIMEOUT
+}
+
+/** The errors answered 504 rest_query_timeout: the server's time limit, or a statement killed for running too long. */
+export const TIMEOUT_ERRNOS: ReadonlySet<number> = new Set([ER_STATEMENT_TIMEOUT, ER_QUERY_TIMEOUT, ER_QUERY_INTERRUPTED])
+
+/** The statement the start-up check reads the server with (both servers have both). */
+export const SERVER_VERSION_QUERY = 'SELECT VERSION() AS version, @@version_comment AS comment'

@@ -1,0 +1,274 @@
+// Issue 51: the service on a MySQL server. No MySQL server can be installed
+// here (Debian ships MariaDB only, and nothing may be downloaded), so a private
+// MariaDB is started with a MySQL version string (mariadbd --version=…), which
+// it gives in its handshake and as VERSION(): the service then takes its MySQL
+// path (db/server-dialect.ts). Every statement the service sends is read back
+// from the server's general log and checked for MariaDB-only syntax, and every
+// variable it sets against Debian's php-mariadb-mysql-kbs, a record outside this
+// project of which variables MySQL has. MariaDB runs these statements, so this
+// shows they are MySQL's syntax, not that MySQL answers alike (docs/databases.md).
+import { expect } from 'chai'
+import { spawn } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import mysql from 'mysql2/promise'
+import { aptInstall } from '../../scripts/apt.ts'
+import { recommendedIndexesSql } from '../../scripts/bench/dataset.ts'
+import { startPrivateMariaDb, type PrivateMariaDb } from '../support/private-mariadb.ts'
+import { spawnService, startListeningService, type ServiceProcess } from '../support/service.ts'
+import { describeOwnServer } from '../support/database.ts'
+
+const API = '/wp-json/booking-calendar/v1/'
+const KBS_FILE = '/usr/share/php/data/Williamdes/MariaDBMySQLKBS/merged-ultraslim.json'
+
+/** The version MySQL syntax is checked for: a rule with `from` applies from that version on, with `before` before it. */
+interface Version { major: number; minor: number; patch: number }
+const at = (text: string): Version => {
+  const [major, minor, patch] = text.split('.').map(Number) as [number, number, number]
+  return { major, minor, patch }
+}
+const compare = (a: Version, b: Version) => (a.major - b.major) || (a.minor - b.minor) || (a.patch - b.patch)
+
+/**
+ * Syntax MySQL does not take, and from or before which version. Kept explicit:
+ * the issue asks for a list, and a new MariaDB-only habit belongs here.
+ */
+const NOT_MYSQL: Array<{ what: string; pattern: RegExp; from?: string; before?: string }> = [
+  { what: 'SET STATEMENT … FOR (MariaDB only)', pattern: /\bSET\s+STATEMENT\b/i },
+  { what: 'max_statement_time (MariaDB\'s; MySQL has max_execution_time)', pattern: /\bmax_statement_time\b/i },
+  { what: 'RETURNING (MariaDB only)', pattern: /\bRETURNING\b/i },
+  { what: 'sequences (MariaDB only)', pattern: /\b(NEXTVAL|LASTVAL|SETVAL)\s*\(|\b(NEXT|PREVIOUS)\s+VALUE\s+FOR\b|\bSEQUENCE\b/i },
+  { what: 'MariaDB executable comment /*M!', pattern: /\/\*M!/ },
+  { what: 'mrr_sort_keys (a MariaDB optimizer_switch flag)', pattern: /\bmrr_sort_keys\b/i },
+  { what: 'IF [NOT] EXISTS on an index (MariaDB only)', pattern: /\b(ADD|CREATE|DROP)\s+(UNIQUE\s+)?INDEX\s+IF\s+(NOT\s+)?EXISTS\b/i },
+  { what: 'LIMIT ROWS EXAMINED (MariaDB only)', pattern: /\bROWS\s+EXAMINED\b/i },
+  { what: 'OFFSET … ROWS / FETCH FIRST … ROWS (MariaDB 10.6)', pattern: /\bFETCH\s+(FIRST|NEXT)\b|\bOFFSET\s+\S+\s+ROWS?\b/i },
+  { what: 'FOR SYSTEM_TIME (MariaDB\'s system-versioned tables)', pattern: /\bFOR\s+SYSTEM_TIME\b/i },
+  { what: 'ANALYZE SELECT / SHOW EXPLAIN (MariaDB only)', pattern: /^\s*ANALYZE\s+SELECT\b|\bSHOW\s+EXPLAIN\b/i },
+  { what: 'KILL QUERY ID / KILL SOFT|HARD (MariaDB only)', pattern: /\bKILL\s+(SOFT|HARD|QUERY\s+ID)\b/i },
+  { what: 'MariaDB-only JSON functions', pattern: /\bJSON_(DETAILED|COMPACT|LOOSE|EXISTS|NORMALIZE|EQUALS)\s*\(/i },
+  { what: 'NO_AUTO_CREATE_USER (removed in MySQL 8.0.11)', pattern: /\bNO_AUTO_CREATE_USER\b/i, from: '8.0.11' },
+  { what: 'optimizer hints /*+ (MySQL 5.7+)', pattern: /\/\*\+/, before: '5.7.7' },
+  { what: 'MAX_EXECUTION_TIME (MySQL 5.7.8+)', pattern: /\bMAX_EXECUTION_TIME\b/i, before: '5.7.8' },
+  { what: 'SET_VAR hints (MySQL 8.0+)', pattern: /\bSET_VAR\s*\(/i, before: '8.0.0' },
+  { what: 'common table expressions (MySQL 8.0+)', pattern: /^\s*WITH\b|\(\s*WITH\s+\w+\s+AS\s*\(/i, before: '8.0.0' },
+  { what: 'window functions (MySQL 8.0+)', pattern: /\bOVER\s*\(/i, before: '8.0.0' },
+  { what: 'JSON functions (MySQL 5.7+)', pattern: /\bJSON_\w+\s*\(/i, before: '5.7.0' },
+  { what: 'SET TRANSACTION … READ ONLY (MySQL 5.6.5+)', pattern: /\bSET\s+(SESSION\s+)?TRANSACTION\b.*\bREAD\s+ONLY\b/i, before: '5.6.5' },
+]
+
+function rulesFor(version: Version) {
+  return NOT_MYSQL.filter((rule) => (rule.from === undefined || compare(version, at(rule.from)) >= 0) && (rule.before === undefined || compare(version, at(rule.before)) < 0))
+}
+
+/** A statement's shape: no lease marker, each literal one placeholder, so each form is listed once. */
+function shapeOf(statement: string): string {
+  return statement
+    .replace(/\/\* bc-api [0-9a-f]+-\d+ \*\/\s*/g, '')
+    .replace(/'(?:[^'\\]|\\.|'')*'/g, "'?'")
+    .replace(/\b\d+(\.\d+)?\b/g, 'N')
+    .replace(/\s+/g, ' ')
+    .replace(/'\?'(, '\?')+/g, "'?', …")
+    .trim()
+}
+
+/** The variables a statement sets: SET [SESSION] x = …, SET TRANSACTION, SET NAMES, and SET_VAR(x = …) hints. */
+function variablesSet(shape: string): string[] {
+  const names: string[] = []
+  if (/^SET\s+(SESSION\s+)?TRANSACTION\b/i.test(shape)) {
+    names.push('transaction_isolation')
+    if (/READ\s+ONLY/i.test(shape)) names.push('transaction_read_only')
+  } else if (/^SET\s+NAMES\b/i.test(shape)) {
+    names.push('character_set_client', 'character_set_connection', 'character_set_results', 'collation_connection')
+  } else if (/^SET\s/i.test(shape)) {
+    for (const part of shape.replace(/^SET\s+/i, '').split(',')) {
+      const name = /^\s*(?:SESSION\s+|LOCAL\s+|@@session\.|@@)?(\w+)\s*=/i.exec(part)
+      if (name) names.push(name[1]!)
+    }
+  }
+  for (const hint of shape.matchAll(/\bSET_VAR\s*\(\s*(\w+)\s*=/gi)) names.push(hint[1]!)
+  return names
+}
+
+/** Debian's php-mariadb-mysql-kbs: for each variable, the documentation pages of the servers that have it (type 1 is MySQL). */
+function mysqlVariables(): Set<string> {
+  if (!existsSync(KBS_FILE)) aptInstall(['php-mariadb-mysql-kbs'], 'php-mariadb-mysql-kbs (which server has which variable)')
+  const data = JSON.parse(readFileSync(KBS_FILE, 'utf8')) as { vars: Record<string, { a?: Array<{ t?: number }> }>; types: Record<string, string> }
+  const mysqlType = Number(Object.entries(data.types).find(([, name]) => name === 'MYSQL')![0])
+  return new Set(Object.entries(data.vars).filter(([, entry]) => (entry.a ?? []).some((page) => page.t === mysqlType)).map(([name]) => name.toLowerCase()))
+}
+
+interface Logged { thread: number; command: string; statement: string }
+
+/** What the reader account sent, from the general log (a table: each statement whole, with its thread). */
+async function readerStatements(server: PrivateMariaDb): Promise<Logged[]> {
+  const rows = await server.server.adminQuery(`
+    SELECT thread_id AS thread, command_type AS command, CONVERT(argument USING utf8mb4) AS statement FROM mysql.general_log
+    WHERE user_host LIKE '${server.reader.user}[%' ORDER BY event_time`) as Logged[]
+  return rows.filter((row) => row.command === 'Query')
+}
+
+/** Checks each statement shape against the rules for `version`, and each variable set against MySQL's; returns the shapes, listed. */
+function checkStatements(statements: Logged[], version: string): string[] {
+  const rules = rulesFor(at(version))
+  const known = mysqlVariables()
+  const shapes = [...new Set(statements.map((row) => shapeOf(row.statement)))].sort()
+  const problems = new Set<string>()
+  // The rules read each statement whole, its values too (an sql_mode's list is a string).
+  for (const { statement } of statements) {
+    for (const rule of rules) if (rule.pattern.test(statement)) problems.add(`${rule.what}: ${shapeOf(statement)}`)
+  }
+  for (const shape of shapes) {
+    for (const name of variablesSet(shape)) if (!known.has(name.toLowerCase())) problems.add(`sets ${name}, which MySQL does not have: ${shape}`)
+  }
+  process.stdout.write(`      ${shapes.length} statement shapes checked for MySQL ${version} (${rules.length} syntax rules, variables against php-mariadb-mysql-kbs):\n`)
+  for (const shape of shapes) process.stdout.write(`        ${shape}\n`)
+  expect([...problems]).to.deep.equal([])
+  return shapes
+}
+
+async function get(port: number, path: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, { headers })
+  return { status: res.status, headers: res.headers, text: await res.text() }
+}
+
+describeOwnServer('the MySQL path, on a MariaDB that reports a MySQL version (issue 51)', 'it starts MariaDBs of its own, with other version strings', function () {
+  this.timeout(180_000)
+
+  describe('MySQL 8.0.36', () => {
+    let server: PrivateMariaDb
+    let service: ServiceProcess
+
+    before(async () => {
+      server = await startPrivateMariaDb('bc_mysql80', 3000, ['--version=8.0.36-fake', '--general-log=1', '--log-output=TABLE'])
+      // The recommended indexes, so the service names them in FORCE INDEX hints (db/index-hints.ts).
+      await server.server.adminQuery(`USE bc_mysql80; ${recommendedIndexesSql('wp_')}`)
+      service = await spawnService({ databaseUrl: server.databaseUrl, prefix: 'wp_' }, { LOG_LEVEL: 'info', WORKERS: '1' })
+    })
+    after(async () => {
+      service?.child.kill('SIGTERM')
+      await service?.exited
+      await server?.stop()
+    })
+
+    it('finds MySQL at start, says so in its log and in /metrics', async () => {
+      const deadline = Date.now() + 10_000
+      while (!service.logs.some((line) => line.msg === 'database: mysql 8.0.36') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+      const found = service.logs.find((line) => line.msg === 'database: mysql 8.0.36')
+      expect(found?.database).to.deep.equal({ kind: 'mysql', version: '8.0.36', comment: 'Debian 12', timeLimit: 'max_execution_time_hint' })
+      const metrics = await get(service.port, '/metrics')
+      expect(metrics.text).to.contain('booking_calendar_database_info{kind="mysql",version="8.0.36"} 1')
+    })
+
+    it('answers every route, and every statement it sent is MySQL\'s', async () => {
+      const port = service.port
+      // slots: narrow, paged, streamed (flat, CSV), and a feed.
+      const narrow = await get(port, `${API}slots?service=10&start=2026-03-01&end=2026-03-31`)
+      expect(narrow.status).to.equal(200)
+      const paged = await get(port, `${API}slots?flat&per_page=5&page=3`)
+      expect(paged.status).to.equal(200)
+      expect((JSON.parse(paged.text) as { booked_slots: unknown[] }).booked_slots).to.have.length(5)
+      expect(paged.headers.get('x-wp-total')).to.equal('3000')
+      const streamed = await get(port, `${API}slots?flat`)
+      expect(streamed.status).to.equal(200)
+      expect((JSON.parse(streamed.text) as { booked_slots: unknown[] }).booked_slots).to.have.length(3000)
+      const grouped = await get(port, `${API}slots`)
+      expect(grouped.status).to.equal(200)
+      const csv = await get(port, `${API}slots?format=csv`)
+      expect(csv.status).to.equal(200)
+      expect(csv.headers.get('x-wp-total')).to.equal('3000')
+      const feed = await get(port, `${API}slots?format=ics&start=2025-01-01&end=2025-12-31`)
+      expect(feed.status).to.equal(200)
+      expect(feed.text).to.contain('BEGIN:VCALENDAR')
+      // disabled-time, summary, availability.
+      expect((await get(port, `${API}disabled-time`)).status).to.equal(200)
+      expect((await get(port, `${API}summary?start=2025-01-01&end=2025-12-31&group_by=month,service`)).status).to.equal(200)
+      expect((await get(port, `${API}availability?service=10&start=2026-11-25&end=2026-11-26`)).status).to.equal(200)
+      // Conditional requests: the tag's digest (SET_VAR hints on MySQL 8), then 304.
+      for (const path of [`${API}slots?service=10&start=2026-03-01&end=2026-03-31`, `${API}slots?flat`]) {
+        const first = await get(port, path)
+        const tag = first.headers.get('etag')
+        expect(tag, path).to.be.a('string')
+        expect((await get(port, path, { 'If-None-Match': tag! })).status, path).to.equal(304)
+      }
+      // npm run indexes on this database: the recommended indexes' SQL, and the EXPLAIN of the typical queries.
+      const indexes = await runIndexes(server.databaseUrl)
+      expect(indexes.code, indexes.output).to.equal(0)
+      expect(indexes.output).to.contain('ADD INDEX bc_api_date')
+
+      const statements = await readerStatements(server)
+      const shapes = checkStatements(statements, '8.0.36')
+      // The MySQL path's own statements are there: the time limit as a hint, the digest's settings as SET_VAR.
+      expect(shapes.some((shape) => /^select \/\*\+ MAX_EXECUTION_TIME\(N\) \*\//.test(shape))).to.equal(true)
+      expect(shapes.some((shape) => /SET_VAR\(group_concat_max_len = N\)/.test(shape))).to.equal(true)
+      expect(shapes).to.include("SET SESSION sql_mode = '?'")
+      expect(statements.some((row) => row.statement.includes('NO_ENGINE_SUBSTITUTION'))).to.equal(true)
+      expect(shapes.some((shape) => shape.startsWith('EXPLAIN '))).to.equal(true)
+      expect(shapes.some((shape) => /^select \/\*\+ .* FORCE INDEX \(`bc_api_date`\)/.test(shape))).to.equal(true)
+    })
+  })
+
+  describe('MySQL 5.6.51: no time limit in the server, so the service kills an overlong statement', () => {
+    let server: PrivateMariaDb
+
+    before(async () => {
+      server = await startPrivateMariaDb('bc_mysql56', 500, ['--version=5.6.51-log', '--general-log=1', '--log-output=TABLE'])
+    })
+    after(async () => {
+      await server?.stop()
+    })
+
+    it('answers, and a statement past QUERY_TIMEOUT_MS is a 504 and gone from the server', async () => {
+      const service = await startListeningService({ databaseUrl: server.databaseUrl, prefix: 'wp_' }, { QUERY_TIMEOUT_MS: '500' })
+      const locker = await mysql.createConnection({ socketPath: server.server.socketPath, user: 'root', database: 'bc_mysql56' })
+      try {
+        const ok = await get(service.port, `${API}slots?flat&per_page=5`)
+        expect(ok.status).to.equal(200)
+        const tagged = await get(service.port, `${API}slots?service=10&start=2026-03-01&end=2026-03-31`)
+        expect(tagged.headers.get('etag')).to.be.a('string')
+        expect((await get(service.port, `${API}summary?start=2025-01-01&end=2025-12-31`)).status).to.equal(200)
+        // A write lock held elsewhere keeps our SELECT waiting for as long as it is held: only a kill ends it.
+        await locker.query('LOCK TABLES wp_booking_calendar_bookings WRITE')
+        const started = Date.now()
+        const slow = await get(service.port, `${API}slots?status=reject&flat`)
+        expect(slow.status).to.equal(504)
+        expect(JSON.parse(slow.text).code).to.equal('rest_query_timeout')
+        expect(Date.now() - started).to.be.below(3_000)
+        // Gone from PROCESSLIST while the lock is still held: the service's KILL ended it.
+        const deadline = Date.now() + 3_000
+        let running: unknown[] = []
+        do {
+          [running] = await locker.query(`SELECT ID FROM information_schema.PROCESSLIST WHERE USER = ? AND COMMAND = 'Query' AND INFO NOT LIKE 'SELECT ID FROM information_schema.PROCESSLIST%'`, [server.reader.user]) as [unknown[], unknown]
+          if (running.length > 0) await new Promise((resolve) => setTimeout(resolve, 100))
+        } while (running.length > 0 && Date.now() < deadline)
+        expect(running).to.deep.equal([])
+      } finally {
+        await locker.query('UNLOCK TABLES')
+        await locker.end()
+        await service.close()
+      }
+      const statements = await readerStatements(server)
+      checkStatements(statements, '5.6.51')
+      // No server limit was set (the server has none); the statement ended by the service's own kill.
+      expect(statements.filter((row) => /max_(statement|execution)_time/i.test(row.statement))).to.deep.equal([])
+      expect(statements.some((row) => /^KILL (CONNECTION|QUERY) \d+$/.test(row.statement))).to.equal(true)
+    })
+  })
+})
+
+/** `npm run indexes` with DATABASE_URL: explains on that database, applies nothing. */
+function runIndexes(databaseUrl: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/indexes.ts'], {
+      env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, SITE_TIMEZONE: 'UTC' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString('utf8') })
+    child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString('utf8') })
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      resolve({ code, output })
+    })
+  })
+}

@@ -1,0 +1,131 @@
+import { expect } from 'chai'
+import {
+  digestStatement, isStatementTimeout, limitedStatement, parseServerVersion, serverEndsStatements, sessionStatements,
+  statementTimeLimit, TIMEOUT_ERRNOS, unlimitedStatement, withOptimizerHints,
+} from '../../db/server-dialect.ts'
+
+// The version strings each server gives: in its handshake (MariaDB 10.x prefixes '5.5.5-'), or from SELECT VERSION().
+const SERVERS = {
+  'MariaDB 10.3': '5.5.5-10.3.39-MariaDB-0+deb10u2',
+  'MariaDB 10.11': '5.5.5-10.11.6-MariaDB-0+deb12u1',
+  'MariaDB 11.4': '11.4.2-MariaDB-ubu2404',
+  'MySQL 5.5': '5.5.62-log',
+  'MySQL 5.6': '5.6.51',
+  'MySQL 5.7': '5.7.44-log',
+  'MySQL 8.0': '8.0.36',
+  'MySQL 8.4': '8.4.3',
+} as const
+const server = (name: keyof typeof SERVERS) => parseServerVersion(SERVERS[name])
+
+const SELECT = 'select `id` from `wp_booking_calendar_bookings` where `id` > 1'
+
+describe('the database server and its statements (db/server-dialect.ts)', () => {
+  it('reads the kind and version from the handshake or VERSION()', () => {
+    expect(server('MariaDB 10.11')).to.deep.include({ kind: 'mariadb', version: '10.11.6' })
+    expect(parseServerVersion('10.11.6-MariaDB-0+deb12u1')).to.deep.include({ kind: 'mariadb', version: '10.11.6' })
+    expect(server('MariaDB 11.4')).to.deep.include({ kind: 'mariadb', version: '11.4.2' })
+    expect(server('MySQL 8.0')).to.deep.include({ kind: 'mysql', version: '8.0.36', major: 8, minor: 0, patch: 36 })
+    expect(server('MySQL 5.5')).to.deep.include({ kind: 'mysql', version: '5.5.62' })
+    // A MariaDB started with --version=8.0.36-fake (tests/integration/mysql-path.test.ts) says MySQL.
+    expect(parseServerVersion('8.0.36-fake')).to.deep.include({ kind: 'mysql', version: '8.0.36' })
+    expect(parseServerVersion('')).to.deep.include({ kind: 'mysql', version: '0.0.0' })
+  })
+
+  it('keeps the time limit the way each server can', () => {
+    const limits = Object.fromEntries(Object.keys(SERVERS).map((name) => [name, statementTimeLimit(server(name as keyof typeof SERVERS))]))
+    expect(limits).to.deep.equal({
+      'MariaDB 10.3': 'max_statement_time',
+      'MariaDB 10.11': 'max_statement_time',
+      'MariaDB 11.4': 'max_statement_time',
+      'MySQL 5.5': 'service_kill',
+      'MySQL 5.6': 'service_kill',
+      'MySQL 5.7': 'max_execution_time_hint',
+      'MySQL 8.0': 'max_execution_time_hint',
+      'MySQL 8.4': 'max_execution_time_hint',
+    })
+    expect(statementTimeLimit(parseServerVersion('5.7.7-rc'))).to.equal('service_kill')
+    expect(statementTimeLimit(parseServerVersion('5.7.8-rc'))).to.equal('max_execution_time_hint')
+    expect(serverEndsStatements(server('MySQL 5.6'))).to.equal(false)
+    expect(serverEndsStatements(server('MySQL 5.7'))).to.equal(true)
+  })
+
+  it('starts each session with statements its server takes', () => {
+    const sessions = Object.fromEntries(Object.keys(SERVERS).map((name) => [name, sessionStatements(server(name as keyof typeof SERVERS), 10_000)]))
+    const mariadb = [
+      'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY',
+      'SET SESSION max_statement_time = 10.000',
+      "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION'",
+    ]
+    expect(sessions['MariaDB 10.3']).to.deep.equal(mariadb)
+    expect(sessions['MariaDB 10.11']).to.deep.equal(mariadb)
+    expect(sessions['MariaDB 11.4']).to.deep.equal(mariadb)
+    expect(sessions['MySQL 5.5']).to.deep.equal([
+      'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ',
+      "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION'",
+      'SET SESSION group_concat_max_len = 4294967295',
+      'SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci',
+    ])
+    const mysql57 = [
+      'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY',
+      "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION'",
+      'SET SESSION group_concat_max_len = 4294967295',
+    ]
+    expect(sessions['MySQL 5.6']).to.deep.equal(mysql57)
+    expect(sessions['MySQL 5.7']).to.deep.equal(mysql57)
+    // NO_AUTO_CREATE_USER is an error from MySQL 8.0.11; no max_statement_time (MariaDB's) on any MySQL.
+    const mysql8 = [
+      'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY',
+      "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'",
+    ]
+    expect(sessions['MySQL 8.0']).to.deep.equal(mysql8)
+    expect(sessions['MySQL 8.4']).to.deep.equal(mysql8)
+    expect(sessionStatements(parseServerVersion('8.0.10'), 1000)[1]).to.contain('NO_AUTO_CREATE_USER')
+  })
+
+  it('limits a statement by a hint on MySQL 5.7+ only', () => {
+    expect(limitedStatement(server('MySQL 8.0'), SELECT, 10_000)).to.equal('select /*+ MAX_EXECUTION_TIME(10000) */ `id` from `wp_booking_calendar_bookings` where `id` > 1')
+    expect(limitedStatement(server('MySQL 5.7'), SELECT, 250)).to.equal('select /*+ MAX_EXECUTION_TIME(250) */ `id` from `wp_booking_calendar_bookings` where `id` > 1')
+    for (const name of ['MariaDB 10.3', 'MariaDB 10.11', 'MariaDB 11.4', 'MySQL 5.5', 'MySQL 5.6'] as const) {
+      expect(limitedStatement(server(name), SELECT, 10_000), name).to.equal(SELECT)
+    }
+    // Only a SELECT takes it: a transaction's statements are left as they are.
+    expect(limitedStatement(server('MySQL 8.0'), 'START TRANSACTION', 10_000)).to.equal('START TRANSACTION')
+  })
+
+  it('lifts the limit for an export on each server', () => {
+    expect(unlimitedStatement(server('MariaDB 10.11'), SELECT)).to.equal(`SET STATEMENT max_statement_time = 0 FOR ${SELECT}`)
+    expect(unlimitedStatement(server('MariaDB 10.3'), SELECT)).to.equal(`SET STATEMENT max_statement_time = 0 FOR ${SELECT}`)
+    for (const name of ['MySQL 5.5', 'MySQL 5.6', 'MySQL 5.7', 'MySQL 8.0', 'MySQL 8.4'] as const) {
+      expect(unlimitedStatement(server(name), SELECT), name).to.equal(SELECT)
+    }
+  })
+
+  it('sets the digest\'s variables for its statement alone where the server can', () => {
+    const mariadb = `SET STATEMENT optimizer_switch='mrr=on,mrr_sort_keys=on,mrr_cost_based=off', group_concat_max_len=4294967295 FOR ${SELECT}`
+    expect(digestStatement(server('MariaDB 10.11'), SELECT)).to.equal(mariadb)
+    expect(digestStatement(server('MariaDB 11.4'), SELECT)).to.equal(mariadb)
+    const mysql8 = "select /*+ SET_VAR(optimizer_switch = 'mrr=on,mrr_cost_based=off') SET_VAR(group_concat_max_len = 4294967295) */ `id` from `wp_booking_calendar_bookings` where `id` > 1"
+    expect(digestStatement(server('MySQL 8.0'), SELECT)).to.equal(mysql8)
+    expect(digestStatement(server('MySQL 8.4'), SELECT)).to.equal(mysql8)
+    // Before 8.0 no SET_VAR: the session holds group_concat_max_len (sessionStatements).
+    for (const name of ['MySQL 5.5', 'MySQL 5.6', 'MySQL 5.7'] as const) expect(digestStatement(server(name), SELECT), name).to.equal(SELECT)
+    // The time limit joins the digest's hints in the one comment MySQL reads after SELECT.
+    expect(limitedStatement(server('MySQL 8.0'), digestStatement(server('MySQL 8.0'), SELECT), 5000)).to.equal(
+      "select /*+ SET_VAR(optimizer_switch = 'mrr=on,mrr_cost_based=off') SET_VAR(group_concat_max_len = 4294967295) MAX_EXECUTION_TIME(5000) */ `id` from `wp_booking_calendar_bookings` where `id` > 1")
+  })
+
+  it('joins hints into one comment, after the first SELECT only', () => {
+    expect(withOptimizerHints('SELECT 1', ['A(1)'])).to.equal('SELECT /*+ A(1) */ 1')
+    expect(withOptimizerHints('select /*+ A(1) */ x from (select y) as t', ['B(2)'])).to.equal('select /*+ A(1) B(2) */ x from (select y) as t')
+    expect(withOptimizerHints('SELECT 1', [])).to.equal('SELECT 1')
+    expect(withOptimizerHints('COMMIT', ['A(1)'])).to.equal('COMMIT')
+  })
+
+  it('knows each server\'s time-out errors', () => {
+    expect(isStatementTimeout({ errno: 1969 })).to.equal(true)
+    expect(isStatementTimeout({ errno: 3024 })).to.equal(true)
+    expect(isStatementTimeout({ errno: 1317 })).to.equal(false)
+    expect(isStatementTimeout(null)).to.equal(false)
+    expect([...TIMEOUT_ERRNOS].sort()).to.deep.equal([1317, 1969, 3024])
+  })
+})
