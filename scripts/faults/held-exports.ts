@@ -78,13 +78,14 @@ async function smallRequests(base: string, done: () => boolean): Promise<Array<{
 const smallLine = (small: Array<{ ms: number; status: number }>) =>
   `${small.length} answers (${tally(small.map((s) => s.status))}), p50 ${median(small.map((s) => s.ms))} ms, p99 ${percentile(small.map((s) => s.ms), 99)} ms`
 
-/** Bytes of every file under `dir`, now. */
-function bytesUnder(dir: string): number {
+/** Bytes of every file under `dir`, now; at the top, tsx's own cache (tsx-<uid>) left out: it is no answer's. */
+function bytesUnder(dir: string, top = true): number {
   let total = 0
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (top && entry.name.startsWith('tsx-')) continue
     const path = join(dir, entry.name)
     try {
-      total += entry.isDirectory() ? bytesUnder(path) : statSync(path).size
+      total += entry.isDirectory() ? bytesUnder(path, false) : statSync(path).size
     } catch { /* removed meanwhile */ }
   }
   return total
@@ -125,10 +126,13 @@ try {
   })
   const base = `http://127.0.0.1:${port}`
   for (let i = 0; !(await fetch(`${base}/readyz`).then((r) => r.ok, () => false)); i++) {
-    if (i > 300) throw new Error('the service did not start within 30 s')
+    // tsx compiles afresh under the private TMPDIR (its cache lives there): on a busy machine that takes a while.
+    if (i > 1200) throw new Error('the service did not start within 120 s')
     await sleep(100)
   }
+  // The cluster's workers run main.ts too; the primary's other children (tsx's esbuild) are left out.
   const workerPids = () => spawnSync('pgrep', ['-P', String(service!.pid)], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean).map(Number)
+    .filter((pid) => { try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('main.ts') } catch { return false } })
   say(`service: defaults (DB_STREAM_CONNECTIONS=${STREAM_PERMITS}), ${workerPids().length || 1} worker(s), TMPDIR ${serviceTmp}`)
 
   // --- (i) alone -------------------------------------------------------------------
