@@ -9,6 +9,7 @@ import { AggregatorRegistry, type Registry } from 'prom-client'
 import type { Logger } from 'pino'
 import type { FairQueueOptions } from '../db/fair-queue.ts'
 import { servePermits } from './stream-permits.ts'
+import { parentLink, sendToPrimary, sendToWorker } from './ipc.ts'
 
 const METRICS_ASKED = 'booking-calendar-api:metrics-asked'
 const METRICS_ANSWERED = 'booking-calendar-api:metrics-answered'
@@ -102,6 +103,8 @@ export function runPrimary(options: PrimaryOptions): void {
     const worker = cluster.fork()
     running.add(worker)
     closeHandoffsOfDeadWorker(worker)
+    // A send that fails (prom-client's own, to a worker dying as it gathers metrics) emits 'error' here: unheard, it would end the primary.
+    worker.on('error', (error: Error) => log.warn({ workerId: worker.id, err: { message: error.message } }, 'a message to a worker was lost: it is gone'))
     permits.attach(worker)
     options.onFork?.(worker)
     log.info({ workerId: worker.id, pid: worker.process.pid }, 'worker started')
@@ -149,9 +152,10 @@ export function runPrimary(options: PrimaryOptions): void {
 
   cluster.on('message', (worker, message: MetricsMessage) => {
     if (message?.type !== METRICS_ASKED) return
+    // The asking worker may die while the others are asked (up to prom-client's 5 s): then the answer goes nowhere.
     aggregator.clusterMetrics().then(
-      (text) => worker.send({ type: METRICS_ANSWERED, id: message.id, text }),
-      (error: Error) => worker.send({ type: METRICS_ANSWERED, id: message.id, error: error.message }),
+      (text) => sendToWorker(worker, { type: METRICS_ANSWERED, id: message.id, text }),
+      (error: Error) => sendToWorker(worker, { type: METRICS_ANSWERED, id: message.id, error: error.message }),
     )
   })
 
@@ -186,6 +190,6 @@ export function askPrimaryForMetrics(timeoutMs = 7_000): Promise<string> {
     const timer = setTimeout(() => { settle(); reject(new Error('the primary did not answer')) }, timeoutMs)
     const settle = () => { clearTimeout(timer); process.off('message', onMessage) }
     process.on('message', onMessage)
-    process.send!({ type: METRICS_ASKED, id })
+    sendToPrimary(parentLink, { type: METRICS_ASKED, id }, () => { settle(); reject(new Error('the primary is gone')) })
   })
 }

@@ -148,6 +148,7 @@ const envSchema = z.object({
   HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1_000, 300_000, 10_000),
   MAX_RANGE_DAYS: integer('MAX_RANGE_DAYS', 1, 36_600, 731),
   ETAG_MAX_ROWS: integer('ETAG_MAX_ROWS', 0, 100_000_000, 250_000),
+  AVAILABILITY_MAX_ITEMS: integer('AVAILABILITY_MAX_ITEMS', 1, 100_000_000, 100_000),
   // Compared with a browser's Origin header as it sends it: scheme, host and port, no slash after.
   CORS_ORIGINS: list.transform((origins, ctx) => {
     const normal = origins.map(originOf)
@@ -330,6 +331,8 @@ function configFromEnv(env: z.output<typeof envSchema>) {
     maxRangeDays: env.MAX_RANGE_DAYS,
     /** A streamed slots/ answer of more bookings goes without an ETag: its digest would be a second read of them all. */
     etagMaxRows: env.ETAG_MAX_ROWS,
+    /** An availability/ answer that would list more items is 400 before its first byte: its CPU is bounded, like its memory. */
+    availabilityMaxItems: env.AVAILABILITY_MAX_ITEMS,
     corsOrigins: env.CORS_ORIGINS,
     logLevel: env.LOG_LEVEL,
     /** Guards GET /metrics when set; open otherwise. */

@@ -5,6 +5,7 @@
 // through one worker is known to all, also while WordPress is down, and
 // WordPress is asked once per credential, not once per worker.
 import type { Worker } from 'node:cluster'
+import { parentLink, sendToPrimary, sendToWorker } from './ipc.ts'
 import { credentialKey, WordPressUnavailableError, type CheckCredentials, type Verdict, type VerdictAnswer } from './wordpress-check.ts'
 
 const ASKED = 'booking-calendar-api:verdict-asked'
@@ -21,9 +22,7 @@ export function serveVerdicts(check: CheckCredentials): { attach(worker: Worker)
     attach(worker) {
       worker.on('message', (message: AskedMessage) => {
         if (message?.type !== ASKED) return
-        const tell = (answer: AnsweredMessage) => {
-          if (worker.isConnected()) worker.send(answer, (error: Error | null) => { if (error) { /* the worker is gone */ } })
-        }
+        const tell = (answer: AnsweredMessage) => sendToWorker(worker, answer)
         check(message.authorization).then(
           (answer) => tell({ type: ANSWERED, id: message.id, answer }),
           () => tell({ type: ANSWERED, id: message.id, unavailable: true }),
@@ -62,8 +61,7 @@ export function askPrimaryForVerdicts(options: { timeoutMs: number; now?: () => 
       }
       waiting.set(id, settle)
       const asked: AskedMessage = { type: ASKED, id, authorization }
-      if (!process.connected) return settle(undefined)
-      process.send!(asked, undefined, {}, (error) => { if (error) settle(undefined) })
+      sendToPrimary(parentLink, asked, () => settle(undefined))
     })
     if (!message || 'unavailable' in message) throw new WordPressUnavailableError('the primary could not check the credentials')
     const { answer } = message

@@ -3,29 +3,34 @@
 // out the permits; each worker asks for one over node:cluster's IPC channel
 // before its streamed answer takes a connection. A worker that dies gives back
 // whatever it held or waited for.
-import type { Worker } from 'node:cluster'
 import { FairQueue, type Entrant, type FairQueueOptions, type RefusalReason, type Ticket } from '../db/fair-queue.ts'
 import { gateOver, type StreamGate } from '../db/stream-gate.ts'
+import { parentLink, sendToPrimary, sendToWorker, type PrimaryLink, type WorkerLink } from './ipc.ts'
 
 const PERMIT = 'booking-calendar-api:permit'
 
-type PermitMessage =
+export type PermitMessage =
   | { type: typeof PERMIT; act: 'enter'; id: number; caller: string }
   | { type: typeof PERMIT; act: 'leave'; id: number }
   | { type: typeof PERMIT; act: 'granted'; id: number }
   | { type: typeof PERMIT; act: 'refused'; id: number; reason: RefusalReason; retryAfterSeconds: number }
 
 /** A worker whose primary has not answered this long past DB_QUEUE_TIMEOUT_MS gives up waiting on its own. */
-const PRIMARY_SILENCE_MARGIN_MS = 5_000
+export const PRIMARY_SILENCE_MARGIN_MS = 5_000
+
+/** A worker as the primary's line sees it: node:cluster's Worker, or a test's fake. */
+export interface PermitWorker extends WorkerLink {
+  on(event: 'message', listener: (message: PermitMessage) => void): unknown
+  once(event: 'exit', listener: () => void): unknown
+}
 
 /** In the primary: the service's one line, served to each worker attached. */
-export function servePermits(options: FairQueueOptions): { attach(worker: Worker): void; queue: FairQueue } {
+export function servePermits(options: FairQueueOptions): { attach(worker: PermitWorker): void; queue: FairQueue } {
   const queue = new FairQueue(options)
-  const attach = (worker: Worker) => {
+  const attach = (worker: PermitWorker) => {
     const tickets = new Map<number, Ticket>()
-    const tell = (message: PermitMessage) => {
-      if (worker.isConnected()) worker.send(message, (error: Error | null) => { if (error) { /* the worker is gone; its exit gives all back */ } })
-    }
+    // A worker gone before this reaches it: its exit gives back all it held.
+    const tell = (message: PermitMessage) => sendToWorker(worker, message)
     worker.on('message', (message: PermitMessage) => {
       if (message?.type !== PERMIT) return
       if (message.act === 'enter') {
@@ -55,14 +60,18 @@ export function servePermits(options: FairQueueOptions): { attach(worker: Worker
   return { attach, queue }
 }
 
-/** In a worker: the gate whose permits the primary hands out. */
-export function createClusterGate(timeoutMs: number): StreamGate {
+/**
+ * In a worker: the gate whose permits the primary hands out. A wait is bounded
+ * here too: a primary silent for DB_QUEUE_TIMEOUT_MS plus `silenceMarginMs`
+ * (gone, or its answer lost) is a refusal, 503 with Retry-After.
+ */
+export function createClusterGate(timeoutMs: number, primary: PrimaryLink = parentLink, silenceMarginMs = PRIMARY_SILENCE_MARGIN_MS): StreamGate {
   let lastId = 0
   const pending = new Map<number, { entrant: Entrant; timer: ReturnType<typeof setTimeout> }>()
-  const send = (message: PermitMessage) => {
-    if (process.connected) process.send!(message, undefined, {}, () => { /* the primary is gone: the worker ends with it */ })
-  }
-  process.on('message', (message: PermitMessage) => {
+  // The primary gone: the wait ends at its bound, and the worker ends with its primary.
+  const send = (message: PermitMessage) => sendToPrimary(primary, message)
+  primary.on('message', (received) => {
+    const message = received as PermitMessage | undefined
     if (message?.type !== PERMIT || (message.act !== 'granted' && message.act !== 'refused')) return
     const waiting = pending.get(message.id)
     if (!waiting) return
@@ -76,8 +85,8 @@ export function createClusterGate(timeoutMs: number): StreamGate {
     const timer = setTimeout(() => {
       if (!pending.delete(id)) return
       send({ type: PERMIT, act: 'leave', id })
-      entrant.refused({ reason: 'waited_too_long', retryAfterSeconds: Math.ceil(PRIMARY_SILENCE_MARGIN_MS / 1000) })
-    }, timeoutMs + PRIMARY_SILENCE_MARGIN_MS)
+      entrant.refused({ reason: 'waited_too_long', retryAfterSeconds: Math.max(1, Math.ceil(silenceMarginMs / 1000)) })
+    }, timeoutMs + silenceMarginMs)
     timer.unref()
     pending.set(id, { entrant, timer })
     send({ type: PERMIT, act: 'enter', id, caller })

@@ -10,8 +10,8 @@ import { findRules } from '../../db/disabled-times.ts'
 import { findAllServices, type ServiceRow } from '../../db/services.ts'
 import type { Admission } from '../../db/stream-gate.ts'
 import { invalidParams } from '../errors.ts'
-import { DAY_MS, addDays, dayToMs, timeToSeconds } from './day-arithmetic.ts'
-import { bookableStarts, bookingInterval, subtractBusy, wallMinutes, type Interval } from './free-time.ts'
+import { DAY_MS, addDays, dayToMs, daysInclusive, timeToSeconds } from './day-arithmetic.ts'
+import { bookableStarts, bookingInterval, mostBookableStarts, subtractBusy, wallMinutes, type Interval } from './free-time.ts'
 import { checkTimedRange, expandRules, readRules, type DateRange, type ValidRule } from './rules.ts'
 import type { RuleProblemLog } from './disabled-time.ts'
 import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
@@ -80,7 +80,7 @@ export async function answerAvailability(
   db: Db,
   pools: DbPools,
   params: AvailabilityQuery,
-  options: { zone: SiteZone; now: number; maxRangeDays: number; problems: RuleProblemLog; queryTimeoutMs: number; admission?: Admission },
+  options: { zone: SiteZone; now: number; maxRangeDays: number; maxItems: number; problems: RuleProblemLog; queryTimeoutMs: number; admission?: Admission },
   queries: AvailabilityQueries = availabilityQueries,
 ): Promise<AvailabilityAnswer> {
   const today = todayInZone(options.zone, options.now)
@@ -94,6 +94,14 @@ export async function answerAvailability(
   services.sort((a, b) => a.ID - b.ID)
   const blocking = params.blocking ?? DEFAULT_BLOCKING
   const wanted = new Set(services.map((service) => service.ID))
+  const limit = params.limit ?? Number.POSITIVE_INFINITY
+  const days = daysInclusive(range.start, range.end)
+  // Start times: bounded before anything is read, from the grid alone (the count of services free all the range long).
+  if (params.duration !== undefined) {
+    const step = params.step ?? params.duration
+    const most = services.length * Math.min(limit, mostBookableStarts(days, params.duration, step))
+    if (most > options.maxItems) throw invalidParams({ step: tooManyItems(`up to ${most} start times`, services.length, days, options.maxItems, `a step longer than ${step} minutes`) })
+  }
 
   // Rules and bookings from the day before the range: a window or slot past midnight reaches into it.
   const dayBefore = addDays(range.start, -1)
@@ -123,21 +131,27 @@ export async function answerAvailability(
   const span: Interval = [dayToMs(range.start), dayToMs(range.end) + DAY_MS]
   const disabled = disabledIntervals(rules, { start: readFrom, end: range.end }, clock)
   const grid = params.duration === undefined ? undefined : { durationMs: params.duration * 60_000, stepMs: (params.step ?? params.duration) * 60_000 }
-  const limit = params.limit ?? Number.POSITIVE_INFINITY
   const exists = existsOnClock(clock, options.zone)
+  const windowsOf = (service: ServiceRow) => subtractBusy(span, [...(disabled.get(0) ?? []), ...(disabled.get(service.ID) ?? []), ...(busy.get(service.ID) ?? [])])
+  // Windows: as many as the bookings and rules read allow, so counted once they are read, before the first byte.
+  const windowsByService = grid ? undefined : new Map(services.map((service) => [service.ID, windowsOf(service).slice(0, limit)]))
+  if (windowsByService) {
+    let count = 0
+    for (const windows of windowsByService.values()) count += windows.length
+    if (count > options.maxItems) throw invalidParams({ end: tooManyItems(`${count} free windows`, services.length, days, options.maxItems) })
+  }
 
   function* free(): Generator<FreeItem> {
     for (const service of services) {
       const slug = decodeSlug(service.post_name)
-      const taken = [...(disabled.get(0) ?? []), ...(disabled.get(service.ID) ?? []), ...(busy.get(service.ID) ?? [])]
-      const windows = subtractBusy(span, taken)
       if (grid) {
+        const windows = windowsOf(service)
         for (const [start, end] of bookableStarts(windows, { firstDayMs: span[0], endMs: span[1], ...grid, limit, exists })) {
           yield { service_id: service.ID, service_slug: slug, start: isoOf(clock, start), end: isoOf(clock, end) }
         }
         continue
       }
-      for (const window of windows.slice(0, limit)) {
+      for (const window of windowsByService!.get(service.ID)!) {
         yield { service_id: service.ID, service_slug: slug, start: isoOf(clock, window[0]), end: isoOf(clock, window[1]), minutes: wallMinutes(window) }
       }
     }
@@ -155,6 +169,13 @@ export async function answerAvailability(
       services.map((service) => [service.ID, service.post_name, service.post_status]), ruleRows, bookingsRead.digest('base64url'),
     ],
   }
+}
+
+/** Why an answer is refused for AVAILABILITY_MAX_ITEMS, and how to ask for less. */
+function tooManyItems(items: string, services: number, days: number, maxItems: number, longerStep?: string): string {
+  const of = `${services} service${services === 1 ? '' : 's'} over ${days} day${days === 1 ? '' : 's'}`
+  const asks = ['a narrower range (start, end)', longerStep, services > 1 ? 'one service' : undefined, 'a lower limit per service'].filter((ask) => ask !== undefined)
+  return `This would list ${items} (${of}), more than the ${maxItems} an answer lists at most (AVAILABILITY_MAX_ITEMS): ask for ${asks.slice(0, -1).join(', ')} or ${asks.at(-1)!}.`
 }
 
 /** Disabled periods by rule's service_id (0: site-wide), as wall-clock intervals: expandRules', the periods disabled-time/ gives. */

@@ -11,6 +11,7 @@ import { DAY_MS, DAY_SECONDS } from './day-arithmetic.ts'
 export type Interval = readonly [number, number]
 
 const MINUTE_MS = 60_000
+const DAY_MINUTES = 1440
 
 /** The union of intervals, sorted, touching and overlapping ones merged, empty ones dropped. */
 export function mergeBusy(intervals: readonly Interval[]): Interval[] {
@@ -103,4 +104,18 @@ export function* bookableStarts(
       k++
     }
   }
+}
+
+/**
+ * The most start times `bookableStarts` can give one service over `days` whole
+ * days (AVAILABILITY_MAX_ITEMS, API.md "GET availability/"): every grid time
+ * `00:00 + k × step` of each day, less the last day's that would end past the
+ * range. It is the count of a service free all the range long (a time skipped
+ * when clocks go forward only takes one away), known before anything is read.
+ */
+export function mostBookableStarts(days: number, durationMinutes: number, stepMinutes: number): number {
+  if (days <= 0) return 0
+  const perDay = Math.ceil(DAY_MINUTES / stepMinutes)
+  const lastDay = durationMinutes > DAY_MINUTES ? 0 : Math.floor((DAY_MINUTES - durationMinutes) / stepMinutes) + 1
+  return (days - 1) * perDay + lastDay
 }

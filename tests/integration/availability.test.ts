@@ -171,11 +171,77 @@ describe('GET availability/', function () {
       .to.deep.equal(['_fields', 'blocking', 'duration', 'end', 'format', 'limit', 'service', 'start', 'step'])
   })
 
-  it('a long answer streams: a year of 15-minute starts for every service, chunked, with no Content-Length', async () => {
-    const res = await request(t.app).get(`${API}availability?start=2026-01-01&end=2026-12-31&duration=15`).buffer(true).expect(200)
+  it('a long answer streams: eleven months of 15-minute starts for every service, chunked, with no Content-Length', async () => {
+    // 334 days × 96 × 3 services = 96,192 start times at most: within AVAILABILITY_MAX_ITEMS' default.
+    const res = await request(t.app).get(`${API}availability?start=2026-01-01&end=2026-11-30&duration=15`).buffer(true).expect(200)
     expect(res.headers['content-length']).to.equal(undefined)
     expect(res.headers['transfer-encoding']).to.equal('chunked')
-    expect(res.body.free.length).to.be.above(90_000)
+    expect(res.body.free.length).to.be.above(80_000)
+  })
+
+  describe('AVAILABILITY_MAX_ITEMS: an answer\'s CPU is bounded, like its memory', () => {
+    const withMaxItems = async (maxItems: number, path: string) => {
+      const app = createTestApp(db, { now: () => NOW, env: { AVAILABILITY_MAX_ITEMS: String(maxItems) } })
+      try {
+        return await request(app.app).get(`${API}availability?${path}`).buffer(true)
+      } finally {
+        await app.close()
+      }
+    }
+    const refusal = (params: Record<string, string>) => ({
+      code: 'rest_invalid_param', message: `Invalid parameter(s): ${Object.keys(params).join(', ')}`,
+      data: { status: 400, params, details: Object.fromEntries(Object.entries(params).map(([name, message]) => [name, { code: 'rest_invalid_param', message, data: null }])) },
+    })
+
+    it('start times: at the bound (a service free two days, 24 hourly starts a day) 200 with every one; one past it 400 naming step, before any byte', async () => {
+      const path = `service=${STRIZHKA}&start=2027-06-01&end=2027-06-02&duration=60`
+      const atEdge = await withMaxItems(48, path)
+      expect(atEdge.status).to.equal(200)
+      expect(atEdge.body.free).to.have.length(48)
+      expect(atEdge.body.free.at(-1)).to.deep.include({ start: '2027-06-02T23:00:00+02:00', end: '2027-06-03T00:00:00+02:00' })
+      const past = await withMaxItems(47, path)
+      expect(past.status).to.equal(400)
+      expect(past.headers['content-type']).to.equal('application/json; charset=utf-8')
+      expect(past.body).to.deep.equal(refusal({
+        step: 'This would list up to 48 start times (1 service over 2 days), more than the 47 an answer lists at most (AVAILABILITY_MAX_ITEMS): ask for a narrower range (start, end), a step longer than 60 minutes or a lower limit per service.',
+      }))
+    })
+
+    it('start times: limit counts per service, for every service listed', async () => {
+      const path = (limit: number) => `start=2027-06-01&end=2027-06-02&duration=60&limit=${limit}`
+      const within = await withMaxItems(40, path(13))
+      expect(within.status).to.equal(200)
+      expect(within.body.free).to.have.length(39)
+      const past = await withMaxItems(40, path(14))
+      expect(past.status).to.equal(400)
+      expect(past.body.data.params).to.deep.equal({
+        step: 'This would list up to 42 start times (3 services over 2 days), more than the 40 an answer lists at most (AVAILABILITY_MAX_ITEMS): ask for a narrower range (start, end), a step longer than 60 minutes, one service or a lower limit per service.',
+      })
+    })
+
+    it('start times: the issue\'s 731 days of duration=1&step=1 (3.15 million) is 400 at the default of 100,000', async () => {
+      const res = await request(t.app).get(`${API}availability?start=2026-01-01&end=2027-12-31&duration=1&step=1`).expect(400)
+      expect(res.body.data.params.step).to.match(/^This would list up to 3153600 start times \(3 services over 730 days\), more than the 100000 /)
+    })
+
+    it('windows: counted once read, before the first byte: exactly the bound is 200, one fewer 400 naming end', async () => {
+      const path = 'start=2026-11-20&end=2026-11-30'
+      const all = await request(t.app).get(`${API}availability?${path}`).expect(200)
+      const count = all.body.free.length as number
+      expect(count).to.be.above(3)
+      const atEdge = await withMaxItems(count, path)
+      expect(atEdge.status).to.equal(200)
+      expect(atEdge.body).to.deep.equal(all.body)
+      const past = await withMaxItems(count - 1, path)
+      expect(past.status).to.equal(400)
+      expect(past.body).to.deep.equal(refusal({
+        end: `This would list ${count} free windows (3 services over 11 days), more than the ${count - 1} an answer lists at most (AVAILABILITY_MAX_ITEMS): ask for a narrower range (start, end), one service or a lower limit per service.`,
+      }))
+      // limit counts per service: the first window of each service, within the bound again.
+      const limited = await withMaxItems(count - 1, `${path}&limit=1`)
+      expect(limited.status).to.equal(200)
+      expect(limited.body.free).to.have.length(3)
+    })
   })
 })
 

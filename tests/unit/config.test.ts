@@ -21,7 +21,7 @@ describe('configuration', () => {
     expect(config).to.deep.include({
       port: 8080, tablePrefix: 'wp_', siteTimezone: undefined, authMode: 'none', authCapability: 'manage_options',
       authCacheSeconds: 60, apiTokens: [], exposeCustomerData: false, dbPoolSize: 10, queryTimeoutMs: 10_000,
-      maxRangeDays: 731, corsOrigins: [], logLevel: 'info',
+      maxRangeDays: 731, availabilityMaxItems: 100_000, corsOrigins: [], logLevel: 'info',
     })
     expect(config.database).to.deep.equal({ host: 'db.internal', port: 3307, user: 'reader', password: 's3cret', database: 'wordpress' })
   })
@@ -117,6 +117,7 @@ describe('configuration', () => {
     [{ ...DB, EXPOSE_CUSTOMER_DATA: 'maybe' }, 'EXPOSE_CUSTOMER_DATA must be true or false.'],
     [{ ...DB, QUERY_TIMEOUT_MS: '0' }, 'QUERY_TIMEOUT_MS must be a whole number from 1 to 3600000.'],
     [{ ...DB, MAX_RANGE_DAYS: '-5' }, 'MAX_RANGE_DAYS must be a whole number from 1 to 36600.'],
+    [{ ...DB, AVAILABILITY_MAX_ITEMS: '0' }, 'AVAILABILITY_MAX_ITEMS must be a whole number from 1 to 100000000.'],
     [{ ...DB, DB_POOL_SIZE: 'lots' }, 'DB_POOL_SIZE must be a whole number from 1 to 200.'],
     [{ ...DB, LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent.'],
     [{ WORDPRESS_DB_HOST: 'db:99999', WORDPRESS_DB_USER: 'u' }, 'WORDPRESS_DB_HOST must be a host name, optionally with a port: db or db:3306.'],

@@ -3,7 +3,7 @@
 // Europe/Berlin, a fixed-offset site, windows past midnight, 24:00 ends, and
 // touching and overlapping bookings.
 import { expect } from 'chai'
-import { bookableStarts, bookingInterval, mergeBusy, subtractBusy, wallMinutes, type Interval } from '../../server/domain/free-time.ts'
+import { bookableStarts, bookingInterval, mergeBusy, mostBookableStarts, subtractBusy, wallMinutes, type Interval } from '../../server/domain/free-time.ts'
 import { DAY_MS, dayToMs } from '../../server/domain/day-arithmetic.ts'
 import { wallClockFor } from '../../server/domain/wall-clock.ts'
 import { offsetAt, parseZoneSetting } from '../../server/domain/zone-offsets.ts'
@@ -195,5 +195,39 @@ describe('bookableStarts: the grid of start times', () => {
       firstDayMs: at('2026-01-01'), endMs: at('2027-01-01'), durationMs: 60_000, stepMs: 60_000, limit: Number.POSITIVE_INFINITY, exists: () => true,
     })
     expect(show([generator.next().value as Interval])).to.deep.equal(['2026-01-01 00:00–2026-01-01 00:01'])
+  })
+})
+
+describe('mostBookableStarts: the bound of AVAILABILITY_MAX_ITEMS, before anything is read', () => {
+  const cases: [days: number, duration: number, step: number, most: number][] = [
+    [1, 60, 60, 24],
+    [2, 60, 60, 48],
+    // The last day's 23:30 would end past the range; the other days' runs into the next day.
+    [2, 60, 30, 48 + 47],
+    [1, 1440, 1440, 1],
+    [3, 1440, 1440, 3],
+    [1, 1, 1, 1440],
+    // 731 days, duration=1&step=1: the issue's 1.05 million start times of one service.
+    [731, 1, 1, 731 * 1440],
+    // A step that does not divide the day: 00:00, 07:00, 14:00, 21:00; the last day's 21:00 + 181 ends past it, + 180 does not.
+    [2, 181, 420, 4 + 3],
+    [2, 180, 420, 4 + 4],
+    [0, 60, 60, 0],
+  ]
+  for (const [days, duration, step, most] of cases) {
+    it(`${days} days, duration ${duration}, step ${step}: ${most}`, () => {
+      expect(mostBookableStarts(days, duration, step)).to.equal(most)
+    })
+  }
+
+  it('is exactly the count of start times of a service free all the range long', () => {
+    const firstDayMs = dayToMs('2026-01-01')
+    for (const days of [1, 2, 5]) {
+      for (const [duration, step] of [[15, 15], [45, 20], [90, 60], [1440, 1440], [7, 1440], [1440, 7], [100, 333]] as const) {
+        const endMs = firstDayMs + days * DAY_MS
+        const listed = [...bookableStarts([[firstDayMs, endMs]], { firstDayMs, endMs, durationMs: duration * 60_000, stepMs: step * 60_000, limit: Infinity, exists: () => true })].length
+        expect(mostBookableStarts(days, duration, step), `${days} days, ${duration}/${step}`).to.equal(listed)
+      }
+    }
   })
 })
