@@ -1,7 +1,7 @@
 // A cluster whose first worker asks the primary for every worker's metrics
 // and exits at once, before the answer can reach it: the primary's answer
 // then goes to a worker that is gone. Run as its own process by
-// tests/unit/cluster-ipc.test.ts (runPrimary forks this same file as its workers).
+// tests/integration/cluster-ipc.test.ts (runPrimary forks this same file as its workers).
 // BC_ASKED_MARKER names a file the first worker creates, so the workers
 // started after it only wait.
 import cluster from 'node:cluster'
