@@ -184,7 +184,6 @@ describe('GET docs', () => {
           expect(opening).to.include('Access.').and.include('Bearer').and.include('access_token')
           expect(opening).to.include('Formats.').and.include('format=csv').and.include('format=ics')
           expect(problems).to.deep.equal([])
-          if (process.env.DOCS_SCREENSHOT) await page.screenshot({ path: process.env.DOCS_SCREENSHOT, fullPage: true })
         } finally {
           await page.close()
         }
