@@ -145,6 +145,52 @@ export function withSiteAddress(document: Record<string, unknown>, address: stri
   return { ...document, servers: servers.map((server) => ({ ...server, variables: { site: { ...server.variables.site, default: address } } })) }
 }
 
+/**
+ * The groups of the docs page (API.md, "GET docs"): what a person comes for.
+ * Each operation is in one group, so it is listed once; Feeds has no operation
+ * of its own (a feed is slots/ or disabled-time/ with format=ics), only its text.
+ */
+const TAG = {
+  bookings: 'Bookings',
+  disabledTimes: 'Disabled times',
+  reports: 'Reports',
+  feeds: 'Feeds',
+  about: 'About the API',
+} as const
+
+const TAGS = [
+  { name: TAG.bookings, description: 'The booked slots in every status, as JSON (grouped by service, or flat) or CSV, paged or whole.' },
+  { name: TAG.disabledTimes, description: 'Non-working hours and days off, expanded into periods of the range.' },
+  { name: TAG.reports, description: 'Counts, sums and occupancy by period, service and status (summary/); free windows and bookable start times (availability/). JSON or CSV.' },
+  {
+    name: TAG.feeds,
+    description: 'Calendar feeds for calendar apps (Google Calendar, Apple Calendar, Outlook, Thunderbird): '
+      + '[GET slots/](#/Bookings/getSlots) and [GET disabled-time/](#/Disabled%20times/getDisabledTime) with `format=ics` answer iCalendar (RFC 5545). '
+      + 'Subscribe to the feed\'s URL, as `https://` or `webcal://`; in token mode put the token in it as `access_token=`, since a calendar app sends no header.',
+  },
+  { name: TAG.about, description: 'The namespace index, as WordPress lists routes; this document as OpenAPI; this page.' },
+]
+
+/**
+ * The opening paragraph of the docs page and of a generated client: who may
+ * call and in which formats the answers come (API.md, "Access", "Spreadsheets and BI tools").
+ */
+const ACCESS_AND_FORMATS = [
+  'Read-only access to a WordPress booking calendar plugin\'s bookings and disabled times, in the WordPress REST API\'s dialect.',
+  '',
+  '**Access.** The service\'s `AUTH_MODE` says who may call. `none`: anyone. `wordpress`: a WordPress user name and application password '
+  + '(HTTP Basic), checked by the site. `token`: `Authorization: Bearer <token>`, one of `API_TOKENS`; tools that cannot send a header '
+  + '(calendar apps, Google Sheets\' `IMPORTDATA`) put it in the URL as `access_token=`, which works on `format=ics` and `format=csv` only, never on JSON. '
+  + 'To send requests from this page in `wordpress` or `token` mode, give the credentials under **Authorize**.',
+  '',
+  '**Formats.** JSON by default. `format=csv` (or `Accept: text/csv`): RFC 4180 CSV in UTF-8, `bom=1` for spreadsheets that need a byte-order mark (Excel). '
+  + '`format=ics` (or `Accept: text/calendar`) on slots/ and disabled-time/: an iCalendar feed. '
+  + 'Without `per_page` a list comes whole, streamed; with it, paged, with `X-WP-Total`, `X-WP-TotalPages` and `Link`. '
+  + 'Every answer with data has a weak `ETag`: send it back in `If-None-Match` and an unchanged answer is a `304` without a body. '
+  + 'Times are ISO 8601 with the site\'s offset. Errors are WordPress\'s `{ code, message, data: { status } }`.',
+  '',
+].join('\n')
+
 interface Operation {
   summary: string
   operationId: string
@@ -196,6 +242,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     description: 'Without per_page every matching booking is sent, streamed. With format=csv or Accept: text/csv, the flat list as CSV. ' +
       'With format=ics or Accept: text/calendar, an iCalendar feed (30 days back to a year ahead by default, never paged; access_token in token mode).',
     operationId: 'getSlots',
+    tags: [TAG.bookings],
     security: FEED_SECURITY,
     parameters: parameters(route('/slots').params),
     responses: {
@@ -221,6 +268,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   const disabledTime = {
     summary: 'Disabled times: non-working hours and days off, expanded into periods',
     operationId: 'getDisabledTime',
+    tags: [TAG.disabledTimes],
     security: FEED_SECURITY,
     parameters: parameters(route('/disabled-time').params),
     responses: {
@@ -237,6 +285,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     summary: 'Bookings counted and summed by period, service and status, with occupancy',
     description: 'Counts and sums in the database; every combination of the range\'s periods and the services is listed, with zeros where nothing matched. With format=csv or Accept: text/csv, one row per group.',
     operationId: 'getSummary',
+    tags: [TAG.reports],
     parameters: parameters(route('/summary').params),
     responses: {
       200: {
@@ -256,6 +305,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     description: 'The range less each service\'s disabled periods (disabled-time/\'s) and the time its blocking bookings take. ' +
       'Without duration, the free windows; with duration (and step), the bookable start times on the site\'s wall clock. Long answers stream. With format=csv or Accept: text/csv, one line per item.',
     operationId: 'getAvailability',
+    tags: [TAG.reports],
     parameters: parameters(route('/availability').params),
     responses: {
       200: {
@@ -274,6 +324,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     summary: 'The namespace index, as WordPress gives it, with every parameter of each route',
     operationId: 'getNamespaceIndex',
     parameters: parameters(undefined),
+    tags: [TAG.about],
     responses: {
       200: { description: 'The routes of the namespace.', content: { 'application/json': { schema: REF('NamespaceIndex') } } },
       401: ERRORS[401], 403: ERRORS[403], 503: ERRORS[503],
@@ -284,6 +335,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     summary: 'This document, guarded like the rest of the namespace (also open at /openapi.json)',
     operationId: 'getOpenApi',
     parameters: parameters(undefined),
+    tags: [TAG.about],
     responses: {
       200: { description: 'The OpenAPI document.', content: { 'application/json': { schema: { type: 'object' } } } },
       401: ERRORS[401], 403: ERRORS[403], 503: ERRORS[503],
@@ -295,6 +347,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     description: 'An HTML page; its script and style are served by the service under docs/ (swagger-ui-dist), with a Content-Security-Policy that allows nothing from elsewhere.',
     operationId: 'getDocs',
     parameters: parameters(undefined),
+    tags: [TAG.about],
     responses: {
       200: { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } },
       401: ERRORS[401], 403: ERRORS[403], 503: ERRORS[503],
@@ -306,7 +359,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     info: {
       title: 'booking-calendar-api',
       version,
-      description: 'Read-only access to a WordPress booking calendar plugin\'s bookings and disabled times, in the WordPress REST API\'s dialect. '
+      description: `${ACCESS_AND_FORMATS}\n`
         + `Sites without pretty permalinks use the form {site}/?rest_route=/${NAMESPACE}/slots&per_page=10 too, which is not among the servers: `
         + 'the path goes into rest_route and the other parameters follow with &, which a client built from this document cannot do.',
     },
@@ -316,6 +369,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       // Not {site}/?rest_route=/<namespace>: a server URL with a query string breaks every call with parameters
       // in a generated client (openapi-fetch asked `?rest_route=/booking-calendar/v1/slots?start=...` and got 404).
     ],
+    tags: TAGS,
     // AUTH_MODE decides which one applies: none (no credentials), wordpress (basic) or token (bearer).
     security: [{}, { applicationPassword: [] }, { apiToken: [] }],
     paths: {

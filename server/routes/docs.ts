@@ -23,20 +23,53 @@ const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-
  * Swagger UI's start-up, served as a file: an inline script would need
  * 'unsafe-inline'. No validator badge (it would call validator.swagger.io), no
  * top bar (it would let the page load any other document).
+ * The page is for people (API.md, "GET docs"): it reads openapi.json itself and
+ * shows one entry per route and method a person calls. HEAD, OPTIONS and the
+ * trailing-slash twins (path items that are a $ref to the route) stay in the
+ * document, for tools, and are left off the page; the groups are the document's tags.
  */
 const START_SCRIPT = `'use strict'
+function forPeople(document) {
+  var paths = {}
+  Object.keys(document.paths || {}).forEach(function (path) {
+    var item = document.paths[path]
+    var twin = path.length > 1 && path.charAt(path.length - 1) === '/' && Object.prototype.hasOwnProperty.call(document.paths, path.slice(0, -1))
+    if (item.$ref || twin) return
+    var kept = {}
+    Object.keys(item).forEach(function (key) {
+      if (key !== 'head' && key !== 'options') kept[key] = item[key]
+    })
+    paths[path] = kept
+  })
+  return Object.assign({}, document, { paths: paths })
+}
+function showProblem(root, text) {
+  var p = document.createElement('p')
+  p.className = 'docs-problem'
+  p.textContent = text
+  root.appendChild(p)
+}
 window.addEventListener('DOMContentLoaded', function () {
   var root = document.getElementById('swagger-ui')
-  window.ui = SwaggerUIBundle({
-    url: root.getAttribute('data-openapi'),
-    domNode: root,
-    deepLinking: true,
-    validatorUrl: null,
-    docExpansion: 'list',
-    tryItOutEnabled: false,
-    presets: [SwaggerUIBundle.presets.apis],
-    layout: 'BaseLayout'
-  })
+  var address = root.getAttribute('data-openapi')
+  fetch(address, { headers: { Accept: 'application/json' }, credentials: 'same-origin' })
+    .then(function (answer) {
+      if (!answer.ok) throw new Error(address + ' answered ' + answer.status)
+      return answer.json()
+    })
+    .then(function (openApi) {
+      window.ui = SwaggerUIBundle({
+        spec: forPeople(openApi),
+        domNode: root,
+        deepLinking: true,
+        validatorUrl: null,
+        docExpansion: 'list',
+        tryItOutEnabled: false,
+        presets: [SwaggerUIBundle.presets.apis],
+        layout: 'BaseLayout'
+      })
+    })
+    .catch(function (error) { showProblem(root, 'The reference could not be read: ' + error.message) })
 })
 `
 

@@ -20,16 +20,28 @@ const PAGES = [
   '/?rest_route=/booking-calendar/v1/docs',
 ]
 
-/** Every operation openapi.json lists, as "METHOD /path", the $ref'd trailing-slash paths too. */
-function documentedOperations(): string[] {
-  const paths = (buildOpenApiDocument() as { paths: Record<string, Record<string, unknown>> }).paths
+type PathItem = Record<string, unknown> & { $ref?: string }
+
+/**
+ * What the page lists, from openapi.json: each route and method a person calls, as
+ * "METHOD /path" with its group (tag). Not HEAD, OPTIONS, nor the trailing-slash
+ * twins (path items that are a $ref): those stay in the document only.
+ */
+function operationsForPeople(): string[] {
+  const paths = (buildOpenApiDocument() as { paths: Record<string, PathItem> }).paths
   const operations: string[] = []
   for (const [path, item] of Object.entries(paths)) {
-    const resolved = typeof item.$ref === 'string' ? paths[decodeURIComponent(item.$ref.slice('#/paths/'.length).replace(/~1/g, '/'))]! : item
-    for (const method of Object.keys(resolved)) operations.push(`${method.toUpperCase()} ${path}`)
+    if (item.$ref) continue
+    for (const [method, operation] of Object.entries(item)) {
+      if (method === 'head' || method === 'options') continue
+      operations.push(`${(operation as { tags: string[] }).tags.join(',')}: ${method.toUpperCase()} ${path}`)
+    }
   }
   return operations.sort()
 }
+
+/** The groups of the page, in order, as the document's tags name them. */
+const GROUPS = ['Bookings', 'Disabled times', 'Reports', 'Feeds', 'About the API']
 
 describe('GET docs', () => {
   let db: TestDatabase
@@ -132,26 +144,73 @@ describe('GET docs', () => {
       await new Promise((resolve) => server?.close(resolve))
     })
 
+    /** The page at `path`, loaded and rendered, with every problem the browser reports collected. */
+    async function openDocs(path: string) {
+      const page = await browser.newPage()
+      const problems = await watchProblems(page)
+      const answer = await page.goto(base + path, { waitUntil: 'load' })
+      expect(answer?.status()).to.equal(200)
+      await page.waitForSelector('.opblock-summary-path', { timeout: 60_000 })
+      // Swagger UI renders the operations in one pass once the document is read.
+      await page.waitForNetworkIdle({ idleTime: 300, timeout: 30_000 })
+      return { page, problems }
+    }
+
     for (const path of ['/wp-json/booking-calendar/v1/docs', '/?rest_route=/booking-calendar/v1/docs']) {
-      it(`${path} lists every operation of openapi.json, with nothing blocked by the CSP`, async () => {
-        const page = await browser.newPage()
+      it(`${path} lists each route a person calls once, GET only, in named groups, with nothing blocked by the CSP`, async () => {
+        const { page, problems } = await openDocs(path)
         try {
-          const problems = await watchProblems(page)
-          const answer = await page.goto(base + path, { waitUntil: 'load' })
-          expect(answer?.status()).to.equal(200)
-          await page.waitForSelector('.opblock-summary-path', { timeout: 60_000 })
-          // Swagger UI renders the operations in one pass once the document is read.
-          await page.waitForNetworkIdle({ idleTime: 300, timeout: 30_000 })
-          const listed = await page.$$eval('.opblock', (blocks) => blocks.map((block) =>
-            `${block.querySelector('.opblock-summary-method')?.textContent?.trim()} ${block.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`))
-          expect([...listed].sort()).to.deep.equal(documentedOperations())
+          const groups = await page.$$eval('.opblock-tag-section', (sections) => sections.map((section) => ({
+            name: section.querySelector('.opblock-tag')?.getAttribute('data-tag') ?? '',
+            description: section.querySelector('.opblock-tag small')?.textContent?.trim() ?? '',
+            operations: [...section.querySelectorAll('.opblock')].map((block) =>
+              `${block.querySelector('.opblock-summary-method')?.textContent?.trim()} ${block.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`),
+          })))
+          expect(groups.map((group) => group.name)).to.deep.equal(GROUPS)
+          for (const group of groups) expect(group.description, group.name).to.not.equal('')
+          const listed = groups.flatMap((group) => group.operations.map((operation) => `${group.name}: ${operation}`))
+          expect(listed.sort()).to.deep.equal(operationsForPeople())
+          expect(listed.filter((entry) => / (HEAD|OPTIONS) /.test(entry))).to.deep.equal([])
+          expect(listed.filter((entry) => /\S\/$/.test(entry))).to.deep.equal([])
+          // Every route of the namespace, the docs page included, is on the page.
+          const routes = Object.keys((await request(t.app).get('/wp-json/booking-calendar/v1').expect(200)).body.routes as object)
+          expect(routes).to.include('/booking-calendar/v1/slots')
+          for (const route of routes) {
+            const path = route.slice('/booking-calendar/v1'.length) || '/'
+            expect(listed.filter((entry) => entry.endsWith(`: GET ${path}`)), route).to.have.length(1)
+          }
           expect(await page.$eval('.info .title', (title) => title.textContent)).to.include('booking-calendar-api')
+          const opening = await page.$eval('.info .description', (description) => description.textContent)
+          expect(opening).to.include('Access.').and.include('Bearer').and.include('access_token')
+          expect(opening).to.include('Formats.').and.include('format=csv').and.include('format=ics')
           expect(problems).to.deep.equal([])
         } finally {
           await page.close()
         }
       })
     }
+
+    it('"Try it out" then Execute of GET slots/ sends the request from the page and shows its 200', async () => {
+      const { page, problems } = await openDocs('/wp-json/booking-calendar/v1/docs')
+      try {
+        await page.click('#operations-Bookings-getSlots .opblock-summary-control')
+        await page.waitForSelector('#operations-Bookings-getSlots .try-out__btn', { timeout: 10_000 })
+        await page.click('#operations-Bookings-getSlots .try-out__btn')
+        await page.waitForSelector('#operations-Bookings-getSlots .execute', { timeout: 10_000 })
+        const sent = page.waitForResponse((response) => new URL(response.url()).pathname === '/wp-json/booking-calendar/v1/slots', { timeout: 30_000 })
+        await page.click('#operations-Bookings-getSlots .execute')
+        expect((await sent).status()).to.equal(200)
+        await page.waitForSelector('#operations-Bookings-getSlots .live-responses-table tr.response .response-col_status', { timeout: 30_000 })
+        const shown = await page.$eval('#operations-Bookings-getSlots .live-responses-table tr.response .response-col_status', (cell) => cell.textContent?.trim())
+        expect(shown).to.equal('200')
+        const url = await page.$eval('#operations-Bookings-getSlots .request-url pre', (pre) => pre.textContent?.trim())
+        // The service's own address (the servers' site defaults to it), with the parameters' defaults Swagger UI fills in.
+        expect(url?.split('?')[0], url).to.equal(`${base}/wp-json/booking-calendar/v1/slots`)
+        expect(problems).to.deep.equal([])
+      } finally {
+        await page.close()
+      }
+    })
 
     it('would see a CSP violation: an inline script under the page\'s CSP is reported', async () => {
       const bad = express()

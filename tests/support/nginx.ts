@@ -2,7 +2,7 @@
 // the compose stack's own template (docker/nginx/templates), for the routing
 // tests. Its files live in a temporary directory; stop() removes them.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { findFreePort } from '../../scripts/mariadb.ts'
@@ -68,6 +68,8 @@ export function checkNginxConfig(variables: Record<string, string>): { status: n
 
 export interface NginxProxy {
   url: string
+  /** The master process; its workers are its children. */
+  pid: number
   stop(): Promise<void>
 }
 
@@ -89,10 +91,28 @@ export async function startNginx(upstreams: { api: string; wordpress: string }):
   }
   return {
     url,
+    pid: child.pid!,
     stop: async () => {
       child.kill('SIGQUIT')
       await exited
       rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/** The nginx worker processes of a master: the processes whose parent it is, from /proc. */
+export function nginxWorkerPids(masterPid: number): number[] {
+  const workers: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (new RegExp(`^PPid:\\s+${masterPid}$`, 'm').test(readFileSync(`/proc/${entry}/status`, 'utf8'))) workers.push(Number(entry))
+    } catch { /* the process ended while the list was read */ }
+  }
+  return workers
+}
+
+/** A process's resident memory now (VmRSS), in KiB. */
+export function residentKib(pid: number): number {
+  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN)
 }
