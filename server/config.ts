@@ -2,6 +2,7 @@
 // A wrong value stops the process with one line naming the variable and what it accepts.
 import express from 'express'
 import { readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { parseZoneSetting } from './domain/zone-offsets.ts'
@@ -299,17 +300,16 @@ function tlsSettings(env: z.infer<typeof envSchema>, options: Partial<Record<Url
 export function parseWordPressDbHost(text: string): { host: string; port: number; socketPath?: string } | undefined {
   let rest = text.trim()
   let socketPath: string | undefined
-  const socketAt = rest.startsWith('/') ? 0 : rest.indexOf(':/')
-  if (socketAt >= 0) {
-    socketPath = rest.slice(socketAt === 0 ? 0 : socketAt + 1)
-    rest = rest.slice(0, socketAt)
-  }
+  const socketAt = rest.startsWith('/') ? -1 : rest.indexOf(':/')
+  if (rest.startsWith('/')) [socketPath, rest] = [rest, '']
+  else if (socketAt >= 0) [socketPath, rest] = [rest.slice(socketAt + 1), rest.slice(0, socketAt)]
   // An IPv6 address has two colons or more, bracketed when a port follows.
   const match = (rest.split(':').length > 2
     ? /^(?:\[([0-9a-fA-F:.]+)\](?::(\d+))?|([0-9a-fA-F:.]+))$/.exec(rest)?.filter((_, i) => i > 0)
     : /^([^:/[\]\s]*)(?::(\d+))?$/.exec(rest)?.slice(1))
   if (!match) return undefined
   const host = match[0] ?? match[2] ?? ''
+  if (host.includes(':') && isIP(host) !== 6) return undefined
   const port = match[1] !== undefined ? Number(match[1]) : 3306
   if (port < 1 || port > 65535) return undefined
   if (socketPath === undefined && host === '') return undefined
