@@ -50,8 +50,8 @@ describe('the service on a replica', function () {
     const { position } = (await primary.server.adminQuery('SELECT @@GLOBAL.gtid_binlog_pos AS position') as Array<{ position: string }>)[0]!
     const { waited } = (await replica.adminQuery(`SELECT MASTER_GTID_WAIT('${position}', 10) AS waited`) as Array<{ waited: number }>)[0]!
     if (waited !== 0) {
-      const status = await replica.adminQuery('SHOW SLAVE STATUS') as Array<Record<string, unknown>>
-      throw new Error(`the replica did not catch up with ${position} within 10 s: ${String(status[0]?.Last_IO_Error ?? '')} ${String(status[0]?.Last_SQL_Error ?? '')}`)
+      const status = await replica.adminQuery('SHOW SLAVE STATUS') as Array<{ Last_IO_Error?: string; Last_SQL_Error?: string }>
+      throw new Error(`the replica did not catch up with ${position} within 10 s: ${status[0]?.Last_IO_Error ?? ''} ${status[0]?.Last_SQL_Error ?? ''}`)
     }
   }
 
@@ -63,7 +63,8 @@ describe('the service on a replica', function () {
     const all = []
     for (const path of ROUTES) {
       const answer = await get(service, path)
-      all.push({ path, status: answer.status, etag: answer.headers.get('etag'), body: await answer.text() })
+      // DTSTAMP is when a feed was written, not what it says (its ETag is weak).
+      all.push({ path, status: answer.status, etag: answer.headers.get('etag'), body: (await answer.text()).replace(/^DTSTAMP:.*$/gm, 'DTSTAMP:(when written)') })
     }
     return all
   }
