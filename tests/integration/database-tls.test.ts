@@ -88,6 +88,23 @@ describe('TLS to the database', function () {
     await expectAnswers(await serviceAt('127.0.0.2', ''))
   })
 
+  it('the read-only account of docs/managed-databases.md (four tables, REQUIRE SSL) answers every route family', async () => {
+    // The recipe's statements as the page has them, for the database `tls` and the prefix `wp_`.
+    await privateDb.server.adminQuery(`
+      CREATE USER 'booking_api'@'%' IDENTIFIED BY 'recipe-pw' REQUIRE SSL WITH MAX_USER_CONNECTIONS 40;
+      GRANT SELECT ON tls.wp_options TO 'booking_api'@'%';
+      GRANT SELECT ON tls.wp_posts TO 'booking_api'@'%';
+      GRANT SELECT ON tls.wp_booking_calendar_bookings TO 'booking_api'@'%';
+      GRANT SELECT ON tls.wp_booking_calendar_disabled_times TO 'booking_api'@'%';`)
+    const service = await startListeningService({ databaseUrl: `mysql://booking_api:recipe-pw@127.0.0.1:${privateDb.server.port}/tls?ssl-mode=VERIFY_IDENTITY&ssl-ca=${certs.ca}`, prefix: 'wp_' })
+    running.push(service)
+    await expectAnswers(service)
+    for (const path of ['/wp-json/booking-calendar/v1/slots?format=csv', '/wp-json/booking-calendar/v1/summary?start=2025-01-01&end=2026-12-31&group_by=month,service',
+      '/wp-json/booking-calendar/v1/disabled-time', '/wp-json/booking-calendar/v1/availability?start=2026-03-01&end=2026-03-07']) {
+      expect((await get(service, path)).status, path).to.equal(200)
+    }
+  })
+
   it('the connection that ends an overlong statement (KILL) goes with the same TLS settings', async () => {
     const { user, password } = privateDb.reader
     const url = `mysql://${user}:${password}@127.0.0.1:${privateDb.server.port}/tls?ssl-mode=VERIFY_IDENTITY&ssl-ca=${certs.ca}`
