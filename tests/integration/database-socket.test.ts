@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
-import { spawnService, startListeningService, type ListeningService } from '../support/service.ts'
+import { startListeningService, type ListeningService } from '../support/service.ts'
 
 const SLOTS = '/wp-json/booking-calendar/v1/slots?per_page=5'
 const BOOKINGS = 30
@@ -18,7 +18,7 @@ describe('the database over a Unix socket, and secrets from files', function () 
   let db: TestDatabase
   let dir: string
   const server = testServer()
-  const running: Array<{ close(): Promise<void> }> = []
+  const running: ListeningService[] = []
 
   before(async () => {
     db = await createTestDatabase('socket')
@@ -79,19 +79,16 @@ describe('the database over a Unix socket, and secrets from files', function () 
     })
   }
 
-  it('DATABASE_URL_FILE, and WORDPRESS_DB_PASSWORD_FILE: server/main.ts reads them, a trailing newline left off', async () => {
+  it('DATABASE_URL_FILE, and WORDPRESS_DB_PASSWORD_FILE: read at start, a trailing newline left off; the values never logged', async () => {
     const url = `mysql://${server.readerUser}:${server.readerPassword}@${server.host}:${server.port}/${db.name}`
-    const fromUrl = await spawnService(db, { WORKERS: '1', DATABASE_URL: '', DATABASE_URL_FILE: secretFile('database-url', `${url}\n`) })
-    running.push({ close: async () => { fromUrl.child.kill('SIGTERM'); await fromUrl.exited } })
+    const fromUrl = await serviceWith({ DATABASE_URL_FILE: secretFile('database-url', `${url}\n`) })
     await expectAnswers(fromUrl.port)
-    const fromPassword = await spawnService(db, {
-      WORKERS: '1',
-      DATABASE_URL: '', WORDPRESS_DB_HOST: `localhost:${server.socketPath}`, WORDPRESS_DB_USER: server.readerUser,
+    const fromPassword = await serviceWith({
+      WORDPRESS_DB_HOST: `localhost:${server.socketPath}`, WORDPRESS_DB_USER: server.readerUser,
       WORDPRESS_DB_PASSWORD_FILE: secretFile('db-password', `${server.readerPassword}\r\n`), WORDPRESS_DB_NAME: db.name,
     })
-    running.push({ close: async () => { fromPassword.child.kill('SIGTERM'); await fromPassword.exited } })
     await expectAnswers(fromPassword.port)
-    for (const logs of [fromUrl.logs, fromPassword.logs]) expect(JSON.stringify(logs)).to.not.include(server.readerPassword)
+    for (const service of [fromUrl, fromPassword]) expect(JSON.stringify(service.logs)).to.not.include(server.readerPassword)
   })
 
   it('X and X_FILE both set stop the start with one line, naming both and no value', () => {
