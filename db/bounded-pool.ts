@@ -12,6 +12,7 @@ import { withValuesInlined } from './inline-values.ts'
 import type { Admission, StreamGate } from './stream-gate.ts'
 import type { GoneSignal } from './gone-signal.ts'
 import { limitedStatement, parseServerVersion, serverEndsStatements, type DatabaseServer } from './server-dialect.ts'
+import type { MysqlTarget } from './connection-options.ts'
 
 export type { GoneSignal }
 
@@ -30,12 +31,8 @@ export class ClientGoneError extends Error {
   readonly code = 'BC_CLIENT_GONE'
 }
 
-export interface KillTarget {
-  host: string
-  port: number
-  user: string
-  password: string
-}
+/** Where the KILL connection goes: the pools' own host or socket, account and TLS. */
+export type KillTarget = Omit<MysqlTarget, 'database'>
 
 /** How long the separate connection that sends a KILL may take, connecting included. */
 const KILL_TIMEOUT_MS = 3_000

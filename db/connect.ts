@@ -10,15 +10,9 @@ import { formatStatement } from './inline-values.ts'
 import { installRowPacketTaking } from './row-packets.ts'
 import { CompiledShapes, useCompiledShapes } from './compiled-shapes.ts'
 import { stopBookingIndexes, watchBookingIndexes } from './booking-indexes.ts'
+import { effectiveSslMode, fallBackToPlainWhenNoTls, mysqlTarget, type DatabaseSettings, type MysqlTarget } from './connection-options.ts'
 
-/** Where the database is and who connects: DATABASE_URL or the WORDPRESS_DB_* names. */
-export interface DatabaseSettings {
-  host: string
-  port: number
-  user: string
-  password: string
-  database: string
-}
+export type { DatabaseSettings } from './connection-options.ts'
 
 /** The handle's settings: the connection, plus its pools and time limits. */
 export interface DbSettings extends DatabaseSettings {
@@ -111,12 +105,14 @@ export class TablePrefixPlugin implements KyselyPlugin {
 
 export function createDb(settings: DbSettings): DbHandle {
   const acquireTimeoutMs = settings.acquireTimeoutMs ?? 1_000
-  const kill = { host: settings.host, port: settings.port, user: settings.user, password: settings.password }
+  // One object for both pools and the KILL connection: PREFERRED's fall-back to plain TCP changes it for all.
+  const target = mysqlTarget(settings)
+  const kill = target
   // The one switch of the bytes-to-text path: off, no sink ever sees a row packet.
   const rowPackets = settings.rowsAsBytes !== false && installRowPacketTaking()
   let server: DatabaseServer | undefined
   const found = (connected: DatabaseServer) => { server = connected }
-  const bounded = (size: number, purpose: string, gate?: StreamGate) => new BoundedPool(createRawPool(settings, size, found), {
+  const bounded = (size: number, purpose: string, gate?: StreamGate) => new BoundedPool(createRawPool(settings, target, size, found), {
     size, acquireTimeoutMs, queryTimeoutMs: settings.queryTimeoutMs, timerMarginMs: STATEMENT_TIMER_MARGIN_MS, kill, purpose, gate, rowPackets,
   })
   const streamConnections = settings.streamConnections ?? DEFAULT_STREAM_CONNECTIONS
@@ -148,13 +144,10 @@ export function createDb(settings: DbSettings): DbHandle {
   }
 }
 
-function createRawPool(settings: DbSettings, size: number, onServer?: (server: DatabaseServer) => void): Pool {
+function createRawPool(settings: DbSettings, target: MysqlTarget, size: number, onServer?: (server: DatabaseServer) => void): Pool {
   const pool = createPool({
-    host: settings.host,
-    port: settings.port,
-    user: settings.user,
-    password: settings.password,
-    database: settings.database,
+    // Host and port or a socket, the account, and TLS (db/connection-options.ts).
+    ...target,
     connectionLimit: size,
     // Wall-clock strings, never JS Dates: see database.ts.
     dateStrings: true,
@@ -177,6 +170,7 @@ function createRawPool(settings: DbSettings, size: number, onServer?: (server: D
     // connection, 10 MB of the heap of a worker with 20 (docs/performance.md).
     maxPreparedStatements: 1,
   })
+  if (effectiveSslMode(settings) === 'PREFERRED') fallBackToPlainWhenNoTls(pool, target)
   // Every connection the pool makes, whoever takes it (Kysely or db/snapshot.ts),
   // starts with these, in its server's own words (db/server-dialect.ts): the
   // server is read from the connection's handshake, so a server replaced by

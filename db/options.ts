@@ -1,5 +1,6 @@
 // Every query on {prefix}options.
 import type { Db } from './connect.ts'
+import type { SslMode } from './connection-options.ts'
 
 export interface TimezoneOptions {
   timezoneString: string | undefined
@@ -27,6 +28,12 @@ export async function readStartOfWeek(db: Db): Promise<string | undefined> {
   return row?.option_value
 }
 
+/** Node's sentence for a refused certificate, on one line and short. */
+function tlsReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : 'no reason given'
+  return message.replace(/\s+/g, ' ').trim().slice(0, 200)
+}
+
 /** The tables the service reads, under the table prefix. */
 const TABLES_READ = ['options', 'posts', 'booking_calendar_bookings', 'booking_calendar_disabled_times'] as const
 
@@ -40,11 +47,21 @@ export async function checkTablesRead(db: Db): Promise<void> {
  * wrong (the log's `problem`); undefined for any other error (a timeout, a
  * lost connection), which may pass by itself.
  */
-export function setupProblem(error: unknown): string | undefined {
+export function setupProblem(error: unknown, sslMode?: SslMode): string | undefined {
   switch ((error as { code?: unknown } | undefined)?.code) {
     case 'ER_ACCESS_DENIED_ERROR':
+      // MariaDB refuses a connection without TLS under require_secure_transport as it refuses a wrong password.
+      if (sslMode === 'DISABLED') return 'The database refused the account with ssl-mode DISABLED: a server that requires TLS (require_secure_transport, as on RDS, Azure and most managed databases) refuses every connection without it, so set ssl-mode to REQUIRED or stricter; otherwise check the user, the password and the database name.'
+      return 'The database refused the account: check the user, the password and the database name (DATABASE_URL, or WORDPRESS_DB_USER, WORDPRESS_DB_PASSWORD and WORDPRESS_DB_NAME).'
+    case 'ER_SECURE_TRANSPORT_REQUIRED':
+      return 'The database requires TLS (require_secure_transport) and ssl-mode is DISABLED: set ssl-mode to REQUIRED or stricter (docs/managed-databases.md).'
     case 'ER_DBACCESS_DENIED_ERROR':
       return 'The database refused the account: check the user, the password and the database name (DATABASE_URL, or WORDPRESS_DB_USER, WORDPRESS_DB_PASSWORD and WORDPRESS_DB_NAME).'
+    case 'HANDSHAKE_SSL_ERROR':
+      // Node's reason (an unknown CA, a name the certificate does not hold): no secret, and what to fix.
+      return `The database's TLS certificate was refused (${tlsReason(error)}): give the CA that signed it as ssl-ca (DB_SSL_CA), and as the host a name the certificate holds, or lower ssl-mode to VERIFY_CA, which does not check the name (docs/managed-databases.md).`
+    case 'HANDSHAKE_NO_SSL_SUPPORT':
+      return 'The database offers no TLS, and ssl-mode asks for it: turn TLS on at the server, or set ssl-mode to PREFERRED or DISABLED.'
     case 'ER_BAD_DB_ERROR':
       return 'The database named does not exist: check the name in DATABASE_URL or WORDPRESS_DB_NAME.'
     case 'ER_NO_SUCH_TABLE':

@@ -65,8 +65,20 @@ export async function findFreePort(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** `serverArgs`: more mariadbd options (a test's own: another version string, the general log). */
-export async function startMariaDb(options: { port?: number; bufferPoolMb?: number; serverArgs?: string[] } = {}): Promise<MariaDbServer> {
+export interface MariaDbOptions {
+  port?: number
+  bufferPoolMb?: number
+  /** Loopback addresses to listen on, comma-separated (MariaDB 10.11 takes a list); 127.0.0.1 by default. */
+  bindAddress?: string
+  /**
+   * More mariadbd options, after the defaults (so they win): TLS files,
+   * require_secure_transport, a binary log and server id for replication.
+   * A `--log-bin` drops the default `--skip-log-bin`.
+   */
+  serverOptions?: readonly string[]
+}
+
+export async function startMariaDb(options: MariaDbOptions = {}): Promise<MariaDbServer> {
   ensureMariaDbInstalled()
   const mariadbd = findBinary('mariadbd')!
   const installDb = findBinary('mariadb-install-db') ?? findBinary('mysql_install_db')
@@ -89,14 +101,15 @@ export async function startMariaDb(options: { port?: number; bufferPoolMb?: numb
   }
 
   const port = options.port ?? await findFreePort()
+  const extra = options.serverOptions ?? []
   const child: ChildProcess = spawn(mariadbd, [
     '--no-defaults', `--datadir=${join(dataDir, 'data')}`, `--socket=${socketPath}`,
-    `--port=${port}`, '--bind-address=127.0.0.1', `--pid-file=${join(dataDir, 'mariadbd.pid')}`, `--tmpdir=${tmpDir}`,
-    `--log-error=${join(dataDir, 'error.log')}`, '--skip-log-bin', '--skip-name-resolve',
+    `--port=${port}`, `--bind-address=${options.bindAddress ?? '127.0.0.1'}`, `--pid-file=${join(dataDir, 'mariadbd.pid')}`, `--tmpdir=${tmpDir}`,
+    `--log-error=${join(dataDir, 'error.log')}`, ...(extra.some((option) => option.startsWith('--log-bin')) ? [] : ['--skip-log-bin']), '--skip-name-resolve',
     `--innodb-buffer-pool-size=${options.bufferPoolMb ?? 256}M`, '--innodb-log-file-size=256M',
     '--innodb-flush-log-at-trx-commit=0', '--max-connections=500',
     '--character-set-server=utf8mb4', '--collation-server=utf8mb4_unicode_520_ci',
-    ...runAsRoot, ...(options.serverArgs ?? []),
+    ...runAsRoot, ...extra,
   ], { stdio: 'ignore' })
   let exited = false
   const exitedPromise = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve() }))

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import type { Db, DbPools } from '../db/connect.ts'
 import { checkTablesRead, setupProblem } from '../db/options.ts'
+import { effectiveSslMode } from '../db/connection-options.ts'
 import type { Config } from './config.ts'
 import { errorFields, errorMiddleware, methodNotAllowed, noRoute, toRestError, sendRestError, RestError } from './errors.ts'
 import { requestLog, requestLogger } from './http/request-log.ts'
@@ -196,7 +197,7 @@ export function createApp(options: AppOptions): Express {
       await withTimeout(checkTablesRead(db), 1000)
       res.json({ status: 'ok' })
     } catch (error) {
-      const problem = setupProblem(error)
+      const problem = setupProblem(error, effectiveSslMode(config.database))
       // The cause for the operator; the client (this route is open) learns no table or account name.
       requestLogger(req, log).warn({ err: errorFields(error), problem }, 'not ready')
       const known = toRestError(error)

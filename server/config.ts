@@ -1,10 +1,13 @@
 // One schema over process.env, parsed once at start-up (API.md, "Configuration").
 // A wrong value stops the process with one line naming the variable and what it accepts.
 import express from 'express'
+import { readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { z } from 'zod'
 import { parseZoneSetting } from './domain/zone-offsets.ts'
-import type { DatabaseSettings, DbSettings } from '../db/connect.ts'
+import type { DbSettings } from '../db/connect.ts'
+import { SSL_MODES, type DatabaseSettings, type SslMode, type TlsSettings } from '../db/connection-options.ts'
 import { DEFAULT_QUEUE_LENGTH, DEFAULT_QUEUE_TIMEOUT_MS, DEFAULT_STREAM_CONNECTIONS } from '../db/stream-gate.ts'
 import { parseBooleanWord, parseWholeNumber } from './parse-text.ts'
 
@@ -94,6 +97,10 @@ const envSchema = z.object({
   WORDPRESS_DB_USER: z.string().optional(),
   WORDPRESS_DB_PASSWORD: z.string().optional(),
   WORDPRESS_DB_NAME: z.string().optional(),
+  DB_SSL_MODE: z.string().optional(),
+  DB_SSL_CA: z.string().optional(),
+  DB_SSL_CERT: z.string().optional(),
+  DB_SSL_KEY: z.string().optional(),
   WORDPRESS_TABLE_PREFIX: z.string().optional(),
   TABLE_PREFIX: z.string().optional(),
   SITE_TIMEZONE: z.string().optional().transform((value, ctx) => {
@@ -222,7 +229,98 @@ export function dbSettings(config: Config): DbSettings {
 /** Every variable the schema reads: docs/configuration.md documents each (the docs check, scripts/check-docs.ts). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape)
 
-/** mysql://user:password@host:3306/name, or the official WordPress image's WORDPRESS_DB_* names. */
+/** The options DATABASE_URL takes after `?`, as MySQL's own clients name them. */
+const URL_OPTIONS = ['ssl-mode', 'ssl-ca', 'ssl-cert', 'ssl-key', 'socket'] as const
+type UrlOption = typeof URL_OPTIONS[number]
+
+/** Each URL option's variable, for the one line that says it was given twice. */
+const OPTION_VARIABLES: Record<Exclude<UrlOption, 'socket'>, string> = {
+  'ssl-mode': 'DB_SSL_MODE', 'ssl-ca': 'DB_SSL_CA', 'ssl-cert': 'DB_SSL_CERT', 'ssl-key': 'DB_SSL_KEY',
+}
+
+/** `?ssl-mode=…&socket=…` of DATABASE_URL, each at most once; any other name refused, named (a name is no secret). */
+function urlOptions(url: URL): Partial<Record<UrlOption, string>> {
+  const options: Partial<Record<UrlOption, string>> = {}
+  for (const [name, value] of url.searchParams) {
+    const option = URL_OPTIONS.find((known) => known === name.toLowerCase())
+    if (option === undefined) {
+      const shown = /^[\w.-]{1,40}$/.test(name) ? name : 'one'
+      throw new ConfigError(`DATABASE_URL has an option this service does not know: ${shown}. It takes ${URL_OPTIONS.join(', ')}.`)
+    }
+    if (option in options) throw new ConfigError(`DATABASE_URL gives ${option} twice.`)
+    options[option] = value
+  }
+  return options
+}
+
+/** A certificate or key file's contents, read once at start; `label` names where its path was given. */
+function readPem(label: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch {
+    throw new ConfigError(`${label} names a file that cannot be read: ${path}`)
+  }
+}
+
+/**
+ * TLS from the URL's options and the DB_SSL_* variables (one or the other for
+ * each). A CA given without a mode is checked (VERIFY_CA): a CA that nobody
+ * checks would read as protection and be none.
+ */
+function tlsSettings(env: z.infer<typeof envSchema>, options: Partial<Record<UrlOption, string>>): TlsSettings {
+  const given = (option: Exclude<UrlOption, 'socket'>): { label: string; value: string } | undefined => {
+    const variable = OPTION_VARIABLES[option]
+    const fromEnv = env[variable as 'DB_SSL_MODE']?.trim() || undefined
+    const fromUrl = options[option]?.trim() || undefined
+    if (fromEnv !== undefined && fromUrl !== undefined) throw new ConfigError(`${option} is given both in DATABASE_URL and as ${variable}: give it once.`)
+    if (fromUrl !== undefined) return { label: `${option} in DATABASE_URL`, value: fromUrl }
+    return fromEnv === undefined ? undefined : { label: variable, value: fromEnv }
+  }
+  const modeGiven = given('ssl-mode')
+  let mode: SslMode | undefined
+  if (modeGiven !== undefined) {
+    const word = modeGiven.value.toUpperCase().replace(/-/g, '_')
+    mode = SSL_MODES.find((known) => known === word)
+    if (mode === undefined) throw new ConfigError(`${modeGiven.label} must be one of ${SSL_MODES.join(', ')}.`)
+  }
+  const [ca, cert, key] = (['ssl-ca', 'ssl-cert', 'ssl-key'] as const).map((option) => {
+    const file = given(option)
+    return file === undefined ? undefined : readPem(file.label, file.value)
+  })
+  if ((cert === undefined) !== (key === undefined)) throw new ConfigError('ssl-cert and ssl-key (DB_SSL_CERT, DB_SSL_KEY) go together: a client certificate needs its key.')
+  if (mode === 'DISABLED' && (ca !== undefined || cert !== undefined)) throw new ConfigError('ssl-mode is DISABLED, yet ssl-ca or ssl-cert is given: say which one is meant.')
+  return {
+    mode: mode ?? (ca !== undefined ? 'VERIFY_CA' : 'PREFERRED'),
+    ...(ca !== undefined && { ca }), ...(cert !== undefined && { cert }), ...(key !== undefined && { key }),
+  }
+}
+
+/**
+ * WordPress's DB_HOST as wpdb::parse_db_host reads it: `db`, `db:3306`,
+ * `[::1]:3306` or `::1`, `localhost:/run/mysqld/mysqld.sock`, `:/path/sock`;
+ * a bare `/path/sock` too. A socket wins over the host. `localhost` is TCP to
+ * localhost here, where PHP would take its default socket: give the socket's path to use one.
+ */
+export function parseWordPressDbHost(text: string): { host: string; port: number; socketPath?: string } | undefined {
+  let rest = text.trim()
+  let socketPath: string | undefined
+  const socketAt = rest.startsWith('/') ? -1 : rest.indexOf(':/')
+  if (rest.startsWith('/')) [socketPath, rest] = [rest, '']
+  else if (socketAt >= 0) [socketPath, rest] = [rest.slice(socketAt + 1), rest.slice(0, socketAt)]
+  // An IPv6 address has two colons or more, bracketed when a port follows.
+  const match = (rest.split(':').length > 2
+    ? /^(?:\[([0-9a-fA-F:.]+)\](?::(\d+))?|([0-9a-fA-F:.]+))$/.exec(rest)?.filter((_, i) => i > 0)
+    : /^([^:/[\]\s]*)(?::(\d+))?$/.exec(rest)?.slice(1))
+  if (!match) return undefined
+  const host = match[0] ?? match[2] ?? ''
+  if (host.includes(':') && isIP(host) !== 6) return undefined
+  const port = match[1] !== undefined ? Number(match[1]) : 3306
+  if (port < 1 || port > 65535) return undefined
+  if (socketPath === undefined && host === '') return undefined
+  return { host: host || 'localhost', port, ...(socketPath !== undefined && { socketPath }) }
+}
+
+/** mysql://user:password@host:3306/name[?options], or the official WordPress image's WORDPRESS_DB_* names. */
 function databaseSettings(env: z.infer<typeof envSchema>): DatabaseSettings {
   if (env.DATABASE_URL !== undefined && env.DATABASE_URL.trim() !== '') {
     let url: URL
@@ -237,33 +335,63 @@ function databaseSettings(env: z.infer<typeof envSchema>): DatabaseSettings {
     if (!['mysql:', 'mariadb:'].includes(url.protocol) || !url.hostname || !parts.user || !parts.database || parts.database.includes('/') || url.port === '0') {
       throw new ConfigError('DATABASE_URL must look like mysql://user:password@host:3306/name.')
     }
-    if (url.search || url.hash) {
-      // Nothing after `?` is read (TLS settings, say): taking the URL would silently connect without them.
-      throw new ConfigError('DATABASE_URL must look like mysql://user:password@host:3306/name, with nothing after the name: options such as ?ssl= are not read.')
-    }
+    if (url.hash) throw new ConfigError('DATABASE_URL must look like mysql://user:password@host:3306/name?ssl-mode=REQUIRED, with nothing after the options.')
+    const options = urlOptions(url)
+    const socketPath = options.socket?.trim()
+    if (socketPath !== undefined && !socketPath.startsWith('/')) throw new ConfigError('socket in DATABASE_URL must be the socket\'s path, such as /run/mysqld/mysqld.sock.')
     return {
       host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
       port: url.port ? Number(url.port) : 3306,
+      ...(socketPath !== undefined && { socketPath }),
       ...parts,
+      tls: tlsSettings(env, options),
     }
   }
   if (env.WORDPRESS_DB_HOST || env.WORDPRESS_DB_USER) {
-    // The official image accepts "host", "host:port" (and a socket path, which we do not serve: no `/`).
-    const hostPort = (env.WORDPRESS_DB_HOST ?? 'mysql').trim()
-    const m = /^(\[[^\]]+\]|[^:/]+)(?::(\d+))?$/.exec(hostPort)
-    if (!m || (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65535))) {
-      throw new ConfigError('WORDPRESS_DB_HOST must be a host name, optionally with a port: db or db:3306.')
+    const where = parseWordPressDbHost(env.WORDPRESS_DB_HOST ?? 'mysql')
+    if (!where) {
+      throw new ConfigError('WORDPRESS_DB_HOST must be a host name, optionally with a port or a socket, as WordPress\'s DB_HOST: db, db:3306, [::1]:3306, localhost:/run/mysqld/mysqld.sock.')
     }
     if (!env.WORDPRESS_DB_USER?.trim()) throw new ConfigError('WORDPRESS_DB_USER must name the database account (a read-only one).')
     return {
-      host: m[1]!.replace(/^\[(.*)\]$/, '$1'),
-      port: m[2] ? Number(m[2]) : 3306,
+      ...where,
       user: env.WORDPRESS_DB_USER,
       password: env.WORDPRESS_DB_PASSWORD ?? '',
       database: env.WORDPRESS_DB_NAME?.trim() || 'wordpress',
+      tls: tlsSettings(env, {}),
     }
   }
   throw new ConfigError('DATABASE_URL must be set (mysql://user:password@host:3306/name), or WORDPRESS_DB_HOST and WORDPRESS_DB_USER, with WORDPRESS_DB_PASSWORD (WORDPRESS_DB_NAME defaults to wordpress).')
+}
+
+/**
+ * The variables that may come from a file as `X_FILE` (Docker and Kubernetes
+ * secrets), as the official WordPress image reads them: every one that holds
+ * a password, a token or a URL with a password in it, and the image's other
+ * WORDPRESS_DB_* names, which it reads the same way.
+ */
+export const FILE_VARIABLES = [
+  'DATABASE_URL', 'WORDPRESS_DB_HOST', 'WORDPRESS_DB_USER', 'WORDPRESS_DB_PASSWORD', 'WORDPRESS_DB_NAME', 'API_TOKENS', 'METRICS_TOKEN',
+] as const
+
+/**
+ * `source` with each `X_FILE` read into X: the file's text without its
+ * trailing newlines (the image's rtrim). X and X_FILE both set is refused, as
+ * the image's entrypoint does; nothing of a value is ever shown, only the names and the path.
+ */
+export function withSecretFiles(source: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const env = { ...source }
+  for (const name of FILE_VARIABLES) {
+    const path = source[`${name}_FILE`]?.trim()
+    if (!path) continue
+    if (source[name] !== undefined && source[name] !== '') throw new ConfigError(`${name} and ${name}_FILE are both set: give one.`)
+    try {
+      env[name] = readFileSync(path, 'utf8').replace(/[\r\n]+$/, '')
+    } catch {
+      throw new ConfigError(`${name}_FILE names a file that cannot be read: ${path}`)
+    }
+  }
+  return env
 }
 
 /**
@@ -274,7 +402,7 @@ function databaseSettings(env: z.infer<typeof envSchema>): DatabaseSettings {
 export type Config = ReturnType<typeof configFromEnv>
 
 export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(source)
+  const parsed = envSchema.safeParse(withSecretFiles(source))
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!
     const name = String(issue.path[0] ?? '')

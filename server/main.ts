@@ -56,8 +56,8 @@ if (cluster.isPrimary && config.workers > 1) {
  * check, instead of first showing as failed requests. The service runs on
  * either way: a database still starting (docker-compose) may be ready soon.
  */
-async function checkDatabaseAtStart(db: import('../db/connect.ts').Db, log: Logger): Promise<void> {
-  const [{ checkTablesRead, setupProblem }, { readDatabaseServer }] = await Promise.all([import('../db/options.ts'), import('../db/server-info.ts')])
+async function checkDatabaseAtStart(db: import('../db/connect.ts').Db, log: Logger, database: Config['database']): Promise<void> {
+  const [{ checkTablesRead, setupProblem }, { readDatabaseServer }, { effectiveSslMode }] = await Promise.all([import('../db/options.ts'), import('../db/server-info.ts'), import('../db/connection-options.ts')])
   const { errorFields } = await import('./errors.ts')
   try {
     // Which server, and so which statements (db/server-dialect.ts): MariaDB or MySQL, and how a time limit is kept.
@@ -65,7 +65,7 @@ async function checkDatabaseAtStart(db: import('../db/connect.ts').Db, log: Logg
     log.info({ database: { kind: server.kind, version: server.version, comment: server.comment, timeLimit: server.timeLimit } }, `database: ${server.kind} ${server.version}`)
     await checkTablesRead(db)
   } catch (error) {
-    const problem = setupProblem(error)
+    const problem = setupProblem(error, effectiveSslMode(database))
     if (problem !== undefined) log.error({ err: errorFields(error) }, problem)
     else log.warn({ err: errorFields(error) }, 'the database did not answer at start: /readyz tells when it does')
   }
@@ -96,7 +96,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
   })
   configureServer(server, log)
   watchConnections(server)
-  server.once('listening', () => { void checkDatabaseAtStart(handle.db, log) })
+  server.once('listening', () => { void checkDatabaseAtStart(handle.db, log, config.database) })
 
   let stopping = false
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

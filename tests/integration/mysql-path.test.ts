@@ -139,7 +139,7 @@ describeOwnServer('the MySQL path, on a MariaDB that reports a MySQL version (is
     let service: ServiceProcess
 
     before(async () => {
-      server = await startPrivateMariaDb('bc_mysql80', 3000, ['--version=8.0.36-fake', '--general-log=1', '--log-output=TABLE'])
+      server = await startPrivateMariaDb('bc_mysql80', 3000, { serverOptions: ['--version=8.0.36-fake', '--general-log=1', '--log-output=TABLE'] })
       // The recommended indexes, so the service names them in FORCE INDEX hints (db/index-hints.ts).
       await server.server.adminQuery(`USE bc_mysql80; ${recommendedIndexesSql('wp_')}`)
       service = await spawnService({ databaseUrl: server.databaseUrl, prefix: 'wp_' }, { LOG_LEVEL: 'info', WORKERS: '1' })
@@ -211,7 +211,7 @@ describeOwnServer('the MySQL path, on a MariaDB that reports a MySQL version (is
     let server: PrivateMariaDb
 
     before(async () => {
-      server = await startPrivateMariaDb('bc_mysql56', 500, ['--version=5.6.51-log', '--general-log=1', '--log-output=TABLE'])
+      server = await startPrivateMariaDb('bc_mysql56', 500, { serverOptions: ['--version=5.6.51-log', '--general-log=1', '--log-output=TABLE'] })
     })
     after(async () => {
       await server?.stop()

@@ -3,7 +3,7 @@
 // demo bookings in it, read through a SELECT-only account.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startMariaDb, type MariaDbServer } from '../../scripts/mariadb.ts'
+import { startMariaDb, type MariaDbOptions, type MariaDbServer } from '../../scripts/mariadb.ts'
 import { schemaSql } from '../../db/schema.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 
@@ -18,10 +18,10 @@ export interface PrivateMariaDb {
   stop(): Promise<void>
 }
 
-/** `serverArgs`: more mariadbd options (tests/integration/mysql-path.test.ts: a MySQL version string, the general log). */
-export async function startPrivateMariaDb(database: string, bookings: number, serverArgs: string[] = []): Promise<PrivateMariaDb> {
+/** `options`: the server's own (TLS, a binary log: scripts/mariadb.ts). */
+export async function startPrivateMariaDb(database: string, bookings: number, options: MariaDbOptions = {}): Promise<PrivateMariaDb> {
   const reader = { user: `${database}_reader`, password: `${database}-reader-pw` }
-  const server = await startMariaDb({ serverArgs })
+  const server = await startMariaDb(options)
   await server.adminQuery(`
     CREATE DATABASE ${database} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci;
     CREATE USER '${reader.user}'@'%' IDENTIFIED BY '${reader.password}';

@@ -23,7 +23,7 @@ describe('configuration', () => {
       authCacheSeconds: 60, apiTokens: [], exposeCustomerData: false, dbPoolSize: 10, queryTimeoutMs: 10_000,
       maxRangeDays: 731, availabilityMaxItems: 100_000, corsOrigins: [], logLevel: 'info',
     })
-    expect(config.database).to.deep.equal({ host: 'db.internal', port: 3307, user: 'reader', password: 's3cret', database: 'wordpress' })
+    expect(config.database).to.deep.equal({ host: 'db.internal', port: 3307, user: 'reader', password: 's3cret', database: 'wordpress', tls: { mode: 'PREFERRED' } })
   })
 
   it('CORS_ORIGINS: origins as a browser sends them, a slash after or capitals in the host taken as the same origin', () => {
@@ -52,7 +52,7 @@ describe('configuration', () => {
       WORDPRESS_DB_HOST: 'mariadb:3306', WORDPRESS_DB_USER: 'reader', WORDPRESS_DB_PASSWORD: 'pw',
       WORDPRESS_DB_NAME: 'site', WORDPRESS_TABLE_PREFIX: 'shop_',
     })
-    expect(config.database).to.deep.equal({ host: 'mariadb', port: 3306, user: 'reader', password: 'pw', database: 'site' })
+    expect(config.database).to.deep.equal({ host: 'mariadb', port: 3306, user: 'reader', password: 'pw', database: 'site', tls: { mode: 'PREFERRED' } })
     expect(config.tablePrefix).to.equal('shop_')
     expect(loadConfig({ WORDPRESS_DB_HOST: 'db', WORDPRESS_DB_USER: 'u' }).database).to.include({ port: 3306, database: 'wordpress' })
   })
@@ -109,8 +109,23 @@ describe('configuration', () => {
     [{ ...DB, PUBLIC_URL: 'https://:secret@shop.example.com' }, 'PUBLIC_URL must be the site\'s public address, such as https://shop.example.com.'],
     [{ DATABASE_URL: 'mysql://reader:secret@db:0/wordpress' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name.'],
     [{ DATABASE_URL: 'mysql://reader:secret@db/wordpress/extra' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name.'],
-    [{ DATABASE_URL: 'mysql://reader:secret@db/wordpress?ssl=true' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name, with nothing after the name: options such as ?ssl= are not read.'],
-    [{ WORDPRESS_DB_HOST: '/var/run/mysqld/mysqld.sock', WORDPRESS_DB_USER: 'u', WORDPRESS_DB_PASSWORD: 'secret' }, 'WORDPRESS_DB_HOST must be a host name, optionally with a port: db or db:3306.'],
+    [{ DATABASE_URL: 'mysql://reader:secret@db/wordpress?ssl=true' }, 'DATABASE_URL has an option this service does not know: ssl. It takes ssl-mode, ssl-ca, ssl-cert, ssl-key, socket.'],
+    [{ DATABASE_URL: 'mysql://reader:secret@db/wordpress?ssl-mode=REQUIRED&sslmode=require' }, 'DATABASE_URL has an option this service does not know: sslmode. It takes ssl-mode, ssl-ca, ssl-cert, ssl-key, socket.'],
+    [{ DATABASE_URL: 'mysql://reader:secret@db/wordpress?ssl-mode=REQUIRED&ssl-mode=DISABLED' }, 'DATABASE_URL gives ssl-mode twice.'],
+    [{ DATABASE_URL: 'mysql://reader:secret@db/wordpress?ssl-mode=on' }, 'ssl-mode in DATABASE_URL must be one of DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY.'],
+    [{ DATABASE_URL: 'mysql://reader:secret@db/wordpress#x' }, 'DATABASE_URL must look like mysql://user:password@host:3306/name?ssl-mode=REQUIRED, with nothing after the options.'],
+    [{ DATABASE_URL: 'mysql://reader:secret@db/wordpress?socket=mysqld.sock' }, 'socket in DATABASE_URL must be the socket\'s path, such as /run/mysqld/mysqld.sock.'],
+    [{ ...DB, DB_SSL_MODE: 'strict' }, 'DB_SSL_MODE must be one of DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY.'],
+    [{ DATABASE_URL: 'mysql://reader:secret@db/wordpress?ssl-mode=REQUIRED', DB_SSL_MODE: 'REQUIRED' }, 'ssl-mode is given both in DATABASE_URL and as DB_SSL_MODE: give it once.'],
+    [{ ...DB, DB_SSL_CA: '/nonexistent/ca.pem' }, 'DB_SSL_CA names a file that cannot be read: /nonexistent/ca.pem'],
+    [{ DATABASE_URL: 'mysql://reader:secret@db/wordpress?ssl-ca=/nonexistent/ca.pem' }, 'ssl-ca in DATABASE_URL names a file that cannot be read: /nonexistent/ca.pem'],
+    [{ ...DB, DB_SSL_CERT: '/etc/hostname' }, 'ssl-cert and ssl-key (DB_SSL_CERT, DB_SSL_KEY) go together: a client certificate needs its key.'],
+    [{ ...DB, DB_SSL_MODE: 'disabled', DB_SSL_CA: '/etc/hostname' }, 'ssl-mode is DISABLED, yet ssl-ca or ssl-cert is given: say which one is meant.'],
+    [{ ...DB, DATABASE_URL_FILE: '/nonexistent/url' }, 'DATABASE_URL and DATABASE_URL_FILE are both set: give one.'],
+    [{ DATABASE_URL_FILE: '/nonexistent/url' }, 'DATABASE_URL_FILE names a file that cannot be read: /nonexistent/url'],
+    [{ WORDPRESS_DB_HOST: 'db', WORDPRESS_DB_USER: 'u', WORDPRESS_DB_PASSWORD: 'secret', WORDPRESS_DB_PASSWORD_FILE: '/run/secrets/db' }, 'WORDPRESS_DB_PASSWORD and WORDPRESS_DB_PASSWORD_FILE are both set: give one.'],
+    ...['db:port', 'db:3306:3307', ':3306', '', 'db host', '[::1', 'db:0'].map((host): [Record<string, string>, string] =>
+      [{ WORDPRESS_DB_HOST: host, WORDPRESS_DB_USER: 'u', WORDPRESS_DB_PASSWORD: 'secret' }, 'WORDPRESS_DB_HOST must be a host name, optionally with a port or a socket, as WordPress\'s DB_HOST: db, db:3306, [::1]:3306, localhost:/run/mysqld/mysqld.sock.']),
     [{ WORDPRESS_DB_HOST: 'db', WORDPRESS_DB_USER: '  ', WORDPRESS_DB_PASSWORD: 'secret' }, 'WORDPRESS_DB_USER must name the database account (a read-only one).'],
     ...['*', 'https://shop.example.com/reports', 'shop.example.com', 'https://shop.example.com?x=1', 'ftp://shop.example.com', 'https://user:secret@shop.example.com'].map((origins): [Record<string, string>, string] =>
       [{ ...DB, CORS_ORIGINS: `https://ok.example, ${origins}` }, 'CORS_ORIGINS must list origins such as https://reports.example.com (scheme, host and port, no path), comma-separated; * is not taken: name each origin.']),
@@ -120,7 +135,7 @@ describe('configuration', () => {
     [{ ...DB, AVAILABILITY_MAX_ITEMS: '0' }, 'AVAILABILITY_MAX_ITEMS must be a whole number from 1 to 100000000.'],
     [{ ...DB, DB_POOL_SIZE: 'lots' }, 'DB_POOL_SIZE must be a whole number from 1 to 200.'],
     [{ ...DB, LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent.'],
-    [{ WORDPRESS_DB_HOST: 'db:99999', WORDPRESS_DB_USER: 'u' }, 'WORDPRESS_DB_HOST must be a host name, optionally with a port: db or db:3306.'],
+    [{ WORDPRESS_DB_HOST: 'db:99999', WORDPRESS_DB_USER: 'u' }, 'WORDPRESS_DB_HOST must be a host name, optionally with a port or a socket, as WordPress\'s DB_HOST: db, db:3306, [::1]:3306, localhost:/run/mysqld/mysqld.sock.'],
   ]
   for (const [env, message] of refusals) {
     it(`refuses ${JSON.stringify(env)} naming the variable, never echoing a secret`, () => {
