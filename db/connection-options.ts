@@ -3,6 +3,7 @@
 // says (API.md, "The database"; docs/managed-databases.md).
 import { connect, isIP, type Socket } from 'node:net'
 import type { Pool } from 'mysql2'
+import { createConnection as createPromiseConnection } from 'mysql2/promise'
 
 /** MySQL's --ssl-mode values, from none to the strictest. */
 export const SSL_MODES = ['DISABLED', 'PREFERRED', 'REQUIRED', 'VERIFY_CA', 'VERIFY_IDENTITY'] as const
@@ -118,8 +119,12 @@ export function fallBackToPlainWhenNoTls(pool: Pool, target: { ssl?: MysqlSsl })
   const connectionConfig = (pool as unknown as { config: { connectionConfig: { ssl: unknown } } }).config.connectionConfig
   const getConnection = pool.getConnection.bind(pool)
   pool.getConnection = ((callback: Parameters<Pool['getConnection']>[0]) => {
+    // Asked while TLS was still on: several connections may be under way at once
+    // (a request beside the index watch), and each that was refused tries again
+    // in plain text, not only the first to learn that the server has no TLS.
+    const askedWithTls = Boolean(connectionConfig.ssl)
     getConnection((error, connection) => {
-      if (error?.code === NO_TLS_OFFERED && connectionConfig.ssl) {
+      if (error?.code === NO_TLS_OFFERED && askedWithTls) {
         connectionConfig.ssl = false
         delete target.ssl
         getConnection(callback)
@@ -128,4 +133,22 @@ export function fallBackToPlainWhenNoTls(pool: Pool, target: { ssl?: MysqlSsl })
       callback(error, connection)
     })
   }) as Pool['getConnection']
+}
+
+/**
+ * The target for a one-off tool's connections (npm run indexes, the seed):
+ * under PREFERRED, one probe, and without TLS when the server offers none, as
+ * the service's pools do (fallBackToPlainWhenNoTls).
+ */
+export async function settledTarget(settings: DatabaseSettings): Promise<MysqlTarget> {
+  const target = mysqlTarget(settings)
+  if (effectiveSslMode(settings) !== 'PREFERRED' || target.ssl === undefined) return target
+  try {
+    const probe = await createPromiseConnection({ ...target, connectTimeout: 5_000 })
+    await probe.end()
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== NO_TLS_OFFERED) throw error
+    delete target.ssl
+  }
+  return target
 }

@@ -6,7 +6,7 @@
 import mysql from 'mysql2/promise'
 import { pluginTablesSql } from './schema.ts'
 import { demoDataSql, type DemoOptions } from './demo-data.ts'
-import { mysqlTarget, type DatabaseSettings } from './connection-options.ts'
+import { settledTarget, type DatabaseSettings } from './connection-options.ts'
 
 export interface SeedState {
   /** WordPress's own test (is_blog_installed): a siteurl option. */
@@ -16,7 +16,7 @@ export interface SeedState {
 }
 
 async function withConnection<T>(settings: DatabaseSettings, work: (connection: mysql.Connection) => Promise<T>): Promise<T> {
-  const connection = await mysql.createConnection({ ...mysqlTarget(settings), multipleStatements: true, charset: 'UTF8MB4_UNICODE_520_CI' })
+  const connection = await mysql.createConnection({ ...await settledTarget(settings), multipleStatements: true, charset: 'UTF8MB4_UNICODE_520_CI' })
   try {
     return await work(connection)
   } finally {

@@ -9,7 +9,7 @@ import { createPool } from 'mysql2'
 import { startMariaDb, stopOnExit } from './mariadb.ts'
 import { addRecommendedIndexes, BENCH_DATABASE, createBenchDatabase, READER, recommendedIndexesSql } from './bench/dataset.ts'
 import { BENCH_QUERIES } from './bench/queries.ts'
-import { compileBookingsPage, compileBookingsQuery, compileSummaryQuery, mysqlTarget, readBookingIndexes, TablePrefixPlugin, type Database, type MysqlTarget } from '../server/tools.ts'
+import { compileBookingsPage, compileBookingsQuery, compileSummaryQuery, readBookingIndexes, settledTarget, TablePrefixPlugin, type Database, type MysqlTarget } from '../server/tools.ts'
 import { loadConfig } from '../server/config.ts'
 
 const say = (line = '') => process.stdout.write(`${line}\n`)
@@ -58,7 +58,7 @@ if (process.env.DATABASE_URL || process.env.WORDPRESS_DB_HOST) {
   say(recommendedIndexesSql(config.tablePrefix))
   say()
   say('EXPLAIN of the typical queries on this database, as it is:')
-  await explainAll(mysqlTarget(config.database), config.tablePrefix)
+  await explainAll(await settledTarget(config.database), config.tablePrefix)
 } else {
   const server = await startMariaDb({ bufferPoolMb: 1024 })
   stopOnExit(server)

@@ -124,6 +124,8 @@ describe('the container files', () => {
       const config = loadConfig(env)
       expect(config.database).to.deep.equal({
         host: 'db', port: 3306, user: dbEnv.BOOKING_API_DB_USER, password: dbEnv.BOOKING_API_DB_PASSWORD, database: dbEnv.MARIADB_DATABASE,
+        // The stack's MariaDB has no TLS: PREFERRED (the default) reads it in plain text.
+        tls: { mode: 'PREFERRED' },
       })
       expect(config.tablePrefix).to.equal(withDefaults(wordpress!.environment!).WORDPRESS_TABLE_PREFIX)
       expect(api!.depends_on).to.deep.include({ seed: { condition: 'service_completed_successfully' } })
