@@ -1,7 +1,7 @@
 // GET summary/ (API.md, "GET summary/"): its parameter schema and a thin handler.
 import type { RequestHandler } from 'express'
 import { z } from 'zod'
-import { dateParam, enumListParam, enumParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, type ParamMeta } from '../http/params.ts'
+import { bomParam, dateParam, enumListParam, enumParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, type ParamMeta } from '../http/params.ts'
 import { negotiateFormat, addVary } from '../http/negotiate.ts'
 import { summaryColumns, summaryCsvLines } from '../http/summary-body.ts'
 import { jsonListChunks, lineChunks } from '../http/text-chunks.ts'
@@ -41,6 +41,7 @@ export const summaryParams = z.object({
   group_by: groupByParam,
   _fields: nameListParam('Keep only these fields of each group and of the totals, comma-separated.'),
   format: enumParam('format', ['json', 'csv'] as const, 'json', 'json, or csv for a spreadsheet (Accept: text/csv too).', true),
+  bom: bomParam(),
 }).superRefine(startNotAfterEnd)
 
 export type SummaryParams = z.output<typeof summaryParams>
@@ -57,7 +58,7 @@ export const summaryHandler = (deps: Deps): RequestHandler => async (req, res) =
     zone: deps.siteTimezone.known() ?? await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
   })
   // The groups are counted whole, from the rows, rules, services and options read now: the tag names them (docs/conditional-requests.md).
-  const tag = weakTag(['summary', csv ? 'csv' : 'json', params._fields ?? null, answer])
+  const tag = weakTag(['summary', csv ? 'csv' : 'json', params._fields ?? null, csv && params.bom, answer])
   if (sendNotModifiedIfHeld(req, res, tag)) return
   setTagHeaders(res, tag)
   addRowsSent(res, answer.groups.length)
@@ -65,7 +66,7 @@ export const summaryHandler = (deps: Deps): RequestHandler => async (req, res) =
   if (csv) {
     res.setHeader('Content-Type', 'text/csv; charset=utf-8')
     res.setHeader('Content-Disposition', 'attachment; filename="summary.csv"')
-    await streamBody(res, lineChunks(summaryCsvLines(answer, params._fields)), deps.config.sendTimeoutMs)
+    await streamBody(res, lineChunks(summaryCsvLines(answer, params._fields, params.bom)), deps.config.sendTimeoutMs)
   } else {
     res.setHeader('Content-Type', 'application/json; charset=utf-8')
     const body = { ...answer, totals: pickFields(answer.totals, params._fields) }
