@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { ROUTES, NAMESPACE } from './routes/index.ts'
 import {
-  availabilityAnswerSchema, disabledTimeAnswerSchema, namespaceIndexSchema, restErrorSchema, slotsAnswerSchema, summaryAnswerSchema,
+  availabilityAnswerSchema, disabledTimeAnswerSchema, namespaceIndexSchema, restErrorSchema, rootIndexSchema, slotsAnswerSchema, summaryAnswerSchema,
 } from './http/response-schemas.ts'
 
 type JsonSchema = Record<string, unknown>
@@ -162,7 +162,7 @@ function withHeadAndOptions(get: Operation) {
 
 export function buildOpenApiDocument(): Record<string, unknown> {
   // Referenced so that their ids are registered before the components are read.
-  void [slotsAnswerSchema, disabledTimeAnswerSchema, restErrorSchema, namespaceIndexSchema, summaryAnswerSchema, availabilityAnswerSchema]
+  void [slotsAnswerSchema, disabledTimeAnswerSchema, restErrorSchema, namespaceIndexSchema, summaryAnswerSchema, availabilityAnswerSchema, rootIndexSchema]
   const version = packageVersion()
   const requestId = header('The request\'s id: the X-Request-Id sent, or a new one. It is in the log line of the request.', 'string')
   const route = (path: string) => ROUTES.find((r) => r.path === path)!
@@ -264,6 +264,17 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
   }
 
+  const rootIndex = {
+    summary: 'The REST API\'s root index, as WordPress gives it at /wp-json/ (also /?rest_route=/ and the service\'s /)',
+    description: 'Open in every access mode, as WordPress\'s is: a client that discovers a site (node-wpapi\'s WPAPI.discover) reads the Link rel="https://api.w.org/" that every answer carries, then this index.',
+    operationId: 'getRootIndex',
+    security: [{}],
+    responses: {
+      200: { description: 'The site, this namespace and its routes.', content: { 'application/json': { schema: REF('RootIndex') } } },
+      503: ERRORS[503],
+    },
+  }
+
   const openApi = {
     summary: 'This document, guarded like the rest of the namespace (also open at /openapi.json)',
     operationId: 'getOpenApi',
@@ -315,6 +326,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       '/availability/': { $ref: '#/paths/~1availability' },
       '/openapi.json/': { $ref: '#/paths/~1openapi.json' },
       '/docs/': { $ref: '#/paths/~1docs' },
+      // Outside the namespace: at the site's address, not under the servers' prefixes.
+      '/wp-json/': { servers: [{ url: '{site}', description: 'The site\'s address, or the service\'s own.', variables: { site } }], ...withHeadAndOptions(rootIndex) },
     },
     components: {
       schemas: componentSchemas(),

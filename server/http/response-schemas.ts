@@ -142,6 +142,23 @@ export const namespaceIndexSchema = z.object({
   })),
 }).strict().meta({ id: 'NamespaceIndex', description: 'What WordPress answers for GET /wp-json/{namespace}.' })
 
+export const rootIndexSchema = z.object({
+  name: z.string().meta({ description: 'The site\'s title (blogname).' }),
+  description: z.string().meta({ description: 'The site\'s tagline (blogdescription).' }),
+  url: z.string().meta({ description: 'The site\'s siteurl option; the service\'s public address when the site has none.' }),
+  home: z.string().meta({ description: 'The site\'s home option; the service\'s public address when the site has none.' }),
+  gmt_offset: z.number(),
+  timezone_string: z.string(),
+  namespaces: z.array(z.literal('booking-calendar/v1')),
+  authentication: z.record(z.string(), z.unknown()).meta({ description: 'AUTH_MODE wordpress: where application passwords are authorised, as WordPress says it.' }),
+  routes: z.record(z.string(), z.object({
+    namespace: z.string(),
+    methods: z.array(z.string()),
+    endpoints: z.array(z.object({ methods: z.array(z.string()), args: z.record(z.string(), z.object({}).passthrough()) })),
+    _links: z.object({}).passthrough().optional(),
+  })),
+}).strict().meta({ id: 'RootIndex', description: 'What WordPress answers for GET /wp-json/: the site, its namespaces (this one) and their routes.' })
+
 // The code's types and the documented shapes are the same, or this does not compile.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 const bookingIsDocumented: Same<z.output<typeof bookingSchema>, BookingRecord> = true

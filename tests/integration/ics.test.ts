@@ -409,7 +409,7 @@ describe('calendar feeds (format=ics)', function () {
       // Beside a good Authorization header too: a paged answer would otherwise copy the token into its Link header.
       const paged = await request(t.app).get(`${PREFIX}/slots?flat&per_page=1&access_token=${TOKEN}`).set('Authorization', `Bearer ${TOKEN}`).expect(401)
       expect(paged.body).to.deep.equal({ code: 'rest_not_logged_in', message, data: { status: 401 } })
-      expect(paged.headers.link).to.equal(undefined)
+      expect(paged.headers.link).to.not.include('access_token')
       await request(t.app).get(`${PREFIX}/summary?access_token=${TOKEN}`).set('Authorization', `Bearer ${TOKEN}`).expect(401)
       await request(t.app).get(`${PREFIX}/summary?format=ics&access_token=${TOKEN}`).expect(401)
       const post = await request(t.app).post(`${PREFIX}/slots?format=ics&access_token=${TOKEN}`).expect(401)
