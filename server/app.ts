@@ -51,7 +51,7 @@ const restRouteForm: RequestHandler = (req, _res, next) => {
   if (!isRootIndex && (typeof route !== 'string' || !route.toLowerCase().startsWith(`/${NAMESPACE}`) || /[?#]/.test(route))) throw noRoute()
   const rest = (req.url.split('?')[1] ?? '').split('&')
     .filter((pair) => pair !== '' && decodedPairName(pair) !== 'rest_route')
-  req.url = (isRootIndex ? '/wp-json/' : route as string) + (rest.length > 0 ? `?${rest.join('&')}` : '')
+  req.url = (isRootIndex ? '/wp-json/' : route) + (rest.length > 0 ? `?${rest.join('&')}` : '')
   next()
 }
 

@@ -25,6 +25,14 @@ export const apiRootLink: RequestHandler = (req, res, next) => {
   next()
 }
 
+/** A Link header's api.w.org link (it comes first: apiRootLink) and the answer's own links after it; either undefined when absent. */
+export function splitRootLink(link: string): [root: string | undefined, own: string | undefined] {
+  const root = /^<[^>]*>; rel="https:\/\/api\.w\.org\/"/.exec(link)?.[0]
+  if (root === undefined) return [undefined, link]
+  const own = link.slice(root.length).replace(/^, /, '')
+  return [root, own === '' ? undefined : own]
+}
+
 /**
  * Adds a link to the answer's Link header, after the api.w.org one, as
  * WordPress sends its paging links after it (one header, links separated by

@@ -26,7 +26,8 @@ function documentedOperations(): string[] {
   const operations: string[] = []
   for (const [path, item] of Object.entries(paths)) {
     const resolved = typeof item.$ref === 'string' ? paths[decodeURIComponent(item.$ref.slice('#/paths/'.length).replace(/~1/g, '/'))]! : item
-    for (const method of Object.keys(resolved)) operations.push(`${method.toUpperCase()} ${path}`)
+    // A path item holds servers and parameters beside its operations (the root index's servers).
+    for (const method of Object.keys(resolved).filter((key) => ['get', 'head', 'options'].includes(key))) operations.push(`${method.toUpperCase()} ${path}`)
   }
   return operations.sort()
 }
