@@ -79,8 +79,9 @@ const summaryMeasures = {
   bookings: z.number().int().min(0).meta({ description: 'The bookings slots/ gives for the same filter, cut to the group.' }),
   all_day_bookings: z.number().int().min(0).meta({ description: 'Of those, the whole-day ones.' }),
   booked_minutes: z.number().min(0).meta({ description: 'Wall-clock minutes booked, counted on the booking_date; a whole-day booking counts its day\'s open minutes.' }),
+  blocked_minutes: z.number().min(0).meta({ description: 'Of booked_minutes, those of bookings whose status takes time (blocking; default pending, booked, completed, as availability/\'s).' }),
   open_minutes: z.number().min(0).nullable().meta({ description: 'Minutes not covered by disabled periods, over the group\'s services and days; null with filter_by=created_date or status in group_by.' }),
-  occupancy: z.number().min(0).nullable().meta({ description: 'booked_minutes / open_minutes to 4 decimals; null when open_minutes is 0 or null; above 1 where bookings overlap.' }),
+  occupancy: z.number().min(0).nullable().meta({ description: 'blocked_minutes / open_minutes to 4 decimals; null when open_minutes is 0 or null; above 1 where bookings overlap.' }),
 }
 
 export const summaryGroupSchema = z.object({
@@ -102,6 +103,7 @@ export const summaryAnswerSchema = z.object({
   timezone: z.string().meta({ description: 'The IANA name, +05:45 for a fixed offset, or UTC.' }),
   group_by: z.array(z.enum(['day', 'week', 'month', 'year', 'service', 'status'])).meta({ description: 'The period first, then service, then status.' }),
   filter_by: z.enum(['booking_date', 'created_date']),
+  blocking: z.array(z.string()).meta({ description: 'The statuses whose bookings count in blocked_minutes and occupancy.' }),
 }).strict().meta({ id: 'SummaryAnswer' })
 
 export const freeItemSchema = z.object({

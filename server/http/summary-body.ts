@@ -9,7 +9,7 @@ const KEY_COLUMNS = {
   service: ['service_id', 'service_slug'],
   status: ['status'],
 } as const
-const MEASURE_COLUMNS = ['bookings', 'all_day_bookings', 'booked_minutes', 'open_minutes', 'occupancy'] as const
+const MEASURE_COLUMNS = ['bookings', 'all_day_bookings', 'booked_minutes', 'blocked_minutes', 'open_minutes', 'occupancy'] as const
 
 /** The columns of an answer: the keys of its dimensions, then the measures; `_fields` keeps only those it names. */
 export function summaryColumns(groupBy: SummaryAnswer['group_by'], fields: readonly string[] | undefined): string[] {

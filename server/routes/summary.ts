@@ -8,6 +8,7 @@ import { jsonListChunks, lineChunks } from '../http/text-chunks.ts'
 import { streamBody } from '../http/stream-body.ts'
 import { answerSummary } from '../domain/summary.ts'
 import { GROUP_NAMES, groupByNames, parseGroupBy } from '../domain/summary-params.ts'
+import { DEFAULT_BLOCKING } from '../domain/availability.ts'
 import type { SummaryGroup } from '../domain/summary-sums.ts'
 import { pickFields } from '../domain/pick-fields.ts'
 import { addRowsSent } from '../http/response-locals.ts'
@@ -39,6 +40,8 @@ export const summaryParams = z.object({
   filter_by: enumParam('filter_by', ['booking_date', 'created_date'] as const, 'booking_date',
     'Which date start, end and the periods apply to: the booked day or the day the booking was made.'),
   group_by: groupByParam,
+  blocking: enumListParam('blocking', BOOKING_STATUSES,
+    `The statuses whose bookings take time, counted in blocked_minutes and occupancy, comma-separated (default: ${DEFAULT_BLOCKING.join(',')}, as availability/'s).`),
   _fields: nameListParam('Keep only these fields of each group and of the totals, comma-separated.'),
   format: enumParam('format', ['json', 'csv'] as const, 'json', 'json, or csv for a spreadsheet (Accept: text/csv too).', true),
   bom: bomParam(),
