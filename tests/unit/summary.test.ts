@@ -104,7 +104,8 @@ describe('summarize: groups with zeros, whole-day bookings, totals', () => {
       { period_start: '2026-12-01', period_end: '2026-12-31', service_id: 12, service_slug: 'haircut', bookings: 0, all_day_bookings: 0, booked_minutes: 0, blocked_minutes: 0, open_minutes: decemberOpen, occupancy: 0 },
       { period_start: '2026-12-01', period_end: '2026-12-31', service_id: 15, service_slug: 'стрижка', bookings: 0, all_day_bookings: 0, booked_minutes: 0, blocked_minutes: 0, open_minutes: decemberOpen, occupancy: 0 },
     ])
-    expect(totals).to.deep.equal({ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, blocked_minutes: 1620, open_minutes: 2 * (novemberOpen + decemberOpen), occupancy: occupancyOf(1620, 2 * (novemberOpen + decemberOpen)) })
+    expect(totals).to.deep.equal({ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, blocked_minutes: 1620,
+      open_minutes: 2 * (novemberOpen + decemberOpen), occupancy: occupancyOf(1620, 2 * (novemberOpen + decemberOpen)) })
   })
   it('without service in group_by, open minutes sum over every service of the answer; null when not wanted', () => {
     const { groups } = summarize({ groupBy: { period: undefined, service: false, status: false }, range, startOfWeek: 1, services, rows: SummaryRows.of(rows), open, withOpenMinutes: false })
@@ -140,7 +141,8 @@ describe('SummaryRows: a summary\'s rows as columns of numbers', () => {
     expect(rows.length).to.equal(2501)
     expect(rows.statuses).to.deep.equal(statuses)
     expect([...rows.serviceIds()]).to.deep.equal([10, 11, 12, 99])
-    const at = (row: number) => [rows.dayMs[row], rows.serviceId[row], rows.status[row], rows.wholeDayMs[row], rows.bookings[row], rows.allDayBookings[row], rows.bookedSeconds[row], rows.blockedAllDayBookings[row], rows.blockedSeconds[row]]
+    const at = (row: number) => [rows.dayMs[row], rows.serviceId[row], rows.status[row], rows.wholeDayMs[row],
+      rows.bookings[row], rows.allDayBookings[row], rows.bookedSeconds[row], rows.blockedAllDayBookings[row], rows.blockedSeconds[row]]
     const nov5 = Date.UTC(2026, 10, 5)
     expect(at(0)).to.deep.equal([nov5, 10, 0, nov5 + 86_400_000, 0, 0, 0, 0, 0])
     expect(at(999)).to.deep.equal([nov5, 10, 3, NaN, 999, 5, 999 * 60, 1, 999 * 30])
