@@ -45,7 +45,14 @@ function anyCase(words: readonly string[]): string {
 function asSent(meta: JsonSchema): JsonSchema {
   const { caseInsensitive, ...rest } = meta
   if (rest.type === 'boolean') {
-    return { ...rest, type: 'string', pattern: `^(?:|0|1|${anyCase(['true', 'false'])})$`, default: String(rest.default) }
+    // A boolean for a generated client (openapi-typescript makes `flat?: boolean | string`, and
+    // openapi-fetch writes `flat=true`), or the words as a query string holds them, for validators
+    // such as Prism's that read every query value as a string. anyOf, not oneOf: `true` is both.
+    const { type: _boolean, description, default: fallback, ...others } = rest
+    return {
+      ...others, description, default: fallback,
+      anyOf: [{ type: 'boolean' }, { type: 'string', pattern: `^(?:|0|1|${anyCase(['true', 'false'])})$` }],
+    }
   }
   const items = rest.items as { enum?: string[] } | undefined
   if (rest.type === 'array' && items?.enum) {
