@@ -101,7 +101,7 @@ const ICALENDAR = {
   schema: { type: 'string', description: 'iCalendar (RFC 5545), UTF-8: one VCALENDAR, one VEVENT per booking or period; lines folded at 75 octets, CRLF.' },
 }
 
-/** The document's security, plus access_token for the feeds. */
+/** The document's security, plus access_token for the feeds (format=ics) and CSV exports (format=csv). */
 const FEED_SECURITY = [{}, { applicationPassword: [] }, { apiToken: [] }, { feedToken: [] }]
 
 const ERRORS = {
@@ -229,6 +229,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     summary: 'Bookings counted and summed by period, service and status, with occupancy',
     description: 'Counts and sums in the database; every combination of the range\'s periods and the services is listed, with zeros where nothing matched. With format=csv or Accept: text/csv, one row per group.',
     operationId: 'getSummary',
+    security: FEED_SECURITY,
     parameters: parameters(route('/summary').params),
     responses: {
       200: {
@@ -248,6 +249,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     description: 'The range less each service\'s disabled periods (disabled-time/\'s) and the time its blocking bookings take. ' +
       'Without duration, the free windows; with duration (and step), the bookable start times on the site\'s wall clock. Long answers stream. With format=csv or Accept: text/csv, one line per item.',
     operationId: 'getAvailability',
+    security: FEED_SECURITY,
     parameters: parameters(route('/availability').params),
     responses: {
       200: {
@@ -341,7 +343,10 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       securitySchemes: {
         applicationPassword: { type: 'http', scheme: 'basic', description: 'AUTH_MODE=wordpress: a WordPress user name and application password, checked by the site.' },
         apiToken: { type: 'http', scheme: 'bearer', description: 'AUTH_MODE=token: one of API_TOKENS.' },
-        feedToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'AUTH_MODE=token, format=ics only: one of API_TOKENS in the query string, for calendar apps (RFC 6750, 2.3).' },
+        feedToken: {
+          type: 'apiKey', in: 'query', name: 'access_token',
+          description: 'AUTH_MODE=token, with format=ics (slots, disabled-time) or format=csv (slots, summary, availability) in the query only: one of API_TOKENS in the query string, for calendar apps and spreadsheets that import a URL (RFC 6750, 2.3).',
+        },
       },
     },
   }
