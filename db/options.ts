@@ -15,7 +15,8 @@ export async function readTimezoneOptions(db: Db): Promise<TimezoneOptions> {
     .where('options.option_name', 'in', ['timezone_string', 'gmt_offset'])
     .execute()
   const value = (name: string) => rows.find((row) => row.option_name === name)?.option_value
-  return { timezoneString: value('timezone_string'), gmtOffset: value('gmt_offset') }
+  return { timezoneString: value('timezone_string'), gmtOffset: value('gmt_offset'),
+  }
 }
 
 /** The stored start_of_week option (WordPress: 0 = Sunday … 6), or undefined when the site has none. */
@@ -70,5 +71,29 @@ export function setupProblem(error: unknown, sslMode?: SslMode): string | undefi
       return 'The account may not read a table the service reads: grant it SELECT on the site\'s database.'
     default:
       return undefined
+  }
+}
+
+/** What the REST API's root index shows of the site (WordPress's WP_REST_Server::get_index). */
+export interface IndexOptions {
+  blogname: string | undefined
+  blogdescription: string | undefined
+  siteurl: string | undefined
+  home: string | undefined
+  timezoneString: string | undefined
+  gmtOffset: string | undefined
+}
+
+/** blogname, blogdescription, siteurl, home, timezone_string and gmt_offset, in one statement. */
+export async function readIndexOptions(db: Db): Promise<IndexOptions> {
+  const rows = await db
+    .selectFrom('options')
+    .select(['options.option_name', 'options.option_value'])
+    .where('options.option_name', 'in', ['blogname', 'blogdescription', 'siteurl', 'home', 'timezone_string', 'gmt_offset'])
+    .execute()
+  const value = (name: string) => rows.find((row) => row.option_name === name)?.option_value
+  return {
+    blogname: value('blogname'), blogdescription: value('blogdescription'), siteurl: value('siteurl'), home: value('home'),
+    timezoneString: value('timezone_string'), gmtOffset: value('gmt_offset'),
   }
 }

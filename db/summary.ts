@@ -12,6 +12,8 @@ export interface SummaryQuery {
   /** Which date gives a booking its day: booking_date, or the day of created_at (filter_by=created_date). */
   dateOf: 'booking_date' | 'created_date'
   byStatus: boolean
+  /** Lower-case statuses whose bookings take time (`blocking`, as availability/ reads it); the column's _ci collation matches `Booked ` too. */
+  blocking: string[]
 }
 
 /**
@@ -32,6 +34,10 @@ export interface SummaryRow {
   all_day_bookings: number
   /** Over bookings with both times: time_to − time_from, plus a day past midnight; 24:00:00 is 86,400. */
   booked_seconds: number
+  /** Of all_day_bookings, those whose status blocks. Absent (rows made by hand): all of them. */
+  blocked_all_day_bookings?: number
+  /** Of booked_seconds, those of bookings whose status blocks. Absent (rows made by hand): all of them. */
+  blocked_seconds?: number
 }
 
 // Each measure is as cheap per booking as it can be, as it runs for every
@@ -40,6 +46,12 @@ export interface SummaryRow {
 // without time_from, which COUNT(time_from) leaves out.
 const BOOKED_SECONDS = sql<number | string | null>`SUM(TIME_TO_SEC(time_to) - TIME_TO_SEC(time_from) + 86400 * (time_to < time_from))`
 const ALL_DAY_BOOKINGS = sql<number | string>`COUNT(*) - COUNT(time_from)`
+// The same over the blocking statuses only: `status IN (...)` as availability/'s query
+// matches it (db/booking-filter.ts), so the two agree on which bookings take time.
+const blocks = (statuses: string[]) => sql`status IN (${sql.join(statuses)})`
+const blockedSeconds = (statuses: string[]) =>
+  sql<number | string | null>`SUM(IF(${blocks(statuses)}, TIME_TO_SEC(time_to) - TIME_TO_SEC(time_from) + 86400 * (time_to < time_from), NULL))`
+const blockedAllDayBookings = (statuses: string[]) => sql<number | string | null>`SUM(time_from IS NULL AND ${blocks(statuses)})`
 
 function selectSummary(db: Db, query: SummaryQuery) {
   const byCreation = query.dateOf === 'created_date'
@@ -54,6 +66,8 @@ function selectSummary(db: Db, query: SummaryQuery) {
       sql<number | string>`COUNT(*)`.as('bookings'),
       ALL_DAY_BOOKINGS.as('all_day_bookings'),
       BOOKED_SECONDS.as('booked_seconds'),
+      blockedAllDayBookings(query.blocking).as('blocked_all_day_bookings'),
+      blockedSeconds(query.blocking).as('blocked_seconds'),
     ])
     .where((eb) => matches(eb, query.filter))
   const day = byCreation ? sql`DATE(created_at)` : sql`booking_date`
@@ -75,7 +89,10 @@ export const statementsForTools = { compileSummaryQuery }
  * until the last made the garbage collector a quarter of a summary's CPU (docs/performance.md).
  */
 export interface SummaryRowSink {
-  add(day: string, serviceId: number, status: string | null, wholeDayDate: string | null, bookings: number, allDayBookings: number, bookedSeconds: number): void
+  add(
+    day: string, serviceId: number, status: string | null, wholeDayDate: string | null, bookings: number, allDayBookings: number, bookedSeconds: number,
+    blockedAllDayBookings: number, blockedSeconds: number,
+  ): void
 }
 
 /** A row as mysql2 makes it, for a result the packet reader leaves to it. */
@@ -87,10 +104,12 @@ export interface ParsedSummaryRow {
   bookings: number | string
   all_day_bookings: number | string | null
   booked_seconds: number | string | null
+  blocked_all_day_bookings?: number | string | null
+  blocked_seconds?: number | string | null
 }
 
 /** The result's cells, in selectSummary's order. */
-const CELLS = 7
+const CELLS = 9
 const CELL_START = new Int32Array(CELLS)
 const CELL_LENGTH = new Int32Array(CELLS)
 
@@ -123,7 +142,7 @@ export function summaryRowPackets(into: SummaryRowSink): RowPacketSink<ParsedSum
       into.add(
         cellText(bytes, 0, 'latin1') ?? '', cellNumber(bytes, 1), cellText(bytes, 2, 'utf8'),
         allDayBookings > 0 ? cellText(bytes, 3, 'latin1') : null,
-        cellNumber(bytes, 4), allDayBookings, cellNumber(bytes, 6),
+        cellNumber(bytes, 4), allDayBookings, cellNumber(bytes, 6), cellNumber(bytes, 7), cellNumber(bytes, 8),
       )
     },
   }
@@ -132,8 +151,11 @@ export function summaryRowPackets(into: SummaryRowSink): RowPacketSink<ParsedSum
 /** A row as an object (mysql2's, or a SummaryRow), into the sink: the values the packet reader gives. */
 export function addParsedSummaryRow(into: SummaryRowSink, row: ParsedSummaryRow): void {
   const allDayBookings = Number(row.all_day_bookings ?? 0)
+  const bookedSeconds = Number(row.booked_seconds ?? 0)
   into.add(row.day ?? '', Number(row.service_id), row.status, allDayBookings > 0 ? row.whole_day_date : null,
-    Number(row.bookings), allDayBookings, Number(row.booked_seconds ?? 0))
+    Number(row.bookings), allDayBookings, bookedSeconds,
+    row.blocked_all_day_bookings === undefined ? allDayBookings : Number(row.blocked_all_day_bookings ?? 0),
+    row.blocked_seconds === undefined ? bookedSeconds : Number(row.blocked_seconds ?? 0))
 }
 
 /** Cell `cell` of the row read last as text; null for SQL NULL. */

@@ -2,7 +2,7 @@
 // unless EXPOSE_CUSTOMER_DATA. token: a bearer token from API_TOKENS. wordpress:
 // the caller's Authorization header is checked by the site itself. Never an open
 // door: when WordPress cannot answer, the answer is 503. In token mode only,
-// a calendar feed may carry its token in the query string (feedToken).
+// a calendar feed or a CSV export may carry its token in the query string (queryToken).
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Request, RequestHandler } from 'express'
 import type { Logger } from 'pino'
@@ -48,29 +48,38 @@ export function sha256(text: string): Buffer {
 }
 
 /**
- * The feeds that take `access_token`, at their whole address under either
- * prefix, as the router matches them (any case, trailing slash). The guard runs
- * at the app's level or under a prefix (routes/index.ts, mountApi): req.baseUrl
- * + req.path is the whole path either way.
+ * The routes that take `access_token`, at their whole address under either
+ * prefix, as the router matches them (any case, trailing slash), by the format
+ * they take it for. The guard runs at the app's level or under a prefix
+ * (routes/index.ts, mountApi): req.baseUrl + req.path is the whole path either way.
  */
-const FEED_PATH = new RegExp(`^(?:${PREFIXES.join('|')})/(?:slots|disabled-time)/?$`, 'i')
+const QUERY_TOKEN_PATHS = {
+  // Calendar apps subscribe to a URL (API.md, "Calendar feeds").
+  ics: new RegExp(`^(?:${PREFIXES.join('|')})/(?:slots|disabled-time)/?$`, 'i'),
+  // Spreadsheets that import a URL (Google Sheets' IMPORTDATA; API.md, "Spreadsheets and BI tools").
+  csv: new RegExp(`^(?:${PREFIXES.join('|')})/(?:slots|summary|availability)/?$`, 'i'),
+} as const
 
 /**
- * AUTH_MODE token: calendar apps cannot send headers, so a feed request
- * (`format=ics` in the query, GET or HEAD of slots/ or disabled-time/) may carry
- * its token as `access_token` (RFC 6750, 2.3; API.md, "Calendar feeds"). On any
- * other request the parameter opens nothing: 401, saying where the token goes.
+ * AUTH_MODE token: calendar apps and spreadsheets that import a URL cannot send
+ * headers, so a feed (`format=ics` of slots/ or disabled-time/) or a CSV export
+ * (`format=csv` of slots/, summary/ or availability/), GET or HEAD, may carry its
+ * token as `access_token` (RFC 6750, 2.3; API.md, "Access"). Only the explicit
+ * `format` parameter opens it, never the Accept header: the URL itself says that
+ * it is an export, so a token copied from it can never read JSON. On any other
+ * request the parameter opens nothing: 401, saying where the token goes.
  * Undefined when there is no `access_token`.
  */
-export function feedToken(req: Request): string | undefined {
+export function queryToken(req: Request): string | undefined {
   const given = queryValues(req.query, 'access_token')
   if (given.length === 0) return undefined
   const format = queryValues(req.query, 'format')
-  const isFeed = (req.method === 'GET' || req.method === 'HEAD') && FEED_PATH.test(req.baseUrl + req.path) &&
-    format.length === 1 && format[0]!.toLowerCase() === 'ics'
-  if (!isFeed) {
+  const asked = format.length === 1 ? format[0]!.toLowerCase() : undefined
+  const path = req.baseUrl + req.path
+  const opens = (req.method === 'GET' || req.method === 'HEAD') && (asked === 'ics' || asked === 'csv') && QUERY_TOKEN_PATHS[asked].test(path)
+  if (!opens) {
     throw new RestError(401, 'rest_not_logged_in',
-      'access_token is accepted only on calendar feeds (format=ics of slots/ or disabled-time/); send the token as Authorization: Bearer instead.')
+      'access_token is accepted only on calendar feeds (format=ics of slots/ or disabled-time/) and CSV exports (format=csv of slots/, summary/ or availability/); send the token as Authorization: Bearer instead.')
   }
   if (given.length > 1) throw new RestError(401, 'rest_not_logged_in', 'access_token must be given only once.')
   return given[0]
@@ -103,9 +112,9 @@ export function createAccess(config: Config, log: Logger, options: AccessOptions
     const guard: RequestHandler = (req, res, next) => {
       if (req.method === 'OPTIONS') return next()
       res.setHeader('WWW-Authenticate', 'Bearer realm="booking-calendar-api"')
-      // feedToken first: access_token anywhere but on a feed is refused even beside a
-      // good Authorization header, so a paged answer cannot copy it into its Link header.
-      const fromQuery = feedToken(req)
+      // queryToken first: access_token anywhere but on a feed or a CSV export is refused even
+      // beside a good Authorization header, so a paged JSON answer cannot copy it into its Link header.
+      const fromQuery = queryToken(req)
       const token = bearerToken(req.get('authorization')) ?? fromQuery
       if (token === undefined) throw notLoggedIn()
       if (!tokenIsOneOf(token, digests)) throw new RestError(401, 'rest_not_logged_in', 'The bearer token is not valid.')

@@ -20,6 +20,8 @@ import { addVary } from './http/negotiate.ts'
 import { SECURITY_HEADERS } from './http/security-headers.ts'
 import { asksForEnvelope, envelopeAnswer } from './http/envelope.ts'
 import { decodedPairName } from './http/params.ts'
+import { apiRootLink, ROOT_INDEX_PATHS } from './http/api-root-link.ts'
+import { rootIndexHandler } from './routes/root-index.ts'
 
 export interface AppOptions {
   db: Db
@@ -44,11 +46,13 @@ const restRouteForm: RequestHandler = (req, _res, next) => {
   if (given === undefined) return next()
   // Given twice, the last one, as PHP's $_GET keeps it.
   const route = Array.isArray(given) ? given.at(-1) : given
+  // `rest_route=/` is the REST API's root index (routes/root-index.ts), served at /wp-json/.
+  const isRootIndex = route === '/'
   // A `?` in the route (`rest_route=/booking-calendar/v1/slots?per_page=1`, or `%3F`) matches no route of WordPress's either.
-  if (typeof route !== 'string' || !route.toLowerCase().startsWith(`/${NAMESPACE}`) || /[?#]/.test(route)) throw noRoute()
+  if (!isRootIndex && (typeof route !== 'string' || !route.toLowerCase().startsWith(`/${NAMESPACE}`) || /[?#]/.test(route))) throw noRoute()
   const rest = (req.url.split('?')[1] ?? '').split('&')
     .filter((pair) => pair !== '' && decodedPairName(pair) !== 'rest_route')
-  req.url = route + (rest.length > 0 ? `?${rest.join('&')}` : '')
+  req.url = (isRootIndex ? '/wp-json/' : route) + (rest.length > 0 ? `?${rest.join('&')}` : '')
   next()
 }
 
@@ -210,6 +214,21 @@ export function createApp(options: AppOptions): Express {
 
   app.use(cors(config.corsOrigins))
   app.use(restRouteForm)
+  app.use(apiRootLink)
+  // Open in every access mode, as WordPress's root index is (routes/root-index.ts).
+  const rootIndex = rootIndexHandler(deps)
+  for (const path of ROOT_INDEX_PATHS) {
+    app.route(path)
+      .all((_req, res, next) => {
+        res.locals.route = 'root-index'
+        next()
+      })
+      .get(rootIndex)
+      .options((_req, res) => { res.setHeader('Allow', ALLOW).status(204).end() })
+      .all(() => {
+        throw methodNotAllowed(ALLOW)
+      })
+  }
   // API.md lists openapi.json under each prefix too, guarded like the rest: behind
   // the README's proxy snippets only the prefixes reach this service.
   for (const prefix of PREFIXES) {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { ROUTES, NAMESPACE } from './routes/index.ts'
 import {
-  availabilityAnswerSchema, disabledTimeAnswerSchema, namespaceIndexSchema, restErrorSchema, slotsAnswerSchema, summaryAnswerSchema,
+  availabilityAnswerSchema, disabledTimeAnswerSchema, namespaceIndexSchema, restErrorSchema, rootIndexSchema, slotsAnswerSchema, summaryAnswerSchema,
 } from './http/response-schemas.ts'
 
 type JsonSchema = Record<string, unknown>
@@ -45,7 +45,14 @@ function anyCase(words: readonly string[]): string {
 function asSent(meta: JsonSchema): JsonSchema {
   const { caseInsensitive, ...rest } = meta
   if (rest.type === 'boolean') {
-    return { ...rest, type: 'string', pattern: `^(?:|0|1|${anyCase(['true', 'false'])})$`, default: String(rest.default) }
+    // A boolean for a generated client (openapi-typescript makes `flat?: boolean | string`, and
+    // openapi-fetch writes `flat=true`), or the words as a query string holds them, for validators
+    // such as Prism's that read every query value as a string. anyOf, not oneOf: `true` is both.
+    const { type: _boolean, description, default: fallback, ...others } = rest
+    return {
+      ...others, description, default: fallback,
+      anyOf: [{ type: 'boolean' }, { type: 'string', pattern: `^(?:|0|1|${anyCase(['true', 'false'])})$` }],
+    }
   }
   const items = rest.items as { enum?: string[] } | undefined
   if (rest.type === 'array' && items?.enum) {
@@ -109,7 +116,7 @@ const ICALENDAR = {
   schema: { type: 'string', description: 'iCalendar (RFC 5545), UTF-8: one VCALENDAR, one VEVENT per booking or period; lines folded at 75 octets, CRLF.' },
 }
 
-/** The document's security, plus access_token for the feeds. */
+/** The document's security, plus access_token for the feeds (format=ics) and CSV exports (format=csv). */
 const FEED_SECURITY = [{}, { applicationPassword: [] }, { apiToken: [] }, { feedToken: [] }]
 
 const ERRORS = {
@@ -223,7 +230,7 @@ function withHeadAndOptions(get: Operation) {
 
 export function buildOpenApiDocument(): Record<string, unknown> {
   // Referenced so that their ids are registered before the components are read.
-  void [slotsAnswerSchema, disabledTimeAnswerSchema, restErrorSchema, namespaceIndexSchema, summaryAnswerSchema, availabilityAnswerSchema]
+  void [slotsAnswerSchema, disabledTimeAnswerSchema, restErrorSchema, namespaceIndexSchema, summaryAnswerSchema, availabilityAnswerSchema, rootIndexSchema]
   const version = packageVersion()
   const requestId = header('The request\'s id: the X-Request-Id sent, or a new one. It is in the log line of the request.', 'string')
   const route = (path: string) => ROUTES.find((r) => r.path === path)!
@@ -286,6 +293,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     description: 'Counts and sums in the database; every combination of the range\'s periods and the services is listed, with zeros where nothing matched. With format=csv or Accept: text/csv, one row per group.',
     operationId: 'getSummary',
     tags: [TAG.reports],
+    security: FEED_SECURITY,
     parameters: parameters(route('/summary').params),
     responses: {
       200: {
@@ -306,6 +314,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       'Without duration, the free windows; with duration (and step), the bookable start times on the site\'s wall clock. Long answers stream. With format=csv or Accept: text/csv, one line per item.',
     operationId: 'getAvailability',
     tags: [TAG.reports],
+    security: FEED_SECURITY,
     parameters: parameters(route('/availability').params),
     responses: {
       200: {
@@ -328,6 +337,18 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     responses: {
       200: { description: 'The routes of the namespace.', content: { 'application/json': { schema: REF('NamespaceIndex') } } },
       401: ERRORS[401], 403: ERRORS[403], 503: ERRORS[503],
+    },
+  }
+
+  const rootIndex = {
+    summary: 'The REST API\'s root index, as WordPress gives it at /wp-json/ (also /?rest_route=/ and the service\'s /)',
+    description: 'Open in every access mode, as WordPress\'s is: a client that discovers a site (node-wpapi\'s WPAPI.discover) reads the Link rel="https://api.w.org/" that every answer carries, then this index.',
+    operationId: 'getRootIndex',
+    tags: [TAG.about],
+    security: [{}],
+    responses: {
+      200: { description: 'The site, this namespace and its routes.', content: { 'application/json': { schema: REF('RootIndex') } } },
+      503: ERRORS[503],
     },
   }
 
@@ -387,13 +408,18 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       '/availability/': { $ref: '#/paths/~1availability' },
       '/openapi.json/': { $ref: '#/paths/~1openapi.json' },
       '/docs/': { $ref: '#/paths/~1docs' },
+      // Outside the namespace: at the site's address, not under the servers' prefixes.
+      '/wp-json/': { servers: [{ url: '{site}', description: 'The site\'s address, or the service\'s own.', variables: { site } }], ...withHeadAndOptions(rootIndex) },
     },
     components: {
       schemas: componentSchemas(),
       securitySchemes: {
         applicationPassword: { type: 'http', scheme: 'basic', description: 'AUTH_MODE=wordpress: a WordPress user name and application password, checked by the site.' },
         apiToken: { type: 'http', scheme: 'bearer', description: 'AUTH_MODE=token: one of API_TOKENS.' },
-        feedToken: { type: 'apiKey', in: 'query', name: 'access_token', description: 'AUTH_MODE=token, format=ics only: one of API_TOKENS in the query string, for calendar apps (RFC 6750, 2.3).' },
+        feedToken: {
+          type: 'apiKey', in: 'query', name: 'access_token',
+          description: 'AUTH_MODE=token, with format=ics (slots, disabled-time) or format=csv (slots, summary, availability) in the query only: one of API_TOKENS in the query string, for calendar apps and spreadsheets that import a URL (RFC 6750, 2.3).',
+        },
       },
     },
   }

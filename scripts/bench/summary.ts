@@ -102,7 +102,7 @@ function summaryStatements(readerDb: NonNullable<SummaryBenchContext['readerDb']
   const query = new URLSearchParams(SUMMARY_PATH.slice(SUMMARY_PATH.indexOf('?') + 1))
   const filter = bookingFilter({ status: undefined, start: query.get('start')!, end: query.get('end')!, filter_by: 'booking_date' }, undefined)
   const compiled = [
-    ...splitByBookingDate({ filter, dateOf: 'booking_date', byStatus: false }).map((part) => compileSummaryQuery(db, part)),
+    ...splitByBookingDate({ filter, dateOf: 'booking_date', byStatus: false, blocking: ['pending', 'booked', 'completed'] }).map((part) => compileSummaryQuery(db, part)),
     compileRulesQuery(db, undefined),
     compileAllServicesQuery(db),
   ]

@@ -19,6 +19,8 @@ export interface SummaryQuery {
   end?: string | undefined
   filter_by: 'booking_date' | 'created_date'
   group_by: GroupBy
+  /** The statuses whose bookings take time; undefined: availability/'s default. */
+  blocking?: string[] | undefined
 }
 
 /**

@@ -30,6 +30,9 @@ export class SummaryRows implements SummaryRowSink {
   bookings: Float64Array
   allDayBookings: Float64Array
   bookedSeconds: Float64Array
+  /** Of allDayBookings and bookedSeconds, those of bookings whose status blocks (`blocking`). */
+  blockedAllDayBookings: Float64Array
+  blockedSeconds: Float64Array
   /** Each status met, as stored (null when the rows are not grouped by status), in the order met. */
   readonly statuses: Array<string | null> = []
   readonly #statusIndexes = new Map<string | null, number>()
@@ -47,6 +50,8 @@ export class SummaryRows implements SummaryRowSink {
     this.bookings = from?.bookings ?? new Float64Array(FIRST_ROOM)
     this.allDayBookings = from?.allDayBookings ?? new Float64Array(FIRST_ROOM)
     this.bookedSeconds = from?.bookedSeconds ?? new Float64Array(FIRST_ROOM)
+    this.blockedAllDayBookings = from?.blockedAllDayBookings ?? new Float64Array(FIRST_ROOM)
+    this.blockedSeconds = from?.blockedSeconds ?? new Float64Array(FIRST_ROOM)
   }
 
   /**
@@ -67,7 +72,10 @@ export class SummaryRows implements SummaryRowSink {
     return columns
   }
 
-  add(day: string, serviceId: number, status: string | null, wholeDayDate: string | null, bookings: number, allDayBookings: number, bookedSeconds: number): void {
+  add(
+    day: string, serviceId: number, status: string | null, wholeDayDate: string | null, bookings: number, allDayBookings: number, bookedSeconds: number,
+    blockedAllDayBookings: number, blockedSeconds: number,
+  ): void {
     if (this.length === this.dayMs.length) this.#grow()
     const row = this.length++
     // Stryker disable next-line ConditionalExpression: dayToMs gives the same again; this only skips reading the text
@@ -87,6 +95,8 @@ export class SummaryRows implements SummaryRowSink {
     this.bookings[row] = bookings
     this.allDayBookings[row] = allDayBookings
     this.bookedSeconds[row] = bookedSeconds
+    this.blockedAllDayBookings[row] = blockedAllDayBookings
+    this.blockedSeconds[row] = blockedSeconds
   }
 
   /** The services the rows name, each once. */
@@ -109,5 +119,7 @@ export class SummaryRows implements SummaryRowSink {
     this.bookings = doubled(this.bookings)
     this.allDayBookings = doubled(this.allDayBookings)
     this.bookedSeconds = doubled(this.bookedSeconds)
+    this.blockedAllDayBookings = doubled(this.blockedAllDayBookings)
+    this.blockedSeconds = doubled(this.blockedSeconds)
   }
 }

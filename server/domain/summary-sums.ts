@@ -11,6 +11,8 @@ export interface SummaryMeasures {
   bookings: number
   all_day_bookings: number
   booked_minutes: number
+  /** Of booked_minutes, those of bookings whose status takes time (`blocking`, as availability/'s). */
+  blocked_minutes: number
   open_minutes: number | null
   occupancy: number | null
 }
@@ -92,6 +94,7 @@ export function summarize(input: SummaryInput): { groups: SummaryGroup[]; totals
         group.bookings = 0
         group.all_day_bookings = 0
         group.booked_minutes = 0
+        group.blocked_minutes = 0
         group.open_minutes = withOpenMinutes
           ? roundMinutes((service ? [service] : services).reduce((sum, s) => sum + open.sum(s.id, period.first + offset, period.last + offset), 0))
           : null
@@ -101,6 +104,7 @@ export function summarize(input: SummaryInput): { groups: SummaryGroup[]; totals
     }
   }
   const bookedSeconds = new Float64Array(groups.length)
+  const blockedSeconds = new Float64Array(groups.length)
   const serviceIndexes = new Map(services.map((service, index) => [service.id, index]))
   const statusIndexes = new Map(statuses.map((status, index) => [status, index]))
   // Each stored status of the rows: the index of its group's status.
@@ -121,32 +125,40 @@ export function summarize(input: SummaryInput): { groups: SummaryGroup[]; totals
       throw new Error(`a summary row fell outside every group: ${day} ${serviceId} ${rows.statuses[rows.status[row]!] ?? ''}`)
     }
     const allDayBookings = rows.allDayBookings[row]!
+    const blockedAllDay = rows.blockedAllDayBookings[row]!
     group.bookings += rows.bookings[row]!
     group.all_day_bookings += allDayBookings
     bookedSeconds[index] = bookedSeconds[index]! + rows.bookedSeconds[row]!
+    blockedSeconds[index] = blockedSeconds[index]! + rows.blockedSeconds[row]!
     // A whole-day booking counts the open minutes of its day for its service.
     if (allDayBookings > 0) {
-      bookedSeconds[index] = bookedSeconds[index] + allDayBookings * open.onDay(serviceId, rows.wholeDayMs[row]!) * 60
+      const dayOpenSeconds = open.onDay(serviceId, rows.wholeDayMs[row]!) * 60
+      bookedSeconds[index] = bookedSeconds[index] + allDayBookings * dayOpenSeconds
+      blockedSeconds[index] = blockedSeconds[index] + blockedAllDay * dayOpenSeconds
     }
   }
 
   const totalsOpen = withOpenMinutes
     ? roundMinutes(services.reduce((sum, s) => sum + open.sum(s.id, offset, offset + daysInclusive(range.start, range.end) - 1), 0))
     : null
-  const totals = { bookings: 0, all_day_bookings: 0, booked_seconds: 0 }
+  const totals = { bookings: 0, all_day_bookings: 0, booked_seconds: 0, blocked_seconds: 0 }
   groups.forEach((group, index) => {
     totals.bookings += group.bookings
     totals.all_day_bookings += group.all_day_bookings
     totals.booked_seconds += bookedSeconds[index]!
+    totals.blocked_seconds += blockedSeconds[index]!
     group.booked_minutes = roundMinutes(bookedSeconds[index]! / 60)
-    group.occupancy = occupancyOf(group.booked_minutes, group.open_minutes)
+    group.blocked_minutes = roundMinutes(blockedSeconds[index]! / 60)
+    // A manager asking how full March was counts only time that was taken (API.md, "GET summary/").
+    group.occupancy = occupancyOf(group.blocked_minutes, group.open_minutes)
   })
   const totalBooked = roundMinutes(totals.booked_seconds / 60)
+  const totalBlocked = roundMinutes(totals.blocked_seconds / 60)
   return {
     groups,
     totals: {
-      bookings: totals.bookings, all_day_bookings: totals.all_day_bookings, booked_minutes: totalBooked,
-      open_minutes: totalsOpen, occupancy: occupancyOf(totalBooked, totalsOpen),
+      bookings: totals.bookings, all_day_bookings: totals.all_day_bookings, booked_minutes: totalBooked, blocked_minutes: totalBlocked,
+      open_minutes: totalsOpen, occupancy: occupancyOf(totalBlocked, totalsOpen),
     },
   }
 }

@@ -20,6 +20,7 @@ import { resolveSummaryRange } from './summary-periods.ts'
 import { openMinutesFor } from './open-minutes.ts'
 import { summarize, type SummaryGroup, type SummaryMeasures } from './summary-sums.ts'
 import { splitByBookingDate } from './summary-split.ts'
+import { DEFAULT_BLOCKING } from './availability.ts'
 
 export interface SummaryAnswer {
   groups: SummaryGroup[]
@@ -29,6 +30,8 @@ export interface SummaryAnswer {
   timezone: string
   group_by: GroupName[]
   filter_by: 'booking_date' | 'created_date'
+  /** The statuses whose bookings count in blocked_minutes and occupancy. */
+  blocking: string[]
 }
 /** The queries answerSummary makes: db/, or rows in memory in unit tests. */
 export interface SummaryQueries extends ServiceLookups {
@@ -63,8 +66,10 @@ export async function answerSummary(
   const filter = bookingFilter({ status: params.status, start: range.start, end: range.end, filter_by: params.filter_by }, service?.ID)
   // Both halves fold into the same columns as their rows arrive.
   const rows = new SummaryRows()
+  // The same default as availability/'s, so the two agree on which bookings take time.
+  const blocking = params.blocking ?? DEFAULT_BLOCKING
   const [, ruleRows, posts] = await Promise.all([
-    Promise.all(splitByBookingDate({ filter, dateOf: params.filter_by, byStatus: groupBy.status })
+    Promise.all(splitByBookingDate({ filter, dateOf: params.filter_by, byStatus: groupBy.status, blocking })
       .map((part) => queries.findSummaryRows(db, pool, part, rows))),
     queries.findRules(db, service?.ID),
     // With a service, its row is the only one the answer names (as in domain/disabled-time.ts).
@@ -85,6 +90,6 @@ export async function answerSummary(
   rows.release()
   return {
     groups, totals, start: range.start, end: range.end, timezone: zoneLabel(options.zone),
-    group_by: groupByNames(groupBy), filter_by: params.filter_by,
+    group_by: groupByNames(groupBy), filter_by: params.filter_by, blocking,
   }
 }

@@ -9,6 +9,7 @@
 // export stays streamed, and an answer cut mid-stream lacks the closing
 // `,"status":…}` as it lacks its last chunk: it can never look complete.
 import type { ServerResponse } from 'node:http'
+import { splitRootLink } from './api-root-link.ts'
 
 /** The headers WordPress's envelope carries: the answer's own, not the server's (Content-Type, Vary, …). */
 const ENVELOPED_HEADERS = ['X-WP-Total', 'X-WP-TotalPages', 'Link', 'Allow', 'Retry-After'] as const
@@ -50,10 +51,14 @@ export function envelopeAnswer(res: ServerResponse): void {
     for (const name of ENVELOPED_HEADERS) {
       const value = this.getHeader(name)
       if (value === undefined) continue
-      const text = Array.isArray(value) ? value.join(', ') : String(value)
+      const all = Array.isArray(value) ? value.join(', ') : String(value)
+      // The api.w.org link is the server's, sent by WP_REST_Server::serve_request itself: it stays a header.
+      const [rootLink, text] = name === 'Link' ? splitRootLink(all) : [undefined, all]
+      if (rootLink === undefined) this.removeHeader(name)
+      else this.setHeader(name, rootLink)
+      if (text === undefined) continue
       // WordPress's controllers set the totals as integers, so its envelope holds numbers.
       headers[name] = COUNT_HEADERS.has(name) && /^\d+$/.test(text) ? Number(text) : text
-      this.removeHeader(name)
     }
     tail = `,"status":${statusCode},"headers":${JSON.stringify(headers)}}`
     const length = this.getHeader('content-length')

@@ -18,7 +18,7 @@ function urlOfPage(req: Request, page: number): string {
   const [path, query = ''] = req.originalUrl.split('?', 2) as [string, string?]
   const pairs = query.split('&').filter((pair) => pair !== '')
   const at = pairs.findIndex(isPagePair)
-  const kept = pairs.filter((pair) => !isPagePair(pair)).map(safeInLink)
+  const kept = pairs.filter((pair) => !isPagePair(pair) && !isAccessTokenPair(pair)).map(safeInLink)
   kept.splice(at < 0 ? kept.length : at, 0, `page=${page}`)
   return `${publicBaseUrl(req)}${safeInLink(path)}?${kept.join('&')}`
 }
@@ -30,6 +30,15 @@ function urlOfPage(req: Request, page: number): string {
  */
 function isPagePair(pair: string): boolean {
   return parameterName(decodedPairName(pair)) === 'page'
+}
+
+/**
+ * Whether a pair is `access_token` (a CSV export's token in token mode,
+ * server/access.ts): the service never writes a credential into an answer, so a
+ * link leaves it out, and a client that pages so adds its token again.
+ */
+function isAccessTokenPair(pair: string): boolean {
+  return parameterName(decodedPairName(pair)) === 'access_token'
 }
 
 /**

@@ -202,6 +202,16 @@ export function booleanParam(name: string, description: string) {
   }).meta({ type: 'boolean', default: false, description } satisfies ParamMeta)
 }
 
+/**
+ * `bom` of the CSV exports (API.md, "Spreadsheets and BI tools"): a byte-order
+ * mark before the header row, for Excel, which reads a downloaded CSV without
+ * one in the local code page. On JSON it is ignored, as WordPress ignores a
+ * parameter that does not apply, but still checked, as `flat` is on CSV.
+ */
+export function bomParam() {
+  return booleanParam('bom', 'CSV only: start the file with a UTF-8 byte-order mark (EF BB BF), so that Excel reads a downloaded file as UTF-8. Ignored for JSON.')
+}
+
 /** A service ID or slug; resolved against the database by the route. */
 export function serviceParam(description: string) {
   return values.transform((list, ctx) => {

@@ -80,8 +80,9 @@ const summaryMeasures = {
   bookings: z.number().int().min(0).meta({ description: 'The bookings slots/ gives for the same filter, cut to the group.' }),
   all_day_bookings: z.number().int().min(0).meta({ description: 'Of those, the whole-day ones.' }),
   booked_minutes: z.number().min(0).meta({ description: 'Wall-clock minutes booked, counted on the booking_date; a whole-day booking counts its day\'s open minutes.' }),
+  blocked_minutes: z.number().min(0).meta({ description: 'Of booked_minutes, those of bookings whose status takes time (blocking; default pending, booked, completed, as availability/\'s).' }),
   open_minutes: z.number().min(0).nullable().meta({ description: 'Minutes not covered by disabled periods, over the group\'s services and days; null with filter_by=created_date or status in group_by.' }),
-  occupancy: z.number().min(0).nullable().meta({ description: 'booked_minutes / open_minutes to 4 decimals; null when open_minutes is 0 or null; above 1 where bookings overlap.' }),
+  occupancy: z.number().min(0).nullable().meta({ description: 'blocked_minutes / open_minutes to 4 decimals; null when open_minutes is 0 or null; above 1 where bookings overlap.' }),
 }
 
 export const summaryGroupSchema = z.object({
@@ -103,6 +104,7 @@ export const summaryAnswerSchema = z.object({
   timezone: z.string().meta({ description: 'The IANA name, +05:45 for a fixed offset, or UTC.' }),
   group_by: z.array(z.enum(['day', 'week', 'month', 'year', 'service', 'status'])).meta({ description: 'The period first, then service, then status.' }),
   filter_by: z.enum(['booking_date', 'created_date']),
+  blocking: z.array(z.string()).meta({ description: 'The statuses whose bookings count in blocked_minutes and occupancy.' }),
 }).strict().meta({ id: 'SummaryAnswer' })
 
 export const freeItemSchema = z.object({
@@ -157,6 +159,23 @@ export const namespaceIndexSchema = z.object({
     endpoints: z.array(z.object({ methods: z.array(z.string()), args: z.record(z.string(), z.object({}).passthrough()) })),
   })),
 }).strict().meta({ id: 'NamespaceIndex', description: 'What WordPress answers for GET /wp-json/{namespace}.' })
+
+export const rootIndexSchema = z.object({
+  name: z.string().meta({ description: 'The site\'s title (blogname).' }),
+  description: z.string().meta({ description: 'The site\'s tagline (blogdescription).' }),
+  url: z.string().meta({ description: 'The site\'s siteurl option; the service\'s public address when the site has none.' }),
+  home: z.string().meta({ description: 'The site\'s home option; the service\'s public address when the site has none.' }),
+  gmt_offset: z.number(),
+  timezone_string: z.string(),
+  namespaces: z.array(z.literal('booking-calendar/v1')),
+  authentication: z.record(z.string(), z.unknown()).meta({ description: 'AUTH_MODE wordpress: where application passwords are authorised, as WordPress says it.' }),
+  routes: z.record(z.string(), z.object({
+    namespace: z.string(),
+    methods: z.array(z.string()),
+    endpoints: z.array(z.object({ methods: z.array(z.string()), args: z.record(z.string(), z.object({}).passthrough()) })),
+    _links: z.object({}).passthrough().optional(),
+  })),
+}).strict().meta({ id: 'RootIndex', description: 'What WordPress answers for GET /wp-json/: the site, its namespaces (this one) and their routes.' })
 
 // The code's types and the documented shapes are the same, or this does not compile.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false

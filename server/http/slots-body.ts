@@ -5,6 +5,7 @@ import type { AnswerSink, SlotsAnswer } from '../domain/slots.ts'
 import { BookingList } from './booking-list.ts'
 import { CSV_COLUMNS, csvColumns, csvLine, csvRow } from './booking-text.ts'
 import { Utf8Chunks } from './stream-body.ts'
+import { BYTE_ORDER_MARK } from './text-chunks.ts'
 
 /**
  * The body of one answer, made before it: an answer read at once (a narrow
@@ -18,9 +19,10 @@ export class SlotsBody {
   /**
    * JSON: `{"booked_slots": {...} | [...], "total": N}`. Grouped records arrive
    * ordered by service ID, so each group is written as it is reached; keys are
-   * the IDs as strings, in ascending numeric order. CSV: always the flat list.
+   * the IDs as strings, in ascending numeric order. CSV: always the flat list,
+   * after a byte-order mark with `bom` (API.md, "Spreadsheets and BI tools").
    */
-  constructor(format: 'json' | 'csv', fields: readonly string[] | undefined, grouped: boolean, mapping: BookingMapping) {
+  constructor(format: 'json' | 'csv', fields: readonly string[] | undefined, grouped: boolean, mapping: BookingMapping, bom = false) {
     this.#format = format
     if (format === 'json') {
       this.#list = new BookingList(this.#chunks, {
@@ -30,7 +32,7 @@ export class SlotsBody {
     } else {
       const columns = csvColumns(fields)
       this.#list = new BookingList(this.#chunks, {
-        format, head: csvLine(columns.map((column) => column.name)), grouped: false, mapping,
+        format, head: (bom ? BYTE_ORDER_MARK : '') + csvLine(columns.map((column) => column.name)), grouped: false, mapping,
         recordText: columns === CSV_COLUMNS ? undefined : (record: BookingRecord) => csvRow(columns, record),
       })
     }

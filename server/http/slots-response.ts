@@ -6,6 +6,7 @@ import type { SlotsAnswer } from '../domain/slots.ts'
 import type { SlotsBody } from './slots-body.ts'
 import { sendWhole, startIterating, streamBody } from './stream-body.ts'
 import { pagingLinks } from './paging.ts'
+import { addLink } from './api-root-link.ts'
 import { addVary } from './negotiate.ts'
 import { addRowsSent } from './response-locals.ts'
 import { cutWholeAnswerWhenClientStopsReading } from './cut-answer.ts'
@@ -33,7 +34,7 @@ export async function sendSlotsAnswer(req: Request, res: Response, answer: Slots
   if (answer.paging) {
     res.setHeader('X-WP-TotalPages', String(answer.paging.totalPages))
     const link = pagingLinks(req, answer.paging.page, answer.paging.totalPages)
-    if (link) res.setHeader('Link', link)
+    if (link) addLink(res, link)
   }
   addVary(res, 'Accept')
   if (csv) {

@@ -13,6 +13,9 @@
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { Utf8Chunks } from './stream-body.ts'
 
+/** U+FEFF, written as EF BB BF in UTF-8: what `bom=1` puts before a CSV's header row (API.md, "Spreadsheets and BI tools"). */
+export const BYTE_ORDER_MARK = '\uFEFF'
+
 /**
  * `object` as JSON.stringify writes it, the list at `listKey` written item by
  * item, each as `mapItem` makes it. The other members are written as they are

@@ -2,7 +2,7 @@
 // parameter schema and a thin handler. The answer is written as it is made.
 import type { RequestHandler } from 'express'
 import { z } from 'zod'
-import { dateParam, enumListParam, enumParam, integerParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, whenValid } from '../http/params.ts'
+import { bomParam, dateParam, enumListParam, enumParam, integerParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, whenValid } from '../http/params.ts'
 import { addVary, negotiateFormat } from '../http/negotiate.ts'
 import { admitRequest } from '../http/admission.ts'
 import { answerAvailability, DEFAULT_BLOCKING, type FreeItem } from '../domain/availability.ts'
@@ -10,7 +10,7 @@ import { pickFields } from '../domain/pick-fields.ts'
 import { csvCell } from '../http/booking-text.ts'
 import { invalidParams } from '../errors.ts'
 import { addRowsSent } from '../http/response-locals.ts'
-import { jsonListChunks, lineChunks } from '../http/text-chunks.ts'
+import { BYTE_ORDER_MARK, jsonListChunks, lineChunks } from '../http/text-chunks.ts'
 import { streamBody } from '../http/stream-body.ts'
 import { BOOKING_STATUSES } from './slots.ts'
 import type { Deps } from '../deps.ts'
@@ -28,6 +28,7 @@ export const availabilityParams = z.object({
   limit: integerParam('limit', 1, 10000, 'At most this many items per service, the earliest; limit=1 with duration is each service\'s next bookable time.'),
   _fields: nameListParam('Keep only these fields of each item, comma-separated.'),
   format: enumParam('format', ['json', 'csv'] as const, 'json', 'json, or csv for a spreadsheet (Accept: text/csv too).', true),
+  bom: bomParam(),
 }).superRefine(startNotAfterEnd, whenValid('start', 'end')).superRefine((params, ctx) => {
   if (params.step !== undefined && params.duration === undefined) {
     ctx.addIssue({ code: 'custom', path: ['step'], message: 'step needs duration: give duration (1 to 1440 minutes) to list start times every step minutes.' })
@@ -50,7 +51,7 @@ export const availabilityHandler = (deps: Deps): RequestHandler => async (req, r
     problems: deps.ruleProblems, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res),
   })
   // The items are made from what was read for this request, and the tag names it all (docs/conditional-requests.md).
-  const tag = weakTag(['availability', csv ? 'csv' : 'json', columns, params._fields ?? null, ...answer.tagParts])
+  const tag = weakTag(['availability', csv ? 'csv' : 'json', columns, params._fields ?? null, csv && params.bom, ...answer.tagParts])
   if (sendNotModifiedIfHeld(req, res, tag)) return
   setTagHeaders(res, tag)
   addVary(res, 'Accept')
@@ -59,7 +60,7 @@ export const availabilityHandler = (deps: Deps): RequestHandler => async (req, r
     res.setHeader('Content-Type', 'text/csv; charset=utf-8')
     res.setHeader('Content-Disposition', 'attachment; filename="availability.csv"')
     if (req.method === 'HEAD') return void res.end()
-    const lines = csvLines(columns, counted)
+    const lines = csvLines(columns, counted, params.bom)
     return streamBody(res, lineChunks(lines), deps.config.sendTimeoutMs)
   }
   res.setHeader('Content-Type', 'application/json; charset=utf-8')
@@ -77,7 +78,7 @@ function* countItems(items: Iterable<FreeItem>, onItem: () => void): Generator<F
 }
 
 /** One header line, then a line per item; CRLF line ends, cells quoted as slots/' CSV quotes them. */
-function* csvLines(columns: readonly string[], items: Iterable<FreeItem>): Generator<string> {
-  yield `${columns.join(',')}\r\n`
+function* csvLines(columns: readonly string[], items: Iterable<FreeItem>, bom: boolean): Generator<string> {
+  yield `${bom ? BYTE_ORDER_MARK : ''}${columns.join(',')}\r\n`
   for (const item of items) yield `${columns.map((column) => csvCell(item[column as keyof FreeItem])).join(',')}\r\n`
 }

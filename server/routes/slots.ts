@@ -2,7 +2,7 @@
 import type { RequestHandler } from 'express'
 import { z } from 'zod'
 import {
-  booleanParam, dateParam, enumListParam, enumParam, integerParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, whenValid,
+  bomParam, booleanParam, dateParam, enumListParam, enumParam, integerParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, whenValid,
 } from '../http/params.ts'
 import { answerSlots, bookingMapping } from '../domain/slots.ts'
 import { SlotsBody } from '../http/slots-body.ts'
@@ -26,6 +26,7 @@ export const slotsParams = z.object({
   filter_by: enumParam('filter_by', ['booking_date', 'created_date'] as const, 'booking_date',
     'Which date start and end apply to: the booked day or the day the booking was made.'),
   flat: booleanParam('flat', 'A plain list of bookings instead of groups by service ID.'),
+  bom: bomParam(),
   page: integerParam('page', 1, Number.MAX_SAFE_INTEGER, 'The page to show; needs per_page.'),
   per_page: integerParam('per_page', 1, 1000, 'Bookings per page. Omitted: every matching booking at once.'),
   _fields: nameListParam('Keep only these fields of each booking, comma-separated.'),
@@ -56,10 +57,10 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   const grouped = !params.flat && !csv
   const exposeCustomer = deps.exposeCustomer(req)
   // Everything besides the bookings that shapes the body (API.md, "Conditional requests").
-  const context = ['slots', csv ? 'csv' : 'json', grouped, params._fields ?? null, exposeCustomer, zone]
+  const context = ['slots', csv ? 'csv' : 'json', grouped, params._fields ?? null, exposeCustomer, zone, csv && params.bom]
   if (await answeredNotModified(deps, req, res, params, exposeCustomer, context)) return
   const mapping = bookingMapping(zone, exposeCustomer)
-  const slotsBody = new SlotsBody(csv ? 'csv' : 'json', params._fields, grouped, mapping)
+  const slotsBody = new SlotsBody(csv ? 'csv' : 'json', params._fields, grouped, mapping, csv && params.bom)
   const options = {
     mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res), sink: slotsBody.sink, tagged: true, maxTaggedRows: deps.config.etagMaxRows,
   }

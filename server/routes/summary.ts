@@ -1,13 +1,14 @@
 // GET summary/ (API.md, "GET summary/"): its parameter schema and a thin handler.
 import type { RequestHandler } from 'express'
 import { z } from 'zod'
-import { dateParam, enumListParam, enumParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, type ParamMeta } from '../http/params.ts'
+import { bomParam, dateParam, enumListParam, enumParam, nameListParam, parseParams, serviceParam, startNotAfterEnd, type ParamMeta } from '../http/params.ts'
 import { negotiateFormat, addVary } from '../http/negotiate.ts'
 import { summaryColumns, summaryCsvLines } from '../http/summary-body.ts'
 import { jsonListChunks, lineChunks } from '../http/text-chunks.ts'
 import { streamBody } from '../http/stream-body.ts'
 import { answerSummary } from '../domain/summary.ts'
 import { GROUP_NAMES, groupByNames, parseGroupBy } from '../domain/summary-params.ts'
+import { DEFAULT_BLOCKING } from '../domain/availability.ts'
 import type { SummaryGroup } from '../domain/summary-sums.ts'
 import { pickFields } from '../domain/pick-fields.ts'
 import { addRowsSent } from '../http/response-locals.ts'
@@ -39,8 +40,11 @@ export const summaryParams = z.object({
   filter_by: enumParam('filter_by', ['booking_date', 'created_date'] as const, 'booking_date',
     'Which date start, end and the periods apply to: the booked day or the day the booking was made.'),
   group_by: groupByParam,
+  blocking: enumListParam('blocking', BOOKING_STATUSES,
+    `The statuses whose bookings take time, counted in blocked_minutes and occupancy, comma-separated (default: ${DEFAULT_BLOCKING.join(',')}, as availability/'s).`),
   _fields: nameListParam('Keep only these fields of each group and of the totals, comma-separated.'),
   format: enumParam('format', ['json', 'csv'] as const, 'json', 'json, or csv for a spreadsheet (Accept: text/csv too).', true),
+  bom: bomParam(),
 }).superRefine(startNotAfterEnd)
 
 export type SummaryParams = z.output<typeof summaryParams>
@@ -57,7 +61,7 @@ export const summaryHandler = (deps: Deps): RequestHandler => async (req, res) =
     zone: deps.siteTimezone.known() ?? await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,
   })
   // The groups are counted whole, from the rows, rules, services and options read now: the tag names them (docs/conditional-requests.md).
-  const tag = weakTag(['summary', csv ? 'csv' : 'json', params._fields ?? null, answer])
+  const tag = weakTag(['summary', csv ? 'csv' : 'json', params._fields ?? null, csv && params.bom, answer])
   if (sendNotModifiedIfHeld(req, res, tag)) return
   setTagHeaders(res, tag)
   addRowsSent(res, answer.groups.length)
@@ -65,7 +69,7 @@ export const summaryHandler = (deps: Deps): RequestHandler => async (req, res) =
   if (csv) {
     res.setHeader('Content-Type', 'text/csv; charset=utf-8')
     res.setHeader('Content-Disposition', 'attachment; filename="summary.csv"')
-    await streamBody(res, lineChunks(summaryCsvLines(answer, params._fields)), deps.config.sendTimeoutMs)
+    await streamBody(res, lineChunks(summaryCsvLines(answer, params._fields, params.bom)), deps.config.sendTimeoutMs)
   } else {
     res.setHeader('Content-Type', 'application/json; charset=utf-8')
     const body = { ...answer, totals: pickFields(answer.totals, params._fields) }

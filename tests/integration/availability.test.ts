@@ -168,7 +168,7 @@ describe('GET availability/', function () {
     expect(head.text ?? '').to.equal('')
     const index = await request(t.app).get(API).expect(200)
     expect(Object.keys(index.body.routes['/booking-calendar/v1/availability'].endpoints[0].args).sort())
-      .to.deep.equal(['_fields', 'blocking', 'duration', 'end', 'format', 'limit', 'service', 'start', 'step'])
+      .to.deep.equal(['_fields', 'blocking', 'bom', 'duration', 'end', 'format', 'limit', 'service', 'start', 'step'])
   })
 
   it('a long answer streams: eleven months of 15-minute starts for every service, chunked, with no Content-Length', async () => {
@@ -263,7 +263,7 @@ describe('GET availability/ and summary/ agree over the demo data', function () 
     await db?.drop()
   })
 
-  it('a service\'s free minutes of a month plus the open minutes its blocking bookings cover equal summary/\'s open_minutes', async () => {
+  it('a service\'s free minutes of a month plus the open minutes its blocking bookings cover equal summary/\'s open_minutes; its blocking bookings\' minutes are summary/\'s blocked_minutes', async () => {
     const [from, to] = ['2026-03-01', '2026-03-31']
     const summary = await request(t.app).get(`${API}summary?start=${from}&end=${to}&group_by=service`).expect(200)
     const free = await request(t.app).get(`${API}availability?start=${from}&end=${to}`).expect(200)
@@ -271,7 +271,8 @@ describe('GET availability/ and summary/ agree over the demo data', function () 
     const minutes = daysInclusive(from, to) * 1440
     const minute = minuteFrom(base)
     let checked = 0
-    for (const group of summary.body.groups as Array<{ service_id: number; open_minutes: number }>) {
+    let withRefusedTime = 0
+    for (const group of summary.body.groups as Array<{ service_id: number; open_minutes: number; booked_minutes: number; blocked_minutes: number; occupancy: number | null }>) {
       // Published services only (summary/ also lists a service with bookings but no post).
       if (!free.body.free.some((item: { service_id: number }) => item.service_id === group.service_id)) continue
       const disabled = await request(t.app).get(`${API}disabled-time?service=${group.service_id}&start=${from}&end=${to}`).expect(200)
@@ -290,9 +291,26 @@ describe('GET availability/ and summary/ agree over the demo data', function () 
       const freeMinutes = (free.body.free as Array<{ service_id: number; minutes: number }>)
         .filter((item) => item.service_id === group.service_id).reduce((sum, item) => sum + item.minutes, 0)
       expect(freeMinutes + coveredOpen, `service ${group.service_id}`).to.equal(group.open_minutes)
+      // blocked_minutes: the same blocking bookings (availability/'s default statuses, summary/'s too) of the
+      // month by booking_date, each its wall-clock minutes; a whole-day booking its day's open minutes.
+      let blocked = 0
+      for (const booking of slots.body.booked_slots as Array<{ booking_date: string; start: string; end: string | null; all_day: boolean }>) {
+        if (booking.booking_date < from) continue
+        if (booking.all_day) {
+          const day = minute(booking.start)
+          for (let m = day; m < day + 1440; m++) if (!closed[m]) blocked++
+        } else if (booking.end !== null) {
+          blocked += minute(booking.end) - minute(booking.start)
+        }
+      }
+      expect(Math.round(blocked * 100) / 100, `service ${group.service_id}`).to.equal(group.blocked_minutes)
+      expect(group.occupancy, `service ${group.service_id}`).to.equal(group.open_minutes === 0 ? null : Math.round(group.blocked_minutes / group.open_minutes * 10_000) / 10_000)
+      if (group.blocked_minutes !== group.booked_minutes) withRefusedTime++
       checked++
     }
     // Every published service of the answer was checked (the demo's others are drafts, trashed or deleted).
     expect(checked).to.equal(new Set(free.body.free.map((item: { service_id: number }) => item.service_id)).size).and.to.be.at.least(2)
+    // The demo has rejected and expired bookings: blocked_minutes is not booked_minutes under another name.
+    expect(withRefusedTime).to.be.at.least(1)
   })
 })

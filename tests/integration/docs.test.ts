@@ -32,8 +32,9 @@ function operationsForPeople(): string[] {
   const operations: string[] = []
   for (const [path, item] of Object.entries(paths)) {
     if (item.$ref) continue
+    // A path item holds servers and parameters beside its operations (the root index's servers).
     for (const [method, operation] of Object.entries(item)) {
-      if (method === 'head' || method === 'options') continue
+      if (method !== 'get') continue
       operations.push(`${(operation as { tags: string[] }).tags.join(',')}: ${method.toUpperCase()} ${path}`)
     }
   }

@@ -2,7 +2,7 @@
 // the scheme and host the client used, read from X-Forwarded-Proto / X-Forwarded-Host
 // only when the request comes through a trusted proxy (TRUST_PROXY).
 import { expect } from 'chai'
-import request from '../support/request.ts'
+import request, { pagingLinksOf } from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp } from '../support/app.ts'
 import { loadSite } from '../fixtures/site.ts'
@@ -25,7 +25,7 @@ describe('Links and addresses', () => {
     const t = createTestApp(db, { env })
     try {
       const res = await request(t.app).get(PAGE).set(headers).expect(200)
-      return res.headers.link as string
+      return pagingLinksOf(res.headers.link)!
     } finally {
       await t.close()
     }
@@ -61,7 +61,7 @@ describe('Links and addresses', () => {
     before(() => { t = createTestApp(db, { env: { PUBLIC_URL: 'https://shop.example.com' } }) })
     after(async () => { await t.close() })
     const SLOTS = '/wp-json/booking-calendar/v1/slots'
-    const linkOfQuery = async (query: string) => (await request(t.app).get(`${SLOTS}?${query}`).expect(200)).headers.link as string
+    const linkOfQuery = async (query: string) => pagingLinksOf((await request(t.app).get(`${SLOTS}?${query}`).expect(200)).headers.link)!
     /** Links as node-wpapi's parser (`li` 1.3) reads them: split at every comma, each part's rel and its URL by li's own expressions. */
     const asWpapiReadsThem = (link: string) => Object.fromEntries(link.split(',').map((part) => part.trim())
       .map((part) => [/\brel="?([^"]+)"?\s*;?/.exec(part)?.[1], /^<(.*)>/.exec(part)?.[1]]))
@@ -80,7 +80,7 @@ describe('Links and addresses', () => {
 
     it('a link followed gives the next page with the same parameters', async () => {
       const first = await request(t.app).get(`${SLOTS}?flat&per_page=2&_fields=id,status&status[]=booked&status[]=pending`).expect(200)
-      const next = asWpapiReadsThem(first.headers.link as string).next!
+      const next = asWpapiReadsThem(pagingLinksOf(first.headers.link)!).next!
       expect(next).to.equal(`https://shop.example.com${SLOTS}?flat&per_page=2&_fields=id%2Cstatus&status%5B%5D=booked&status%5B%5D=pending&page=2`)
       const second = await request(t.app).get(next.slice('https://shop.example.com'.length)).expect(200)
       expect(second.headers['x-wp-total']).to.equal(first.headers['x-wp-total'])

@@ -1,7 +1,7 @@
 // Where the API answers (API.md, "Where it answers"): the three prefixes, the
 // namespace index, HEAD, OPTIONS, 404, 405, /healthz and /readyz.
 import { expect } from 'chai'
-import request from '../support/request.ts'
+import request, { pagingLinksOf } from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { loadSite } from '../fixtures/site.ts'
@@ -56,7 +56,7 @@ describe('routing', () => {
     it('keeps the other parameters of the rest_route form, and its Link headers keep rest_route', async () => {
       const res = await request(t.app).get('/?rest_route=/booking-calendar/v1/slots&per_page=1&page=1&flat').set('Host', 'site.example').expect(200)
       expect(res.body.booked_slots).to.have.length(1)
-      expect(res.headers.link).to.equal('<http://site.example/?rest_route=/booking-calendar/v1/slots&per_page=1&page=2&flat>; rel="next"')
+      expect(pagingLinksOf(res.headers.link)).to.equal('<http://site.example/?rest_route=/booking-calendar/v1/slots&per_page=1&page=2&flat>; rel="next"')
     })
 
     it('serves disabled-time/ under every prefix too', async () => {
@@ -79,7 +79,7 @@ describe('routing', () => {
       expect(slots.namespace).to.equal('booking-calendar/v1')
       expect(slots.methods).to.deep.equal(['GET'])
       expect(slots.endpoints[0].methods).to.deep.equal(['GET'])
-      expect(Object.keys(slots.endpoints[0].args)).to.deep.equal(['status', 'service', 'start', 'end', 'filter_by', 'flat', 'page', 'per_page', '_fields', 'format'])
+      expect(Object.keys(slots.endpoints[0].args)).to.deep.equal(['status', 'service', 'start', 'end', 'filter_by', 'flat', 'bom', 'page', 'per_page', '_fields', 'format'])
       expect(slots.endpoints[0].args.status).to.deep.equal({
         type: 'array', items: { type: 'string', enum: ['pending', 'booked', 'reject', 'completed', 'expired'] },
         description: 'Only bookings in these statuses, comma-separated. Omitted: every status, legacy values included.', required: false,
@@ -118,7 +118,7 @@ describe('routing', () => {
     }
 
     it('an unknown path gives 404 rest_no_route in WordPress\'s shape', async () => {
-      for (const path of ['/wp-json/booking-calendar/v1/nope', '/wp-json/booking-calendar/v2/slots', '/wp-json/', '/', '/?rest_route=/wp/v2/posts', '/wp-json/booking-calendar/v1/%E0%A4%A',
+      for (const path of ['/wp-json/booking-calendar/v1/nope', '/wp-json/booking-calendar/v2/slots', '/wp-json/wp/v2/posts', '/index.php', '/?rest_route=/wp/v2/posts', '/wp-json/booking-calendar/v1/%E0%A4%A',
         // A query inside rest_route is no route, as in WordPress (it once took that query and dropped the real one's start).
         '/?rest_route=/booking-calendar/v1/slots?per_page=1&start=2026-11-23', '/?rest_route=/booking-calendar/v1/slots%3Fper_page=1']) {
         const res = await request(t.app).get(path).expect(404)

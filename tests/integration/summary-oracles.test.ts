@@ -2,7 +2,9 @@
 // fast-check against the other routes of the same service over a real MariaDB:
 //   bookings of a group = what slots/ gives for the same filter, cut to that group;
 //   open_minutes of a group = 1,440 × days − the minutes covered by disabled-time/'s
-//   periods for that service (the union, per day).
+//   periods for that service (the union, per day);
+//   blocked_minutes of a group with `blocking` B = booked_minutes of the same group with
+//   `status` cut to B (a booking blocks exactly when its status is one of B, as availability/ reads it).
 // Once over the demo data (db/demo-data.ts), once over generated sites.
 import { expect } from 'chai'
 import fc from 'fast-check'
@@ -23,6 +25,7 @@ interface Query {
   byService: boolean
   byStatus: boolean
   status: string[] | undefined
+  blocking: string[] | undefined
   service: number | undefined
   filterBy: 'booking_date' | 'created_date'
   startOfWeek: number
@@ -36,6 +39,7 @@ function queryArb(firstDay: string, days: number, serviceIds: number[]): fc.Arbi
     byService: fc.boolean(),
     byStatus: fc.boolean(),
     status: fc.option(fc.subarray([...STATUSES], { minLength: 1 }), { nil: undefined }),
+    blocking: fc.option(fc.subarray([...STATUSES], { minLength: 1 }), { nil: undefined }),
     service: fc.option(fc.constantFrom(...serviceIds), { nil: undefined, freq: 3 }),
     filterBy: fc.constantFrom('booking_date', 'booking_date', 'created_date'),
     startOfWeek: fc.integer({ min: 0, max: 6 }),
@@ -46,7 +50,7 @@ function queryArb(firstDay: string, days: number, serviceIds: number[]): fc.Arbi
 
 function summaryUrl(q: Query): string {
   const groupBy = [q.period, q.byService ? 'service' : undefined, q.byStatus ? 'status' : undefined].filter(Boolean)
-  return `${PREFIX}/summary?${filterQuery(q)}${groupBy.length > 0 ? `&group_by=${groupBy.join(',')}` : ''}`
+  return `${PREFIX}/summary?${filterQuery(q)}${groupBy.length > 0 ? `&group_by=${groupBy.join(',')}` : ''}${q.blocking ? `&blocking=${q.blocking.join(',')}` : ''}`
 }
 
 function filterQuery(q: Query): string {
@@ -54,7 +58,10 @@ function filterQuery(q: Query): string {
     (q.status ? `&status=${q.status.join(',')}` : '') + (q.service !== undefined ? `&service=${q.service}` : '')
 }
 
-interface Group { period_start?: string; period_end?: string; service_id?: number; status?: string; bookings: number; open_minutes: number | null }
+interface Group {
+  period_start?: string; period_end?: string; service_id?: number; status?: string
+  bookings: number; booked_minutes: number; blocked_minutes: number; open_minutes: number | null
+}
 
 /** Checks both oracles for one query; returns nothing, throws on a difference. */
 async function checkOracles(app: Express, db: TestDatabase, q: Query): Promise<void> {
@@ -76,6 +83,16 @@ async function checkOracles(app: Express, db: TestDatabase, q: Query): Promise<v
   }
   for (const group of summary.groups) expect(group.bookings, `${JSON.stringify(group)} of ${summaryUrl(q)}`).to.equal(counts.get(group) ?? 0)
   expect(summary.totals.bookings).to.equal(slots.total)
+
+  // Oracle 3: blocked_minutes are the booked_minutes of the same group with status cut to blocking.
+  const blocking = q.blocking ?? ['pending', 'booked', 'completed']
+  const cut = q.status ? q.status.filter((status) => blocking.includes(status)) : blocking
+  const keyOf = (g: Group) => [g.period_start, g.service_id, g.status].join('|')
+  const cutGroups = cut.length === 0 ? [] : ((await request(app).get(summaryUrl({ ...q, status: cut, blocking: undefined })).expect(200)).body as { groups: Group[] }).groups
+  const bookedOfCut = new Map(cutGroups.map((g) => [keyOf(g), g.booked_minutes]))
+  for (const group of summary.groups) {
+    expect(group.blocked_minutes, `${JSON.stringify(group)} of ${summaryUrl(q)}`).to.equal(bookedOfCut.get(keyOf(group)) ?? 0)
+  }
 
   // Oracle 2: open minutes against disabled-time/'s periods, when the group names its service.
   const withOpen = q.filterBy === 'booking_date' && !q.byStatus

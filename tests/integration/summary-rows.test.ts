@@ -26,10 +26,10 @@ function recording(): SummaryRowSink & { lines(): string[] } {
 const YEARS = { from: '2020-01-01', to: '2036-12-31' }
 const YEARS_CREATED = { from: '2020-01-01 00:00:00', to: '2036-12-31 23:59:59' }
 const SHAPES: Array<[string, SummaryQuery]> = [
-  ['booking_date', { filter: { bookingDate: YEARS }, dateOf: 'booking_date', byStatus: false }],
-  ['booking_date, by status', { filter: { bookingDate: YEARS }, dateOf: 'booking_date', byStatus: true }],
-  ['created_date', { filter: { createdAt: YEARS_CREATED }, dateOf: 'created_date', byStatus: false }],
-  ['created_date, by status, one service', { filter: { createdAt: YEARS_CREATED, serviceId: HAIRCUT }, dateOf: 'created_date', byStatus: true }],
+  ['booking_date', { filter: { bookingDate: YEARS }, dateOf: 'booking_date', byStatus: false, blocking: ['pending', 'booked', 'completed'] }],
+  ['booking_date, by status', { filter: { bookingDate: YEARS }, dateOf: 'booking_date', byStatus: true, blocking: ['pending', 'booked', 'completed'] }],
+  ['created_date', { filter: { createdAt: YEARS_CREATED }, dateOf: 'created_date', byStatus: false, blocking: ['pending', 'booked', 'completed'] }],
+  ['created_date, by status, one service', { filter: { createdAt: YEARS_CREATED, serviceId: HAIRCUT }, dateOf: 'created_date', byStatus: true, blocking: ['pending', 'booked', 'completed'] }],
 ]
 
 describe('summary/\'s rows read from the database\'s bytes', function () {
@@ -76,22 +76,23 @@ describe('summary/\'s rows read from the database\'s bytes', function () {
 
   it('the quirky rows: statuses as stored, times past midnight and to 24:00, whole-day bookings with their day', async () => {
     const byDay = recording()
-    await findSummaryRows(t.handle.db, t.handle.pool.short, { filter: { bookingDate: { from: '2035-05-02', to: '2035-05-02' } }, dateOf: 'booking_date', byStatus: true }, byDay)
+    await findSummaryRows(t.handle.db, t.handle.pool.short, { filter: { bookingDate: { from: '2035-05-02', to: '2035-05-02' } }, dateOf: 'booking_date', byStatus: true, blocking: ['pending', 'booked', 'completed'] }, byDay)
     expect(byDay.lines().map((line) => JSON.parse(line) as unknown)).to.deep.equal([
-      // 10:00 to 24:00 is 14 hours; the whole-day booking counts apart, with its day.
-      ['2035-05-02', HAIRCUT, ' Booked ', '2035-05-02', 2, 1, 14 * 3600],
-      ['2035-05-02', HAIRCUT, 'booked', '2035-05-02', 1, 1, 0],
-      ['2035-05-02', STRIZHKA, 'booked', null, 1, 0, 1800],
+      // 10:00 to 24:00 is 14 hours; the whole-day booking counts apart, with its day. The last two
+      // are what blocks: ` Booked ` (a leading space) is no blocking status, as availability/'s `status IN` reads it.
+      ['2035-05-02', HAIRCUT, ' Booked ', '2035-05-02', 2, 1, 14 * 3600, 0, 0],
+      ['2035-05-02', HAIRCUT, 'booked', '2035-05-02', 1, 1, 0, 1, 0],
+      ['2035-05-02', STRIZHKA, 'booked', null, 1, 0, 1800, 0, 1800],
       // 22:00 to 02:00 the next day: four hours.
-      ['2035-05-02', STRIZHKA, 'подтверждено', null, 1, 0, 4 * 3600],
+      ['2035-05-02', STRIZHKA, 'подтверждено', null, 1, 0, 4 * 3600, 0, 0],
     ])
     const byCreation = recording()
-    await findSummaryRows(t.handle.db, t.handle.pool.short, { filter: { createdAt: { from: '2035-04-01 00:00:00', to: '2035-04-01 23:59:59' } }, dateOf: 'created_date', byStatus: false }, byCreation)
+    await findSummaryRows(t.handle.db, t.handle.pool.short, { filter: { createdAt: { from: '2035-04-01 00:00:00', to: '2035-04-01 23:59:59' } }, dateOf: 'created_date', byStatus: false, blocking: ['pending', 'booked', 'completed'] }, byCreation)
     expect(byCreation.lines().map((line) => JSON.parse(line) as unknown)).to.deep.equal([
       // The whole-day booking keeps its own booking date apart; the zero created_at is on no day.
-      ['2035-04-01', HAIRCUT, null, '2035-05-02', 1, 1, 0],
-      ['2035-04-01', HAIRCUT, null, null, 1, 0, 14 * 3600],
-      ['2035-04-01', STRIZHKA, null, null, 2, 0, 4 * 3600 + 1800],
+      ['2035-04-01', HAIRCUT, null, '2035-05-02', 1, 1, 0, 0, 0],
+      ['2035-04-01', HAIRCUT, null, null, 1, 0, 14 * 3600, 0, 0],
+      ['2035-04-01', STRIZHKA, null, null, 2, 0, 4 * 3600 + 1800, 0, 1800],
     ])
   })
 

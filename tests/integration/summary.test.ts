@@ -46,22 +46,24 @@ describe('GET summary/', () => {
     // 30 of 11 November inside the meeting), strizhka's training (4 × 180), and the deleted service's Fridays (4 × 60).
     const open = 8 * (43_200 - 3720 - 90) - 210 - 720 - 240
     expect(res.body).to.deep.equal({
-      groups: [{ period_start: '2026-11-01', period_end: '2026-11-30', bookings: 12, all_day_bookings: 2, booked_minutes: 3630, open_minutes: open, occupancy: Math.round(3630 / open * 10_000) / 10_000 }],
-      totals: { bookings: 12, all_day_bookings: 2, booked_minutes: 3630, open_minutes: open, occupancy: Math.round(3630 / open * 10_000) / 10_000 },
-      start: '2026-11-01', end: '2026-11-30', timezone: 'Europe/Berlin', group_by: ['month'], filter_by: 'booking_date',
+      // blocked: all but 106 (expired, 240 minutes) and 111 (legacy_hold, 0 minutes).
+      groups: [{ period_start: '2026-11-01', period_end: '2026-11-30', bookings: 12, all_day_bookings: 2, booked_minutes: 3630, blocked_minutes: 3390, open_minutes: open, occupancy: Math.round(3390 / open * 10_000) / 10_000 }],
+      totals: { bookings: 12, all_day_bookings: 2, booked_minutes: 3630, blocked_minutes: 3390, open_minutes: open, occupancy: Math.round(3390 / open * 10_000) / 10_000 },
+      start: '2026-11-01', end: '2026-11-30', timezone: 'Europe/Berlin', group_by: ['month'], filter_by: 'booking_date', blocking: ['pending', 'booked', 'completed'],
     })
   })
 
   it('group_by=service: trashed and deleted services, a post that is no service, and a service with no bookings listed with zeros', async () => {
     const res = await request(t.app).get(`${URL}?start=2026-11-01&end=2026-11-30&group_by=service`).expect(200)
     const base = 43_200 - 3720 - 90
-    const row = (service_id: number, service_slug: string | null, bookings: number, all_day: number, booked: number, open: number) =>
-      ({ service_id, service_slug, bookings, all_day_bookings: all_day, booked_minutes: booked, open_minutes: open, occupancy: Math.round(booked / open * 10_000) / 10_000 })
+    const row = (service_id: number, service_slug: string | null, bookings: number, all_day: number, booked: number, open: number, blocked = booked) =>
+      ({ service_id, service_slug, bookings, all_day_bookings: all_day, booked_minutes: booked, blocked_minutes: blocked, open_minutes: open, occupancy: Math.round(blocked / open * 10_000) / 10_000 })
     expect(res.body.groups).to.deep.equal([
       row(1, null, 1, 0, 60, base),
       row(HAIRCUT, 'haircut', 5, 0, 480, base - 210),
       // The whole-day booking of Wednesday 25 November counts that day's open minutes: 1,440 − 180 of training.
-      row(STRIZHKA, 'стрижка', 2, 1, 1260 + 240, base - 720),
+      // The expired booking past midnight (240) took no time: occupancy counts the whole day's 1,260 only.
+      row(STRIZHKA, 'стрижка', 2, 1, 1260 + 240, base - 720, 1260),
       row(20, 'massage', 1, 0, 60, base),
       row(22, 'vip-styling', 1, 0, 30, base),
       row(NUMERIC_SLUG, '2027', 1, 1, 1440, base),
@@ -75,40 +77,64 @@ describe('GET summary/', () => {
     const pastMidnight = await request(t.app).get(`${URL}?service=${STRIZHKA}&start=2026-11-24&end=2026-11-25&group_by=day`).expect(200)
     // Tuesday 24: 22:00 to 02:00 is 240 minutes, all on the 24th; 00:00 to 08:00 is closed (Monday's rule).
     expect(pastMidnight.body.groups).to.deep.equal([
-      { period_start: '2026-11-24', period_end: '2026-11-24', bookings: 1, all_day_bookings: 0, booked_minutes: 240, open_minutes: 960, occupancy: 0.25 },
-      { period_start: '2026-11-25', period_end: '2026-11-25', bookings: 1, all_day_bookings: 1, booked_minutes: 1260, open_minutes: 1260, occupancy: 1 },
+      // 106 is expired: booked, never blocked.
+      { period_start: '2026-11-24', period_end: '2026-11-24', bookings: 1, all_day_bookings: 0, booked_minutes: 240, blocked_minutes: 0, open_minutes: 960, occupancy: 0 },
+      { period_start: '2026-11-25', period_end: '2026-11-25', bookings: 1, all_day_bookings: 1, booked_minutes: 1260, blocked_minutes: 1260, open_minutes: 1260, occupancy: 1 },
     ])
     const untilMidnight = await request(t.app).get(`${URL}?service=haircut&start=2026-11-26&end=2026-11-26&group_by=day,service`).expect(200)
     // 18:00 to 24:00 is 360 minutes; the booking without an end counts 0.
     expect(untilMidnight.body.groups).to.deep.equal([
-      { period_start: '2026-11-26', period_end: '2026-11-26', service_id: HAIRCUT, service_slug: 'haircut', bookings: 2, all_day_bookings: 0, booked_minutes: 360, open_minutes: 1440, occupancy: 0.25 },
+      { period_start: '2026-11-26', period_end: '2026-11-26', service_id: HAIRCUT, service_slug: 'haircut', bookings: 2, all_day_bookings: 0, booked_minutes: 360, blocked_minutes: 360, open_minutes: 1440, occupancy: 0.25 },
     ])
   })
 
   it('a whole-day booking on a day with disabled hours counts the open minutes of that day for its service', async () => {
     const res = await request(t.app).get(`${URL}?service=${STRIZHKA}&start=2026-11-25&end=2026-11-25&status=pending`).expect(200)
-    expect(res.body.totals).to.deep.equal({ bookings: 1, all_day_bookings: 1, booked_minutes: 1260, open_minutes: 1260, occupancy: 1 })
+    expect(res.body.totals).to.deep.equal({ bookings: 1, all_day_bookings: 1, booked_minutes: 1260, blocked_minutes: 1260, open_minutes: 1260, occupancy: 1 })
+  })
+
+  it('occupancy counts blocked_minutes only: a rejected booking in the range takes no time; blocking chooses the statuses, as availability/\'s', async () => {
+    // Thursday 2027-01-07, haircut: open all day (1,440); 09:00 to 11:00 booked, 11:00 to 17:00 rejected.
+    await db.insert('booking_calendar_bookings', [
+      { id: 401, service_id: HAIRCUT, status: 'booked', booking_date: '2027-01-07', time_from: '09:00:00', time_to: '11:00:00', created_at: '2026-12-01 10:00:00' },
+      { id: 402, service_id: HAIRCUT, status: 'reject', booking_date: '2027-01-07', time_from: '11:00:00', time_to: '17:00:00', created_at: '2026-12-01 10:00:00' },
+    ])
+    const url = `${URL}?service=${HAIRCUT}&start=2027-01-07&end=2027-01-07&group_by=day`
+    const res = await request(t.app).get(url).expect(200)
+    expect(res.body.groups).to.deep.equal([
+      { period_start: '2027-01-07', period_end: '2027-01-07', bookings: 2, all_day_bookings: 0, booked_minutes: 480, blocked_minutes: 120, open_minutes: 1440, occupancy: 0.0833 },
+    ])
+    expect(res.body.blocking).to.deep.equal(['pending', 'booked', 'completed'])
+    const withRejected = await request(t.app).get(`${url}&blocking=booked,Reject`).expect(200)
+    expect(withRejected.body.totals).to.deep.equal({ bookings: 2, all_day_bookings: 0, booked_minutes: 480, blocked_minutes: 480, open_minutes: 1440, occupancy: 0.3333 })
+    expect(withRejected.body.blocking).to.deep.equal(['booked', 'reject'])
+    // availability/ frees the rejected time with the same default.
+    const free = await request(t.app).get(`/wp-json/booking-calendar/v1/availability?service=${HAIRCUT}&start=2027-01-07&end=2027-01-07`).expect(200)
+    const freeMinutes = (free.body.free as { minutes: number }[]).reduce((sum, item) => sum + item.minutes, 0)
+    expect(freeMinutes + res.body.totals.blocked_minutes).to.equal(res.body.totals.open_minutes)
+    expect((await request(t.app).get(`${url}&blocking=maybe`).expect(400)).body.data.params).to.have.keys('blocking')
+    await db.admin.query(`DELETE FROM \`${db.name}\`.${db.prefix}booking_calendar_bookings WHERE id IN (401, 402)`)
   })
 
   it('overlapping bookings give an occupancy above 1', async () => {
     const res = await request(t.app).get(`${URL}?service=${HAIRCUT}&start=2027-01-04&end=2027-01-04&group_by=day`).expect(200)
     // Monday: open 00:00 to 18:00 (1,080 minutes); three bookings of 600 minutes each.
     expect(res.body.groups).to.deep.equal([
-      { period_start: '2027-01-04', period_end: '2027-01-04', bookings: 3, all_day_bookings: 0, booked_minutes: 1800, open_minutes: 1080, occupancy: 1.6667 },
+      { period_start: '2027-01-04', period_end: '2027-01-04', bookings: 3, all_day_bookings: 0, booked_minutes: 1800, blocked_minutes: 1800, open_minutes: 1080, occupancy: 1.6667 },
     ])
   })
 
   it('group_by=status: legacy statuses trimmed and lower-cased, only those that occur, open_minutes null', async () => {
     const res = await request(t.app).get(`${URL}?start=2026-11-01&end=2026-11-30&group_by=status`).expect(200)
-    const row = (status: string, bookings: number, all_day: number, booked: number) =>
-      ({ status, bookings, all_day_bookings: all_day, booked_minutes: booked, open_minutes: null, occupancy: null })
+    const row = (status: string, bookings: number, all_day: number, booked: number, blocked = booked) =>
+      ({ status, bookings, all_day_bookings: all_day, booked_minutes: booked, blocked_minutes: blocked, open_minutes: null, occupancy: null })
     expect(res.body.groups).to.deep.equal([
       row('booked', 8, 1, 2130),
-      row('expired', 1, 0, 240),
+      row('expired', 1, 0, 240, 0),
       row('legacy_hold', 1, 0, 0),
       row('pending', 2, 1, 1260),
     ])
-    expect(res.body.totals).to.deep.equal({ bookings: 12, all_day_bookings: 2, booked_minutes: 3630, open_minutes: null, occupancy: null })
+    expect(res.body.totals).to.deep.equal({ bookings: 12, all_day_bookings: 2, booked_minutes: 3630, blocked_minutes: 3390, open_minutes: null, occupancy: null })
   })
 
   it('a range that starts mid-month cuts its first and last months to the range', async () => {
@@ -166,11 +192,12 @@ describe('GET summary/', () => {
     // 116 was made on the 21st for Saturday the 28th: a whole day of its service, 1,440 open minutes.
     expect(res.body).to.deep.equal({
       groups: [
-        { period_start: '2026-11-20', period_end: '2026-11-20', bookings: 3, all_day_bookings: 0, booked_minutes: 600, open_minutes: null, occupancy: null },
-        { period_start: '2026-11-21', period_end: '2026-11-21', bookings: 5, all_day_bookings: 1, booked_minutes: 1620, open_minutes: null, occupancy: null },
+        // Made on the 20th: 106 (expired, 240 minutes), 107 and 108.
+        { period_start: '2026-11-20', period_end: '2026-11-20', bookings: 3, all_day_bookings: 0, booked_minutes: 600, blocked_minutes: 360, open_minutes: null, occupancy: null },
+        { period_start: '2026-11-21', period_end: '2026-11-21', bookings: 5, all_day_bookings: 1, booked_minutes: 1620, blocked_minutes: 1620, open_minutes: null, occupancy: null },
       ],
-      totals: { bookings: 8, all_day_bookings: 1, booked_minutes: 2220, open_minutes: null, occupancy: null },
-      start: '2026-11-20', end: '2026-11-21', timezone: 'Europe/Berlin', group_by: ['day'], filter_by: 'created_date',
+      totals: { bookings: 8, all_day_bookings: 1, booked_minutes: 2220, blocked_minutes: 1980, open_minutes: null, occupancy: null },
+      start: '2026-11-20', end: '2026-11-21', timezone: 'Europe/Berlin', group_by: ['day'], filter_by: 'created_date', blocking: ['pending', 'booked', 'completed'],
     })
   })
 
@@ -180,7 +207,7 @@ describe('GET summary/', () => {
       { id: 302, service_id: HAIRCUT, status: 'booked', booking_date: '1000-01-06', time_from: null, time_to: null, created_at: '2031-06-07 10:00:00' },
     ])
     const group = (bookedMinutes: number) => ({
-      service_id: HAIRCUT, service_slug: 'haircut', bookings: 1, all_day_bookings: 1, booked_minutes: bookedMinutes, open_minutes: null, occupancy: null,
+      service_id: HAIRCUT, service_slug: 'haircut', bookings: 1, all_day_bookings: 1, booked_minutes: bookedMinutes, blocked_minutes: bookedMinutes, open_minutes: null, occupancy: null,
     })
     const may = await request(t.app).get(`${URL}?start=2031-05-01&end=2031-05-31&filter_by=created_date&group_by=service&service=haircut`).expect(200)
     expect(may.body.groups).to.deep.equal([group(0)])
@@ -239,9 +266,9 @@ describe('GET summary/', () => {
     const res = await request(t.app).get(`${URL}?start=2026-11-24&end=2026-11-25&group_by=day,service&service=${STRIZHKA}&format=csv`).expect(200)
     expect(res.headers['content-type']).to.equal('text/csv; charset=utf-8')
     expect(res.text).to.equal(
-      'period_start,period_end,service_id,service_slug,bookings,all_day_bookings,booked_minutes,open_minutes,occupancy\r\n' +
-      '2026-11-24,2026-11-24,15,стрижка,1,0,240,960,0.25\r\n' +
-      '2026-11-25,2026-11-25,15,стрижка,1,1,1260,1260,1\r\n')
+      'period_start,period_end,service_id,service_slug,bookings,all_day_bookings,booked_minutes,blocked_minutes,open_minutes,occupancy\r\n' +
+      '2026-11-24,2026-11-24,15,стрижка,1,0,240,0,960,0\r\n' +
+      '2026-11-25,2026-11-25,15,стрижка,1,1,1260,1260,1260,1\r\n')
     const status = await request(t.app).get(`${URL}?start=2026-11-25&end=2026-11-25&group_by=status&_fields=status,bookings,open_minutes`).set('Accept', 'text/csv').expect(200)
     expect(status.text).to.equal('status,bookings,open_minutes\r\nbooked,2,\r\npending,1,\r\n')
   })
@@ -249,7 +276,7 @@ describe('GET summary/', () => {
   it('format=csv with _fields naming no column of the export is 400 listing the columns it has (it was blank lines); JSON keeps empty records', async () => {
     const res = await request(t.app).get(`${URL}?start=2026-11-24&end=2026-11-25&group_by=day,status&format=csv&_fields=nope`).expect(400)
     expect(res.body.data.params).to.deep.equal({
-      _fields: '_fields names no column of this CSV export; use one or more of period_start, period_end, status, bookings, all_day_bookings, booked_minutes, open_minutes, occupancy.',
+      _fields: '_fields names no column of this CSV export; use one or more of period_start, period_end, status, bookings, all_day_bookings, booked_minutes, blocked_minutes, open_minutes, occupancy.',
     })
     const json = await request(t.app).get(`${URL}?start=2026-11-24&end=2026-11-25&group_by=day&_fields=nope`).expect(200)
     expect(json.body.groups).to.deep.equal([{}, {}])
@@ -284,7 +311,7 @@ describe('GET summary/', () => {
     expect(json.headers['transfer-encoding']).to.equal('chunked')
     expect(json.headers).not.to.have.property('content-length')
     expect(Buffer.byteLength(json.text)).to.be.above(512 * 1024)
-    expect(Object.keys(json.body)).to.deep.equal(['groups', 'totals', 'start', 'end', 'timezone', 'group_by', 'filter_by'])
+    expect(Object.keys(json.body)).to.deep.equal(['groups', 'totals', 'start', 'end', 'timezone', 'group_by', 'filter_by', 'blocking'])
     // Byte for byte what JSON.stringify writes of the same answer, the Cyrillic slug as UTF-8.
     expect(json.text).to.equal(JSON.stringify(json.body))
     expect(json.text).to.include('"service_slug":"стрижка"')
@@ -307,6 +334,6 @@ describe('GET summary/', () => {
   it('is listed in the namespace index with every parameter', async () => {
     const res = await request(t.app).get('/wp-json/booking-calendar/v1').expect(200)
     expect(Object.keys(res.body.routes['/booking-calendar/v1/summary'].endpoints[0].args))
-      .to.deep.equal(['status', 'service', 'start', 'end', 'filter_by', 'group_by', '_fields', 'format'])
+      .to.deep.equal(['status', 'service', 'start', 'end', 'filter_by', 'group_by', 'blocking', '_fields', 'format', 'bom'])
   })
 })

@@ -163,3 +163,13 @@ export function invalidParamsData(params: Record<string, string>): Record<string
   const details = Object.fromEntries(Object.entries(params).map(([name, message]) => [name, { code: 'rest_invalid_param', message, data: null }]))
   return { status: 400, params, details }
 }
+
+/**
+ * The paging links of a Link header, without the api.w.org link every answer
+ * under the prefixes starts with (http/api-root-link.ts); undefined when there are none.
+ */
+export function pagingLinksOf(link: unknown): string | undefined {
+  if (typeof link !== 'string') return undefined
+  const rest = link.replace(/^<[^>]*>; rel="https:\/\/api\.w\.org\/"(?:, )?/, '')
+  return rest === '' ? undefined : rest
+}

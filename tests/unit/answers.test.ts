@@ -28,6 +28,7 @@ import {
 } from '../../server/domain/slots.ts'
 import { answerSummary, summaryQueries as dbSummaryQueries, type SummaryQueries } from '../../server/domain/summary.ts'
 import type { SummaryQuery } from '../../server/domain/summary-params.ts'
+import { occupancyOf } from '../../server/domain/summary-sums.ts'
 import { summaryParams } from '../../server/routes/summary.ts'
 import { disabledTimeParams } from '../../server/routes/disabled-time.ts'
 import { slotsParams } from '../../server/routes/slots.ts'
@@ -780,18 +781,18 @@ describe('answerSummary: which queries answer summary/, and how their rows combi
     const rows = [summaryRow({ service_id: 12, bookings: 2, booked_seconds: 7200 }), summaryRow({ day: '2026-11-06', service_id: 99 })]
     const { calls, answer } = await summary({ group_by: 'service,month' }, { rows })
     expect(calls).to.deep.equal([
-      `rows ${JSON.stringify({ filter: november, dateOf: 'booking_date', byStatus: false })}`, 'rules undefined', 'services',
+      `rows ${JSON.stringify({ filter: november, dateOf: 'booking_date', byStatus: false, blocking: ['pending', 'booked', 'completed'] })}`, 'rules undefined', 'services',
     ])
     // 14 is a draft without bookings; 99's post is gone, so it has no slug. 30 days of 1,440 open minutes each.
     const month = { period_start: '2026-11-01', period_end: '2026-11-30' }
     expect(answer).to.deep.equal({
       groups: [
-        { ...month, service_id: 12, service_slug: 'haircut', bookings: 2, all_day_bookings: 0, booked_minutes: 120, open_minutes: 43200, occupancy: 0.0028 },
-        { ...month, service_id: 15, service_slug: '42', bookings: 0, all_day_bookings: 0, booked_minutes: 0, open_minutes: 43200, occupancy: 0 },
-        { ...month, service_id: 99, service_slug: null, bookings: 1, all_day_bookings: 0, booked_minutes: 60, open_minutes: 43200, occupancy: 0.0014 },
+        { ...month, service_id: 12, service_slug: 'haircut', bookings: 2, all_day_bookings: 0, booked_minutes: 120, blocked_minutes: 120, open_minutes: 43200, occupancy: 0.0028 },
+        { ...month, service_id: 15, service_slug: '42', bookings: 0, all_day_bookings: 0, booked_minutes: 0, blocked_minutes: 0, open_minutes: 43200, occupancy: 0 },
+        { ...month, service_id: 99, service_slug: null, bookings: 1, all_day_bookings: 0, booked_minutes: 60, blocked_minutes: 60, open_minutes: 43200, occupancy: 0.0014 },
       ],
-      totals: { bookings: 3, all_day_bookings: 0, booked_minutes: 180, open_minutes: 129600, occupancy: 0.0014 },
-      start: '2026-11-01', end: '2026-11-30', timezone: 'Europe/Berlin', group_by: ['month', 'service'], filter_by: 'booking_date',
+      totals: { bookings: 3, all_day_bookings: 0, booked_minutes: 180, blocked_minutes: 180, open_minutes: 129600, occupancy: 0.0014 },
+      start: '2026-11-01', end: '2026-11-30', timezone: 'Europe/Berlin', group_by: ['month', 'service'], filter_by: 'booking_date', blocking: ['pending', 'booked', 'completed'],
     })
   })
 
@@ -815,13 +816,13 @@ describe('answerSummary: which queries answer summary/, and how their rows combi
     const bySlug = await summary({ ...day, service: 'haircut' }, { rules, rows: [summaryRow({ day: '2026-11-23' })] })
     expect(bySlug.calls).to.deep.equal([
       'bySlug haircut',
-      `rows ${JSON.stringify({ filter: { serviceId: 12, statuses: ['booked'], bookingDate: { from: '2026-11-23', to: '2026-11-23' } }, dateOf: 'booking_date', byStatus: false })}`,
+      `rows ${JSON.stringify({ filter: { serviceId: 12, statuses: ['booked'], bookingDate: { from: '2026-11-23', to: '2026-11-23' } }, dateOf: 'booking_date', byStatus: false, blocking: ['pending', 'booked', 'completed'] })}`,
       'rules 12',
     ])
     // Monday 23 November: 09:00-10:00 of its own and 08:00-09:00 site-wide are closed.
     expect(bySlug.answer.groups).to.deep.equal([{
       service_id: 12, service_slug: 'haircut',
-      bookings: 1, all_day_bookings: 0, booked_minutes: 60, open_minutes: 1320, occupancy: 0.0455,
+      bookings: 1, all_day_bookings: 0, booked_minutes: 60, blocked_minutes: 60, open_minutes: 1320, occupancy: 0.0455,
     }])
     const byId = await summary({ ...day, service: '12' }, { rules })
     expect(byId.calls[0]).to.equal('byId 12')
@@ -847,18 +848,27 @@ describe('answerSummary: which queries answer summary/, and how their rows combi
   it('gives no open minutes by the day bookings were made, nor by status', async () => {
     const created = await summary({ filter_by: 'created_date' }, { rows: [summaryRow({})] })
     expect(created.calls[0]).to.equal(`rows ${JSON.stringify({
-      filter: { serviceId: undefined, createdAt: { from: '2026-11-01 00:00:00', to: '2026-11-30 23:59:59' } }, dateOf: 'created_date', byStatus: false,
+      filter: { serviceId: undefined, createdAt: { from: '2026-11-01 00:00:00', to: '2026-11-30 23:59:59' } }, dateOf: 'created_date', byStatus: false, blocking: ['pending', 'booked', 'completed'],
     })}`)
     expect([created.answer.filter_by, created.answer.groups[0]!.open_minutes, created.answer.totals]).to.deep.equal([
-      'created_date', null, { bookings: 1, all_day_bookings: 0, booked_minutes: 60, open_minutes: null, occupancy: null },
+      'created_date', null, { bookings: 1, all_day_bookings: 0, booked_minutes: 60, blocked_minutes: 60, open_minutes: null, occupancy: null },
     ])
     const rows = [summaryRow({ status: 'Booked ' }), summaryRow({ status: 'pending', bookings: 2, booked_seconds: 1800 })]
     const byStatus = await summary({ group_by: 'status' }, { rows })
-    expect(byStatus.calls[0]).to.equal(`rows ${JSON.stringify({ filter: november, dateOf: 'booking_date', byStatus: true })}`)
+    expect(byStatus.calls[0]).to.equal(`rows ${JSON.stringify({ filter: november, dateOf: 'booking_date', byStatus: true, blocking: ['pending', 'booked', 'completed'] })}`)
     expect(byStatus.answer.group_by).to.deep.equal(['status'])
     expect(byStatus.answer.groups.map((group) => [group.status, group.bookings, group.booked_minutes, group.open_minutes])).to.deep.equal([
       ['booked', 1, 60, null], ['pending', 2, 30, null],
     ])
+  })
+
+  it('blocking: given, the statuses the query counts blocked time of, and the answer names them; occupancy from blocked_minutes', async () => {
+    const rows = [summaryRow({ bookings: 3, booked_seconds: 3 * 3600, blocked_seconds: 3600 })]
+    const { calls, answer } = await summary({ blocking: 'Booked,completed' }, { rows })
+    expect(calls[0]).to.equal(`rows ${JSON.stringify({ filter: november, dateOf: 'booking_date', byStatus: false, blocking: ['booked', 'completed'] })}`)
+    expect(answer.blocking).to.deep.equal(['booked', 'completed'])
+    expect(answer.totals).to.deep.include({ booked_minutes: 180, blocked_minutes: 60 })
+    expect(answer.totals.occupancy).to.equal(occupancyOf(60, answer.totals.open_minutes))
   })
 
   it('skips a rule that makes no sense and logs it once', async () => {

@@ -55,7 +55,8 @@ describe('openapi.json', () => {
     expect(param('per_page')).to.deep.equal({ type: 'integer', minimum: 1, maximum: 1000 })
     expect(param('filter_by')).to.deep.equal({ type: 'string', enum: ['booking_date', 'created_date'], default: 'booking_date' })
     expect(param('format')).to.deep.include({ type: 'string', default: 'json', examples: ['json', 'csv', 'ics'] })
-    expect(param('flat')).to.deep.include({ type: 'string', default: 'false' })
+    expect(param('flat')).to.deep.include({ default: false })
+    expect(param('flat').anyOf).to.deep.include({ type: 'boolean' })
   })
 
   // Prism refused these valid requests when the document said boolean and exact enums.

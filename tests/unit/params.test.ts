@@ -17,7 +17,7 @@ function refusal(query: Record<string, unknown>): Record<string, string> {
 
 describe('slots/ parameters', () => {
   it('has defaults for every parameter', () => {
-    expect(parseParams(slotsParams, {})).to.deep.equal({ filter_by: 'booking_date', flat: false, format: 'json' })
+    expect(parseParams(slotsParams, {})).to.deep.equal({ filter_by: 'booking_date', flat: false, bom: false, format: 'json' })
   })
 
   const statuses: [Record<string, unknown>, string[]][] = [
@@ -150,6 +150,7 @@ describe('slots/ parameters', () => {
       end: { type: 'string', pattern: DATE_PARAM_PATTERN },
       filter_by: { type: 'string', enum: ['booking_date', 'created_date'], default: 'booking_date' },
       flat: { type: 'boolean', default: false },
+      bom: { type: 'boolean', default: false },
       page: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
       per_page: { type: 'integer', minimum: 1, maximum: 1000 },
       _fields: { type: 'array', items: { type: 'string' } },

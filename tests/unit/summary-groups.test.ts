@@ -61,12 +61,12 @@ describe('summarize: status groups, week periods, a range inside the open minute
     ]
     const { groups, totals } = summarize({ groupBy: { period: 'week', service: false, status: true }, range, startOfWeek: 1, services, rows: SummaryRows.of(rows), open, withOpenMinutes: false })
     const week = (start: string, end: string, status: string, bookings: number, booked: number) =>
-      ({ period_start: start, period_end: end, status, bookings, all_day_bookings: 0, booked_minutes: booked, open_minutes: null, occupancy: null })
+      ({ period_start: start, period_end: end, status, bookings, all_day_bookings: 0, booked_minutes: booked, blocked_minutes: booked, open_minutes: null, occupancy: null })
     expect(groups).to.deep.equal([
       week('2026-11-23', '2026-11-29', '', 0, 0), week('2026-11-23', '2026-11-29', 'approved', 1, 60), week('2026-11-23', '2026-11-29', 'booked', 2, 120),
       week('2026-11-30', '2026-12-06', '', 3, 1.5), week('2026-11-30', '2026-12-06', 'approved', 0, 0), week('2026-11-30', '2026-12-06', 'booked', 1, 60),
     ])
-    expect(totals).to.deep.equal({ bookings: 7, all_day_bookings: 0, booked_minutes: 241.5, open_minutes: null, occupancy: null })
+    expect(totals).to.deep.equal({ bookings: 7, all_day_bookings: 0, booked_minutes: 241.5, blocked_minutes: 241.5, open_minutes: null, occupancy: null })
   })
   it('open minutes of a range that starts after the span\'s first day are those of the range\'s own days', () => {
     // The span starts a week earlier; Mondays off site-wide.
@@ -77,7 +77,7 @@ describe('summarize: status groups, week periods, a range inside the open minute
       ['2026-11-23', 12, 0, 0, 6 * 1440, 0],
       ['2026-11-30', 12, 1, 1440, 6 * 1440, 0.1667],
     ])
-    expect(totals).to.deep.equal({ bookings: 1, all_day_bookings: 1, booked_minutes: 1440, open_minutes: 12 * 1440, occupancy: 0.0833 })
+    expect(totals).to.deep.equal({ bookings: 1, all_day_bookings: 1, booked_minutes: 1440, blocked_minutes: 1440, open_minutes: 12 * 1440, occupancy: 0.0833 })
   })
   it('a row outside every group is an error, not a silently lost count', () => {
     const open = new OpenMinutes([], range, [12], clock)

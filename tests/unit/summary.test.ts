@@ -99,16 +99,17 @@ describe('summarize: groups with zeros, whole-day bookings, totals', () => {
   it('every month × service, zeros where nothing matched', () => {
     const { groups, totals } = summarize({ groupBy: { period: 'month', service: true, status: false }, range, startOfWeek: 1, services, rows: SummaryRows.of(rows), open, withOpenMinutes: true })
     expect(groups).to.deep.equal([
-      { period_start: '2026-11-01', period_end: '2026-11-30', service_id: 12, service_slug: 'haircut', bookings: 6, all_day_bookings: 3, booked_minutes: 180 + 1440, open_minutes: novemberOpen, occupancy: occupancyOf(1620, novemberOpen) },
-      { period_start: '2026-11-01', period_end: '2026-11-30', service_id: 15, service_slug: 'стрижка', bookings: 0, all_day_bookings: 0, booked_minutes: 0, open_minutes: novemberOpen, occupancy: 0 },
-      { period_start: '2026-12-01', period_end: '2026-12-31', service_id: 12, service_slug: 'haircut', bookings: 0, all_day_bookings: 0, booked_minutes: 0, open_minutes: decemberOpen, occupancy: 0 },
-      { period_start: '2026-12-01', period_end: '2026-12-31', service_id: 15, service_slug: 'стрижка', bookings: 0, all_day_bookings: 0, booked_minutes: 0, open_minutes: decemberOpen, occupancy: 0 },
+      { period_start: '2026-11-01', period_end: '2026-11-30', service_id: 12, service_slug: 'haircut', bookings: 6, all_day_bookings: 3, booked_minutes: 180 + 1440, blocked_minutes: 180 + 1440, open_minutes: novemberOpen, occupancy: occupancyOf(1620, novemberOpen) },
+      { period_start: '2026-11-01', period_end: '2026-11-30', service_id: 15, service_slug: 'стрижка', bookings: 0, all_day_bookings: 0, booked_minutes: 0, blocked_minutes: 0, open_minutes: novemberOpen, occupancy: 0 },
+      { period_start: '2026-12-01', period_end: '2026-12-31', service_id: 12, service_slug: 'haircut', bookings: 0, all_day_bookings: 0, booked_minutes: 0, blocked_minutes: 0, open_minutes: decemberOpen, occupancy: 0 },
+      { period_start: '2026-12-01', period_end: '2026-12-31', service_id: 15, service_slug: 'стрижка', bookings: 0, all_day_bookings: 0, booked_minutes: 0, blocked_minutes: 0, open_minutes: decemberOpen, occupancy: 0 },
     ])
-    expect(totals).to.deep.equal({ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, open_minutes: 2 * (novemberOpen + decemberOpen), occupancy: occupancyOf(1620, 2 * (novemberOpen + decemberOpen)) })
+    expect(totals).to.deep.equal({ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, blocked_minutes: 1620,
+      open_minutes: 2 * (novemberOpen + decemberOpen), occupancy: occupancyOf(1620, 2 * (novemberOpen + decemberOpen)) })
   })
   it('without service in group_by, open minutes sum over every service of the answer; null when not wanted', () => {
     const { groups } = summarize({ groupBy: { period: undefined, service: false, status: false }, range, startOfWeek: 1, services, rows: SummaryRows.of(rows), open, withOpenMinutes: false })
-    expect(groups).to.deep.equal([{ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, open_minutes: null, occupancy: null }])
+    expect(groups).to.deep.equal([{ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, blocked_minutes: 1620, open_minutes: null, occupancy: null }])
   })
   it('asks the open minutes of a day only for a row with whole-day bookings', () => {
     class CountingOpen extends OpenMinutes {
@@ -127,7 +128,7 @@ describe('summarize: groups with zeros, whole-day bookings, totals', () => {
     // The span starts on Tuesday 27 October, five days before the range: Sunday 29 November is its 34th day but the range's 29th.
     const wider = new OpenMinutes(rules, { start: '2026-10-27', end: '2026-12-31' }, [12, 15], clock)
     const { groups } = summarize({ groupBy: { period: undefined, service: false, status: false }, range, startOfWeek: 1, services, rows: SummaryRows.of(rows), open: wider, withOpenMinutes: false })
-    expect(groups).to.deep.equal([{ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, open_minutes: null, occupancy: null }])
+    expect(groups).to.deep.equal([{ bookings: 6, all_day_bookings: 3, booked_minutes: 1620, blocked_minutes: 1620, open_minutes: null, occupancy: null }])
   })
 })
 
@@ -135,17 +136,18 @@ describe('SummaryRows: a summary\'s rows as columns of numbers', () => {
   it('keeps each row\'s values, each status once as stored, days as dayToMs gives them (NaN for no date), past its first capacity', () => {
     const rows = new SummaryRows()
     const statuses = [' Booked ', null, 'booked', 'подтверждено']
-    for (let i = 0; i < 2500; i++) rows.add('2026-11-05', 10 + (i % 3), statuses[i % 4]!, i % 5 === 0 ? '2026-11-06' : null, i, i % 7, i * 60)
-    rows.add('0000-00-00', 99, null, '2026-02-30', 1, 1, 0)
+    for (let i = 0; i < 2500; i++) rows.add('2026-11-05', 10 + (i % 3), statuses[i % 4]!, i % 5 === 0 ? '2026-11-06' : null, i, i % 7, i * 60, i % 2, i * 30)
+    rows.add('0000-00-00', 99, null, '2026-02-30', 1, 1, 0, 0, 0)
     expect(rows.length).to.equal(2501)
     expect(rows.statuses).to.deep.equal(statuses)
     expect([...rows.serviceIds()]).to.deep.equal([10, 11, 12, 99])
-    const at = (row: number) => [rows.dayMs[row], rows.serviceId[row], rows.status[row], rows.wholeDayMs[row], rows.bookings[row], rows.allDayBookings[row], rows.bookedSeconds[row]]
+    const at = (row: number) => [rows.dayMs[row], rows.serviceId[row], rows.status[row], rows.wholeDayMs[row],
+      rows.bookings[row], rows.allDayBookings[row], rows.bookedSeconds[row], rows.blockedAllDayBookings[row], rows.blockedSeconds[row]]
     const nov5 = Date.UTC(2026, 10, 5)
-    expect(at(0)).to.deep.equal([nov5, 10, 0, nov5 + 86_400_000, 0, 0, 0])
-    expect(at(999)).to.deep.equal([nov5, 10, 3, NaN, 999, 5, 999 * 60])
-    expect(at(2499)).to.deep.equal([nov5, 10, 3, NaN, 2499, 0, 2499 * 60])
-    expect(at(2500)).to.deep.equal([NaN, 99, 1, NaN, 1, 1, 0])
+    expect(at(0)).to.deep.equal([nov5, 10, 0, nov5 + 86_400_000, 0, 0, 0, 0, 0])
+    expect(at(999)).to.deep.equal([nov5, 10, 3, NaN, 999, 5, 999 * 60, 1, 999 * 30])
+    expect(at(2499)).to.deep.equal([nov5, 10, 3, NaN, 2499, 0, 2499 * 60, 1, 2499 * 30])
+    expect(at(2500)).to.deep.equal([NaN, 99, 1, NaN, 1, 1, 0, 0, 0])
     expect(SummaryRows.of([{ day: '2026-11-05', service_id: 12, status: 'x', whole_day_date: null, bookings: 2, all_day_bookings: 0, booked_seconds: 60 }]).bookings.slice(0, 1))
       .to.deep.equal(new Float64Array([2]))
   })
@@ -153,15 +155,15 @@ describe('SummaryRows: a summary\'s rows as columns of numbers', () => {
   it('hands its columns to the next summary once released, which reads none of the old rows; columns of over 65,536 rows are not kept', () => {
     new SummaryRows() // takes any columns an earlier answer left
     const first = new SummaryRows()
-    for (let i = 0; i < 3000; i++) first.add('2026-11-05', 50 + (i % 7), 'booked', '2026-11-05', 9, 1, 60)
+    for (let i = 0; i < 3000; i++) first.add('2026-11-05', 50 + (i % 7), 'booked', '2026-11-05', 9, 1, 60, 0, 0)
     const columns = first.dayMs
     first.release()
     const next = new SummaryRows()
     expect(next.dayMs).to.equal(columns)
     // A day that comes back after another is read again, not taken for the last one.
-    next.add('2026-01-02', 10, 'pending', null, 2, 0, 0)
-    next.add('2026-01-01', 11, null, '2026-01-01', 3, 1, 0)
-    next.add('2026-01-02', 10, 'pending', null, 4, 0, 120)
+    next.add('2026-01-02', 10, 'pending', null, 2, 0, 0, 0, 0)
+    next.add('2026-01-01', 11, null, '2026-01-01', 3, 1, 0, 0, 0)
+    next.add('2026-01-02', 10, 'pending', null, 4, 0, 120, 0, 0)
     expect(next.length).to.equal(3)
     expect(next.statuses).to.deep.equal(['pending', null])
     expect([...next.serviceIds()]).to.deep.equal([10, 11])
@@ -176,7 +178,7 @@ describe('SummaryRows: a summary\'s rows as columns of numbers', () => {
     const beside = new SummaryRows()
     expect(beside.dayMs).to.not.equal(columns)
     expect(beside.dayMs.length).to.equal(1024)
-    for (let i = 0; i < 70_000; i++) beside.add('2026-11-05', 1, null, null, 1, 0, 0)
+    for (let i = 0; i < 70_000; i++) beside.add('2026-11-05', 1, null, null, 1, 0, 0, 0, 0)
     beside.release()
     expect(new SummaryRows().dayMs.length).to.equal(1024)
   })
@@ -195,7 +197,7 @@ describe('SummaryRows: a summary\'s rows as columns of numbers', () => {
     new SummaryRows() // takes any columns an earlier answer left
     const large = new SummaryRows()
     const small = new SummaryRows()
-    for (let i = 0; i < 40_000; i++) large.add('2026-11-05', 1, null, null, 1, 0, 0)
+    for (let i = 0; i < 40_000; i++) large.add('2026-11-05', 1, null, null, 1, 0, 0, 0, 0)
     expect(large.dayMs.length).to.equal(65_536)
     large.release()
     small.release()
@@ -210,7 +212,7 @@ describe('SummaryRows: a summary\'s rows as columns of numbers', () => {
 })
 
 describe('splitByBookingDate: a long range of booking dates in two halves that meet at a day', () => {
-  const query = (filter: SummaryQuery['filter'], dateOf: SummaryQuery['dateOf'] = 'booking_date'): SummaryQuery => ({ filter, dateOf, byStatus: false })
+  const query = (filter: SummaryQuery['filter'], dateOf: SummaryQuery['dateOf'] = 'booking_date'): SummaryQuery => ({ filter, dateOf, byStatus: false, blocking: ['booked'] })
   it('a year: two halves, every day in exactly one, the rest of the filter kept', () => {
     const parts = splitByBookingDate(query({ serviceId: 7, statuses: ['booked'], bookingDate: { from: '2025-01-01', to: '2025-12-31' } }))
     expect(parts.map((part) => part.filter)).to.deep.equal([
@@ -234,15 +236,15 @@ describe('splitByBookingDate: a long range of booking dates in two halves that m
 
 describe('summaryCsvLines', () => {
   it('keys of the dimensions, then the measures; _fields keeps the named columns in order', () => {
-    expect(summaryColumns(['week', 'status'], undefined)).to.deep.equal(['period_start', 'period_end', 'status', 'bookings', 'all_day_bookings', 'booked_minutes', 'open_minutes', 'occupancy'])
+    expect(summaryColumns(['week', 'status'], undefined)).to.deep.equal(['period_start', 'period_end', 'status', 'bookings', 'all_day_bookings', 'booked_minutes', 'blocked_minutes', 'open_minutes', 'occupancy'])
     expect(summaryColumns(['service'], ['occupancy', 'service_slug'])).to.deep.equal(['service_slug', 'occupancy'])
   })
   it('cells as slots/ writes them: null empty, a formula-like slug guarded', () => {
     const csv = [...summaryCsvLines({
-      groups: [{ service_id: 1, service_slug: '=cmd', bookings: 1, all_day_bookings: 0, booked_minutes: 60, open_minutes: null, occupancy: null }],
-      totals: { bookings: 1, all_day_bookings: 0, booked_minutes: 60, open_minutes: null, occupancy: null },
-      start: '2026-11-01', end: '2026-11-30', timezone: 'UTC', group_by: ['service'], filter_by: 'booking_date',
+      groups: [{ service_id: 1, service_slug: '=cmd', bookings: 1, all_day_bookings: 0, booked_minutes: 60, blocked_minutes: 45, open_minutes: null, occupancy: null }],
+      totals: { bookings: 1, all_day_bookings: 0, booked_minutes: 60, blocked_minutes: 45, open_minutes: null, occupancy: null },
+      start: '2026-11-01', end: '2026-11-30', timezone: 'UTC', group_by: ['service'], filter_by: 'booking_date', blocking: ['booked'],
     }, undefined)].join('')
-    expect(csv).to.equal('service_id,service_slug,bookings,all_day_bookings,booked_minutes,open_minutes,occupancy\r\n1,\'=cmd,1,0,60,,\r\n')
+    expect(csv).to.equal('service_id,service_slug,bookings,all_day_bookings,booked_minutes,blocked_minutes,open_minutes,occupancy\r\n1,\'=cmd,1,0,60,45,,\r\n')
   })
 })
