@@ -26,7 +26,8 @@ const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-
  * The page is for people (API.md, "GET docs"): it reads openapi.json itself and
  * shows one entry per route and method a person calls. HEAD, OPTIONS and the
  * trailing-slash twins (path items that are a $ref to the route) stay in the
- * document, for tools, and are left off the page; the groups are the document's tags.
+ * document, for tools, and are left off the page, as is the root index outside the
+ * namespace (a path item with servers of its own); the groups are the document's tags.
  */
 const START_SCRIPT = `'use strict'
 function forPeople(document) {
@@ -34,7 +35,8 @@ function forPeople(document) {
   Object.keys(document.paths || {}).forEach(function (path) {
     var item = document.paths[path]
     var twin = path.length > 1 && path.charAt(path.length - 1) === '/' && Object.prototype.hasOwnProperty.call(document.paths, path.slice(0, -1))
-    if (item.$ref || twin) return
+    // The root index (/wp-json/, a server of its own) is WordPress's, outside the namespace the page is about.
+    if (item.$ref || twin || item.servers) return
     var kept = {}
     Object.keys(item).forEach(function (key) {
       if (key !== 'head' && key !== 'options') kept[key] = item[key]

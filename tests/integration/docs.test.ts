@@ -31,7 +31,8 @@ function operationsForPeople(): string[] {
   const paths = (buildOpenApiDocument() as { paths: Record<string, PathItem> }).paths
   const operations: string[] = []
   for (const [path, item] of Object.entries(paths)) {
-    if (item.$ref) continue
+    // The root index (/wp-json/) has servers of its own: WordPress's, outside the namespace the page is about.
+    if (item.$ref || item.servers) continue
     // A path item holds servers and parameters beside its operations (the root index's servers).
     for (const [method, operation] of Object.entries(item)) {
       if (method !== 'get') continue
