@@ -1,7 +1,8 @@
 // One schema over process.env, parsed once at start-up (API.md, "Configuration").
 // A wrong value stops the process with one line naming the variable and what it accepts.
 import express from 'express'
-import { availableParallelism } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
+import { isAbsolute, join } from 'node:path'
 import { z } from 'zod'
 import { parseZoneSetting } from './domain/zone-offsets.ts'
 import type { DatabaseSettings, DbSettings } from '../db/connect.ts'
@@ -148,6 +149,15 @@ const envSchema = z.object({
   HEADERS_TIMEOUT_MS: integer('HEADERS_TIMEOUT_MS', 1_000, 300_000, 10_000),
   MAX_RANGE_DAYS: integer('MAX_RANGE_DAYS', 1, 36_600, 731),
   ETAG_MAX_ROWS: integer('ETAG_MAX_ROWS', 0, 100_000_000, 250_000),
+  // Held answers (server/http/held-answer.ts): per process; both 0 switch holding off.
+  HOLD_MEMORY_BYTES: integer('HOLD_MEMORY_BYTES', 0, 64 * 1024 ** 3, 32 * 1024 ** 2),
+  HOLD_DISK_BYTES: integer('HOLD_DISK_BYTES', 0, 1024 ** 4, 1024 ** 3),
+  HOLD_DIR: z.string().optional().transform((value, ctx) => {
+    const dir = value?.trim() || join(tmpdir(), 'booking-calendar-api')
+    if (isAbsolute(dir)) return dir
+    ctx.addIssue({ code: 'custom', message: 'HOLD_DIR must be an absolute path, such as /var/tmp/booking-calendar-api.' })
+    return z.NEVER
+  }),
   // Compared with a browser's Origin header as it sends it: scheme, host and port, no slash after.
   CORS_ORIGINS: list.transform((origins, ctx) => {
     const normal = origins.map(originOf)
@@ -327,6 +337,8 @@ function configFromEnv(env: z.output<typeof envSchema>) {
     maxRangeDays: env.MAX_RANGE_DAYS,
     /** A streamed slots/ answer of more bookings goes without an ETag: its digest would be a second read of them all. */
     etagMaxRows: env.ETAG_MAX_ROWS,
+    /** What the process's answers hold for clients that have not read them: memory, then temporary files in a directory per process under `dir`. */
+    hold: { memoryBytes: env.HOLD_MEMORY_BYTES, diskBytes: env.HOLD_DISK_BYTES, dir: env.HOLD_DIR },
     corsOrigins: env.CORS_ORIGINS,
     logLevel: env.LOG_LEVEL,
     /** Guards GET /metrics when set; open otherwise. */

@@ -11,6 +11,7 @@ import { addRowsSent } from './response-locals.ts'
 import { cutWholeAnswerWhenClientStopsReading } from './cut-answer.ts'
 import { sendNotModifiedIfHeld, setTagHeaders } from './conditional.ts'
 import { weakTag } from './entity-tag.ts'
+import type { AnswerHolding } from './held-answer.ts'
 
 export interface SlotsResponse {
   body: SlotsBody
@@ -18,9 +19,11 @@ export interface SlotsResponse {
   /** What besides the bookings shapes the body, for the entity tag (API.md, "Conditional requests"). */
   context: readonly unknown[]
   sendTimeoutMs: number
+  /** Where a streamed body's unread bytes are held, so the snapshot ends when its rows are out (held-answer.ts). */
+  holding?: AnswerHolding | undefined
 }
 
-export async function sendSlotsAnswer(req: Request, res: Response, answer: SlotsAnswer, { body: slotsBody, csv, context, sendTimeoutMs }: SlotsResponse): Promise<void> {
+export async function sendSlotsAnswer(req: Request, res: Response, answer: SlotsAnswer, { body: slotsBody, csv, context, sendTimeoutMs, holding }: SlotsResponse): Promise<void> {
   const head = req.method === 'HEAD'
   // A narrow report is read whole already; any other answer is read as it is
   // sent, its first chunk before the status line: a query that fails at once still gets its own status code.
@@ -52,7 +55,7 @@ export async function sendSlotsAnswer(req: Request, res: Response, answer: Slots
     cutWholeAnswerWhenClientStopsReading(res, sendTimeoutMs)
     return
   }
-  await streamBody(res, body!, sendTimeoutMs)
+  await streamBody(res, body!, sendTimeoutMs, holding)
 }
 
 /**

@@ -70,7 +70,7 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
       res.end()
       return
     }
-    await streamBody(res, slotsIcsChunks({ batches: countRowsSent(res, batches) }, calendar, context), deps.config.sendTimeoutMs)
+    await streamBody(res, slotsIcsChunks({ batches: countRowsSent(res, batches) }, calendar, context), deps.config.sendTimeoutMs, deps.holding)
   })
 }
 

@@ -64,5 +64,5 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
     mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res), sink: slotsBody.sink, tagged: true, maxTaggedRows: deps.config.etagMaxRows,
   }
   await answerSlots(deps.db, deps.pool, params, options, (answer) =>
-    sendSlotsAnswer(req, res, answer, { body: slotsBody, csv, context, sendTimeoutMs: deps.config.sendTimeoutMs }))
+    sendSlotsAnswer(req, res, answer, { body: slotsBody, csv, context, sendTimeoutMs: deps.config.sendTimeoutMs, holding: deps.holding }))
 }

@@ -296,7 +296,8 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
 
   describe('exports and small requests are kept apart', () => {
     it('a held export leaves small requests their own connections; with DB_QUEUE_LENGTH=0 a second export is refused at once with 503 and Retry-After, logged at warn', async () => {
-      const service = await startService(privateDb, { DB_POOL_SIZE: '1', DB_STREAM_CONNECTIONS: '1', DB_QUEUE_LENGTH: '0' })
+      // Holding off: the export's client, reading nothing, holds its permit (held answers: held-answers.test.ts).
+      const service = await startService(privateDb, { DB_POOL_SIZE: '1', DB_STREAM_CONNECTIONS: '1', DB_QUEUE_LENGTH: '0', HOLD_MEMORY_BYTES: '0', HOLD_DISK_BYTES: '0' })
       try {
         const held = await rawGet(service.port, EXPORT, { read: false })
         const small = await get(service.port, SMALL)

@@ -21,7 +21,8 @@ const SHORT_EXPORT = '/wp-json/booking-calendar/v1/slots?flat&_fields=id'
 const SMALL = '/wp-json/booking-calendar/v1/slots?per_page=5'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const startService = startListeningService
+/** Holding off (HOLD_*=0): a client that stops reading then holds its permit, which is how these tests fill the line (held answers: held-answers.test.ts). */
+const startService = (db: TestDatabase, env: Record<string, string> = {}) => startListeningService(db, { HOLD_MEMORY_BYTES: '0', HOLD_DISK_BYTES: '0', ...env })
 
 /** A request on a socket of its own; `stopAfterFirstChunk` leaves the rest unread, so its answer stays in flight. */
 interface RawRequest {
