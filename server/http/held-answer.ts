@@ -115,6 +115,7 @@ export class HeldAnswer {
   readonly #onBytesSaved: ((chunk: Buffer) => void) | undefined
   readonly #memory: Buffer[] = []
   #memoryBytes = 0
+  #pushedBytes = 0
   #file: FileHandle | undefined
   #filePath: string | undefined
   /** The file's bytes from #readAt to #writtenAt are held; written ones only. */
@@ -130,6 +131,11 @@ export class HeldAnswer {
   constructor(holding: AnswerHolding, onBytesSaved?: (chunk: Buffer) => void) {
     this.#holding = holding
     this.#onBytesSaved = onBytesSaved
+  }
+
+  /** Bytes pushed since the start: a whole answer's Content-Length. */
+  get pushedBytes(): number {
+    return this.#pushedBytes
   }
 
   /** Bytes held now, in memory and on disk. */
@@ -150,6 +156,7 @@ export class HeldAnswer {
     const fileHolds = this.#writtenAt > this.#readAt
     if (!fileHolds && this.#memoryBytes + size <= ANSWER_MEMORY_BYTES && stats.memoryBytes + size <= settings.memoryBytes) {
       this.#memory.push(chunk)
+      this.#pushedBytes += size
       this.#memoryBytes += size
       stats.memoryBytes += size
       this.#wakeSender()
@@ -172,6 +179,7 @@ export class HeldAnswer {
       if (this.#discarded) return false
       throw error
     }
+    this.#pushedBytes += size
     this.#onBytesSaved?.(chunk)
     if (this.#discarded) return false
     this.#wakeSender()

@@ -74,6 +74,58 @@ async function holdChunks(res: Response, chunks: AsyncGenerator<Buffer>, holding
   }
 }
 
+/** A body made whole into a held answer before anything is sent (holdWholeBody). */
+export interface WholeHeld {
+  held: HeldAnswer
+  /** The chunks not held, when the bounds were spent first: the body cannot be sent whole. */
+  rest: AsyncGenerator<Buffer> | undefined
+}
+
+/**
+ * Every chunk of `chunks` into a held answer, for an answer sent whole once it
+ * is made (its tag is made of all of it): the source (its snapshot, its
+ * permit) is done when this resolves. When the process's bounds are spent
+ * first, what was held and the chunks left (`rest`), for streamHeldThenRest.
+ */
+export async function holdWholeBody(chunks: AsyncIterable<Buffer>, holding: AnswerHolding): Promise<WholeHeld> {
+  const held = holding.open((chunk) => chunkPool.giveBack(chunk))
+  const iterator = chunks[Symbol.asyncIterator]() as AsyncGenerator<Buffer>
+  try {
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      if (!await held.push(next.value)) return { held, rest: prepend([next.value], iterator) }
+    }
+  } catch (error) {
+    await held.discard()
+    throw error
+  }
+  held.end()
+  return { held, rest: undefined }
+}
+
+/** A held answer, whole, with its Content-Length; sent as its client reads (not waited for), cut when it reads nothing for `sendTimeoutMs`. */
+export function sendHeldWhole(res: Response, held: HeldAnswer, sendTimeoutMs: number): void {
+  res.setHeader('Content-Length', held.pushedBytes)
+  cutWhenClientStopsReading(res, sendTimeoutMs)
+  void sendHeld(res, held)
+}
+
+/** What was held, then the rest as its client reads it (back-pressure reaching the source): an answer that could not be held whole. */
+export async function streamHeldThenRest(res: Response, held: HeldAnswer, rest: AsyncGenerator<Buffer>, sendTimeoutMs: number): Promise<void> {
+  cutWhenClientStopsReading(res, sendTimeoutMs)
+  held.end()
+  await writeChunks(res, heldThenRest(held, rest))
+}
+
+async function* heldThenRest(held: HeldAnswer, rest: AsyncGenerator<Buffer>): AsyncGenerator<Buffer> {
+  try {
+    for (let chunk = await held.next(); chunk !== undefined; chunk = await held.next()) yield chunk
+    yield* rest
+  } finally {
+    await held.discard()
+    await rest.return(undefined)
+  }
+}
+
 /** The held answer's chunks to the socket as it takes them; ends the response when they are all sent, and lets the held bytes go on every path. */
 async function sendHeld(res: Response, held: HeldAnswer): Promise<void> {
   try {
