@@ -113,7 +113,8 @@ describe('held answers: a slow client holds no stream permit', function () {
     const body = await third.json() as { booked_slots: unknown[] }
     expect(third.status).to.equal(200)
     expect(body.booked_slots).to.have.length(BOOKINGS)
-    expect(Date.now() - started).to.be.below(15_000)
+    // Its own read and send of 26 MB, on a shared machine: bounded, but the proof is the wait in line below.
+    expect(Date.now() - started).to.be.below(45_000)
     const queueWait = service.logs.filter((line) => line.msg === 'request' && line.status === 200).map((line) => line.queueWaitMs ?? 0)
     expect(Math.max(...queueWait as number[]), 'no request waited in line').to.be.below(1_000)
 
