@@ -55,10 +55,20 @@ describe('streaming', function () {
     expect(sorted).to.equal(true)
   })
 
-  it('streams CSV the same way: every booking, one line each, after the header', async () => {
+  it('sends CSV the same way: every booking, one line each, after the header; tagged, so held whole with its Content-Length, and streamed untagged past ETAG_MAX_ROWS', async () => {
     const res = await request(t.app).get('/wp-json/booking-calendar/v1/slots?format=csv&_fields=id,note').buffer(true).expect(200)
     expect(res.headers['content-type']).to.equal('text/csv; charset=utf-8')
-    expect(res.headers['transfer-encoding']).to.equal('chunked')
+    expect(res.headers['transfer-encoding']).to.equal(undefined)
+    expect(Number(res.headers['content-length'])).to.equal(Buffer.byteLength(res.text))
+    expect(res.headers.etag).to.match(/^W\//)
+    const untagged = createTestApp(db, { env: { SITE_TIMEZONE: 'Europe/Berlin', ETAG_MAX_ROWS: '1000' } })
+    try {
+      const streamed = await request(untagged.app).get('/wp-json/booking-calendar/v1/slots?format=csv&_fields=id,note').buffer(true).expect(200)
+      expect([streamed.headers['transfer-encoding'], streamed.headers.etag]).to.deep.equal(['chunked', undefined])
+      expect(streamed.text).to.equal(res.text)
+    } finally {
+      await untagged.close()
+    }
     const lines = res.text.split('\r\n')
     expect(lines[0]).to.equal('id,note')
     expect(lines.at(-1)).to.equal('')
@@ -148,7 +158,11 @@ describe('streaming', function () {
     })
     const response = Buffer.concat(chunks).toString('utf8')
     expect(response.startsWith('HTTP/1.1 200 OK')).to.equal(true)
-    expect(response).to.match(/\]\},"total":100000\}\r\n0\r\n\r\n$/)
+    // Tagged (100,000 bookings, within ETAG_MAX_ROWS): held whole, sent with its ETag and Content-Length.
+    const [head, body] = response.split('\r\n\r\n', 2) as [string, string]
+    expect(head).to.match(/\r\netag: W\//i)
+    expect(Buffer.byteLength(body)).to.equal(Number(/\r\ncontent-length: (\d+)/i.exec(head)![1]))
+    expect(body).to.match(/\]\},"total":100000\}$/)
   })
 
   it('holding off: holds the query open while a client does not read, and finishes the answer whole when it reads again, long past QUERY_TIMEOUT_MS', async () => {
