@@ -63,18 +63,27 @@ export class AnswerHolding {
     if (this.#processDir === undefined) {
       const dir = join(this.settings.dir, String(process.pid))
       mkdirSync(dir, { recursive: true, mode: 0o700 })
-      // A normal exit leaves nothing; a crash leaves the directory for the next start's sweep (sweepHeldFiles).
-      process.once('exit', () => rmSync(dir, { recursive: true, force: true }))
+      removeAtExit(dir)
       this.#processDir = dir
     }
     return join(this.#processDir, `${++this.#files}-${randomBytes(6).toString('hex')}.held`)
   }
 }
 
+/** The process's directories of held files, removed by one listener when it exits. */
+const exitRemoves = new Set<string>()
+
+/** A normal exit leaves nothing; a crash leaves the directory for the next start's sweep (sweepHeldFiles). */
+function removeAtExit(dir: string): void {
+  if (exitRemoves.size === 0) process.once('exit', () => { for (const each of exitRemoves) rmSync(each, { recursive: true, force: true }) })
+  exitRemoves.add(dir)
+}
+
 /**
  * Removes the held files of processes that are gone (a crash, a kill): each
- * process's directory under `dir` is named by its pid. Run at every start, by
- * the primary and by each worker. Returns how many directories went.
+ * process's directory under `dir` is named by its pid. Run at the start of
+ * each serving process (every worker, or the one process of WORKERS=1), so a
+ * worker forked again sweeps the one that died. Returns how many directories went.
  */
 export function sweepHeldFiles(dir: string): number {
   let entries: string[]
