@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { startListeningService, type ListeningService } from '../support/service.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
-import { dechunkBody } from '../support/chunked.ts'
+import { bodyText } from '../support/chunked.ts'
 
 const BOOKINGS = 100_000
 /** Every booking, whole: about 26 MB, far more than the sockets' buffers hold. */
@@ -41,14 +41,6 @@ async function slowClient(port: number): Promise<SlowClient> {
   socket.write(`GET ${EXPORT} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`)
   await until(() => client.firstByteAt !== undefined, 10_000, 'the first byte')
   return client
-}
-
-/** The body of a raw answer: sent whole with its Content-Length (a tagged answer), or in chunks. */
-function bodyOf(raw: Buffer): string {
-  const headEnd = raw.indexOf('\r\n\r\n')
-  const head = raw.toString('latin1', 0, headEnd)
-  const body = raw.subarray(headEnd + 4)
-  return (/\r\ntransfer-encoding: chunked/i.test(head) ? dechunkBody(body) : body).toString('utf8')
 }
 
 async function until(condition: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
@@ -125,7 +117,7 @@ describe('held answers: a slow client holds no stream permit', function () {
     for (const client of slow) {
       const raw = Buffer.concat(client.received)
       expect(raw.toString('latin1', 0, 15)).to.equal('HTTP/1.1 200 OK')
-      expect((JSON.parse(bodyOf(raw)) as { booked_slots: unknown[] }).booked_slots).to.have.length(BOOKINGS)
+      expect((JSON.parse(bodyText(raw)) as { booked_slots: unknown[] }).booked_slots).to.have.length(BOOKINGS)
     }
     await until(async () => await metric(port, 'booking_calendar_held_bytes{where="disk"}') === 0, 5_000, 'no byte held on disk')
     expect(await metric(port, 'booking_calendar_held_bytes{where="memory"}')).to.equal(0)

@@ -10,7 +10,7 @@ import { get as httpGet } from 'node:http'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { spawnService, startListeningService, type ServiceProcess } from '../support/service.ts'
 import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
-import { dechunk } from '../support/chunked.ts'
+import { bodyText } from '../support/chunked.ts'
 import { startWordPress, type WordPressSite } from '../support/wordpress.ts'
 
 const BOOKINGS = 100_000
@@ -79,7 +79,7 @@ async function until(condition: () => boolean | Promise<boolean>, ms: number, wh
 }
 
 function bodyOf(request: RawRequest): { total: number; booked_slots: unknown[] } {
-  return JSON.parse(dechunk(Buffer.concat(request.received)))
+  return JSON.parse(bodyText(Buffer.concat(request.received)))
 }
 
 describe('under load: the line for stream permits', function () {
