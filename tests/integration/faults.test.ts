@@ -146,7 +146,8 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
   describe('a client that stops reading or hangs up', () => {
     // The calendar feed streams too: a feed URL left open by a client that reads nothing held its stream connection until the client left.
     for (const [what, target] of [['an export', EXPORT], ['a calendar feed', FEED]] as const) it(`cuts ${what} whose client reads nothing for SEND_TIMEOUT_MS, and frees its connection`, async () => {
-      const service = await startService(privateDb, { SEND_TIMEOUT_MS: '2000' })
+      // Untagged (ETAG_MAX_ROWS=0): streamed as read, where a tagged one is read whole (and a feed hashed) before its first byte.
+      const service = await startService(privateDb, { SEND_TIMEOUT_MS: '2000', ETAG_MAX_ROWS: '0' })
       try {
         const slow = await rawGet(service.port, target, { read: false })
         // From the first bytes: a tagged export is held whole (its rows read, hashed for its ETag) before them.
@@ -193,7 +194,7 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
     })
 
     it('an export to a client that reads in short bursts, each well within SEND_TIMEOUT_MS: never cut, sent whole', async () => {
-      const service = await startService(privateDb, { SEND_TIMEOUT_MS: '1000' })
+      const service = await startService(privateDb, { SEND_TIMEOUT_MS: '1000', ETAG_MAX_ROWS: '0' })
       try {
         const slow = await rawGet(service.port, EXPORT, { read: false })
         // 50 ms of reading every 400 ms, for three times SEND_TIMEOUT_MS: the kernel takes bytes between each look.
@@ -236,7 +237,8 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
     })
 
     it('a client that hangs up mid-stream: logged at info with completed: false, and its connection destroyed at once', async () => {
-      const service = await startService(privateDb)
+      // Streamed as read, nothing held (ETAG_MAX_ROWS=0, HOLD_*=0): the connection is the answer's until the client goes.
+      const service = await startService(privateDb, { ETAG_MAX_ROWS: '0', HOLD_MEMORY_BYTES: '0', HOLD_DISK_BYTES: '0' })
       try {
         const reader = await rawGet(service.port, EXPORT, { read: false })
         await sleep(200)
@@ -425,7 +427,7 @@ describe('faults (a private MariaDB, killed and stopped)', function () {
     it('an export whose database stops mid-stream is cut QUERY_TIMEOUT_MS after the last row, counted as database_timeout', async () => {
       // SEND_TIMEOUT_MS shorter than QUERY_TIMEOUT_MS: a client that reads everything it is sent is not
       // the one that stalls, so the cut is the database's, not a send timeout's.
-      const service = await startService(privateDb, { QUERY_TIMEOUT_MS: '2500', SEND_TIMEOUT_MS: '1000' })
+      const service = await startService(privateDb, { QUERY_TIMEOUT_MS: '2500', SEND_TIMEOUT_MS: '1000', ETAG_MAX_ROWS: '0' })
       const pid = privateDb.pid()
       try {
         const json = await rawGet(service.port, EXPORT)
