@@ -335,7 +335,7 @@ function configFromEnv(env: z.output<typeof envSchema>) {
     /** A request whose line and headers have not all arrived this long after its first byte (a silent new connection: after it opened) gets 408. */
     headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
     maxRangeDays: env.MAX_RANGE_DAYS,
-    /** A streamed slots/ answer of more bookings goes without an ETag: its digest would be a second read of them all. */
+    /** A streamed slots/ answer of more bookings goes without an ETag, streamed as read; one of at most this many is held whole for its tag. */
     etagMaxRows: env.ETAG_MAX_ROWS,
     /** What the process's answers hold for clients that have not read them: memory, then temporary files in a directory per process under `dir`. */
     hold: { memoryBytes: env.HOLD_MEMORY_BYTES, diskBytes: env.HOLD_DISK_BYTES, dir: env.HOLD_DIR },
