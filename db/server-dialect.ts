@@ -70,9 +70,6 @@ export function sessionSqlMode(server: DatabaseServer): string {
   return (server.kind === 'mysql' && atLeast(server, 8, 0, 11) ? modes.filter((mode) => mode !== 'NO_AUTO_CREATE_USER') : modes).join(',')
 }
 
-/** GROUP_CONCAT's longest result for the digests (db/answer-tags.ts): the most every server takes. */
-export const DIGEST_GROUP_CONCAT_MAX_LEN = 4_294_967_295
-
 /**
  * The statements every new connection starts with, in order (db/connect.ts),
  * for statements of at most `queryTimeoutMs`.
@@ -93,10 +90,6 @@ export function sessionStatements(server: DatabaseServer, queryTimeoutMs: number
   // there and the rest be SQL. Other modes change what a read gives (PAD_CHAR_TO_FULL_LENGTH),
   // and MySQL 5.7's ONLY_FULL_GROUP_BY refuses queries MariaDB takes.
   statements.push(`SET SESSION sql_mode = '${sessionSqlMode(server)}'`)
-  if (server.kind === 'mysql' && !atLeast(server, 8, 0, 0)) {
-    // No SET_VAR hint before MySQL 8.0: the digests' GROUP_CONCAT length is the session's.
-    statements.push(`SET SESSION group_concat_max_len = ${DIGEST_GROUP_CONCAT_MAX_LEN}`)
-  }
   if (server.kind === 'mysql' && !atLeast(server, 5, 6, 0)) {
     // MySQL 5.5 does not know the collation mysql2 asks for at the handshake
     // (utf8mb4_unicode_520_ci, 5.6's) and would fall back to its default character set, latin1.
@@ -142,21 +135,6 @@ export function limitedStatement(server: DatabaseServer, sql: string, timeoutMs:
 export function unlimitedStatement(server: DatabaseServer, sql: string): string {
   if (statementTimeLimit(server) === 'max_statement_time') return `SET STATEMENT max_statement_time = 0 FOR ${sql}`
   return sql
-}
-
-/**
- * The digest statement (db/answer-tags.ts) with its settings: GROUP_CONCAT
- * long enough for every row's text, and rows looked up in the order of their
- * ids (multi-range read). MariaDB: SET STATEMENT … FOR. MySQL 8.0+: SET_VAR
- * hints (MySQL has no mrr_sort_keys). Before MySQL 8.0: the session's
- * group_concat_max_len (sessionStatements), and the optimizer's own choice of reads.
- */
-export function digestStatement(server: DatabaseServer, sql: string): string {
-  if (server.kind === 'mariadb') {
-    return `SET STATEMENT optimizer_switch='mrr=on,mrr_sort_keys=on,mrr_cost_based=off', group_concat_max_len=${DIGEST_GROUP_CONCAT_MAX_LEN} FOR ${sql}`
-  }
-  if (!atLeast(server, 8, 0, 0)) return sql
-  return withOptimizerHints(sql, [`SET_VAR(optimizer_switch = 'mrr=on,mrr_cost_based=off')`, `SET_VAR(group_concat_max_len = ${DIGEST_GROUP_CONCAT_MAX_LEN})`])
 }
 
 /** MariaDB's ER_STATEMENT_TIMEOUT: max_statement_time stopped the statement. */

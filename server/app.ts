@@ -13,6 +13,7 @@ import { createSiteTimezone, type SiteTimezone } from './site-timezone.ts'
 import { RuleProblemLog } from './domain/disabled-time.ts'
 import { createAccess, type Access } from './access.ts'
 import { createMetrics } from './metrics.ts'
+import { AnswerHolding } from './http/held-answer.ts'
 import type { Deps } from './deps.ts'
 import { buildOpenApiDocument, withSiteAddress } from './openapi.ts'
 import { publicBaseUrl, setPublicUrl } from './http/public-url.ts'
@@ -157,6 +158,7 @@ export function createApp(options: AppOptions): Express {
     now,
     exposeCustomer: access.exposeCustomer,
     ruleProblems: new RuleProblemLog(log),
+    holding: new AnswerHolding(config.hold),
   }
 
   const app = express()
@@ -172,7 +174,7 @@ export function createApp(options: AppOptions): Express {
   app.set('query parser', 'simple')
   app.set('trust proxy', config.trustProxy)
   setPublicUrl(app, config.publicUrl)
-  const metrics = createMetrics({ pool: options.pool, access, token: config.metricsToken })
+  const metrics = createMetrics({ pool: options.pool, access, token: config.metricsToken, holding: deps.holding })
   app.use(requestLog(log))
   app.use(metrics.observe)
   app.use(securityHeaders)

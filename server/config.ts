@@ -3,7 +3,8 @@
 import express from 'express'
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
-import { availableParallelism } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
+import { isAbsolute, join } from 'node:path'
 import { z } from 'zod'
 import { parseZoneSetting } from './domain/zone-offsets.ts'
 import type { DbSettings } from '../db/connect.ts'
@@ -156,6 +157,15 @@ const envSchema = z.object({
   MAX_RANGE_DAYS: integer('MAX_RANGE_DAYS', 1, 36_600, 731),
   ETAG_MAX_ROWS: integer('ETAG_MAX_ROWS', 0, 100_000_000, 250_000),
   AVAILABILITY_MAX_ITEMS: integer('AVAILABILITY_MAX_ITEMS', 1, 100_000_000, 100_000),
+  // Held answers (server/http/held-answer.ts): per process; both 0 switch holding off.
+  HOLD_MEMORY_BYTES: integer('HOLD_MEMORY_BYTES', 0, 64 * 1024 ** 3, 32 * 1024 ** 2),
+  HOLD_DISK_BYTES: integer('HOLD_DISK_BYTES', 0, 1024 ** 4, 1024 ** 3),
+  HOLD_DIR: z.string().optional().transform((value, ctx) => {
+    const dir = value?.trim() || join(tmpdir(), 'booking-calendar-api')
+    if (isAbsolute(dir)) return dir
+    ctx.addIssue({ code: 'custom', message: 'HOLD_DIR must be an absolute path, such as /var/tmp/booking-calendar-api.' })
+    return z.NEVER
+  }),
   // Compared with a browser's Origin header as it sends it: scheme, host and port, no slash after.
   CORS_ORIGINS: list.transform((origins, ctx) => {
     const normal = origins.map(originOf)
@@ -457,10 +467,12 @@ function configFromEnv(env: z.output<typeof envSchema>) {
     /** A request whose line and headers have not all arrived this long after its first byte (a silent new connection: after it opened) gets 408. */
     headersTimeoutMs: env.HEADERS_TIMEOUT_MS,
     maxRangeDays: env.MAX_RANGE_DAYS,
-    /** A streamed slots/ answer of more bookings goes without an ETag: its digest would be a second read of them all. */
+    /** A streamed slots/ answer of more bookings goes without an ETag, streamed as read; one of at most this many is held whole for its tag. */
     etagMaxRows: env.ETAG_MAX_ROWS,
     /** An availability/ answer that would list more items is 400 before its first byte: its CPU is bounded, like its memory. */
     availabilityMaxItems: env.AVAILABILITY_MAX_ITEMS,
+    /** What the process's answers hold for clients that have not read them: memory, then temporary files in a directory per process under `dir`. */
+    hold: { memoryBytes: env.HOLD_MEMORY_BYTES, diskBytes: env.HOLD_DISK_BYTES, dir: env.HOLD_DIR },
     corsOrigins: env.CORS_ORIGINS,
     logLevel: env.LOG_LEVEL,
     /** Guards GET /metrics when set; open otherwise. */

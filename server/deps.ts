@@ -7,6 +7,7 @@ import type { Db, DbPools } from '../db/connect.ts'
 import type { Config } from './config.ts'
 import type { SiteTimezone } from './site-timezone.ts'
 import type { RuleProblemLog } from './domain/disabled-time.ts'
+import type { AnswerHolding } from './http/held-answer.ts'
 
 export interface Deps {
   db: Db
@@ -19,6 +20,8 @@ export interface Deps {
   now: () => number
   /** Whether bookings of this request carry `customer` (API.md, "Access"). */
   exposeCustomer: (req: Request) => boolean
+  /** What streamed answers hold for clients that have not read them (HOLD_*), so their stream permits go when the rows are out. */
+  holding: AnswerHolding
   /** Broken disabled-time rules already logged. */
   ruleProblems: RuleProblemLog
 }

@@ -79,6 +79,9 @@ async function serve(config: Config, log: Logger): Promise<void> {
   // that otherwise held the first request's event loop (docs/performance.md).
   isIanaZone('Etc/UTC')
   // In a worker, stream permits come from the primary: DB_STREAM_CONNECTIONS is the whole service's.
+  // Held files of processes that are gone (a crash): each process has a directory of its own (http/held-answer.ts).
+  const { sweepHeldFiles } = await import('./http/held-answer.ts')
+  sweepHeldFiles(config.hold.dir)
   const streamGate = cluster.isWorker ? (await import('./stream-permits.ts')).createClusterGate(config.dbQueueTimeoutMs) : undefined
   const handle = createDb({ ...dbSettings(config), streamGate })
   // In a worker, credentials are checked by the primary, whose verdicts every worker shares.

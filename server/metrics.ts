@@ -11,6 +11,7 @@ import { bearerToken, sha256, tokenIsOneOf, type Access } from './access.ts'
 import { askPrimaryForMetrics, shareMetricsWithPrimary } from './cluster.ts'
 import { RestError } from './errors.ts'
 import { routeOf, statusSent } from './http/response-locals.ts'
+import type { AnswerHolding } from './http/held-answer.ts'
 
 export interface Metrics {
   /** Counts and times every request, by the route that answered it (`res.locals.route`). */
@@ -30,7 +31,7 @@ function poolCounts(pools: DbPools): { all: number; free: number; waiting: numbe
   }
 }
 
-export function createMetrics(options: { pool: DbPools; access: Access; token: string | undefined }): Metrics {
+export function createMetrics(options: { pool: DbPools; access: Access; token: string | undefined; holding?: AnswerHolding }): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   if (cluster.isWorker) shareMetricsWithPrimary(registry)
@@ -47,7 +48,7 @@ export function createMetrics(options: { pool: DbPools; access: Access; token: s
   const rows = new Counter({ name: 'booking_calendar_rows_sent_total', help: 'Bookings and disabled times sent, by route.', labelNames: ['route'], registers: [registry] })
   const cuts = new Counter({
     name: 'booking_calendar_answers_cut_total',
-    help: 'Streamed answers cut before their end, by reason (database_lost, database_timeout, send_timeout).',
+    help: 'Streamed answers cut before their end, by reason (database_lost, database_timeout, send_timeout, hold_full).',
     labelNames: ['reason'], registers: [registry],
   })
   const { pool, access } = options
@@ -95,6 +96,17 @@ export function createMetrics(options: { pool: DbPools; access: Access; token: s
   for (const reason of ['queue_full', 'waited_too_long'] as const) refusals.inc({ reason }, 0)
   gate.onWait = (seconds) => queueWait.observe(seconds)
   gate.onRefusal = (reason) => refusals.inc({ reason })
+  // Held answers (http/held-answer.ts): bytes their clients have not read yet, and answers that went on to a file.
+  const held = options.holding?.stats
+  new Gauge({
+    name: 'booking_calendar_held_bytes', help: 'Bytes of streamed answers held for clients that have not read them, by where (memory, disk).', labelNames: ['where'], registers: [registry],
+    collect() {
+      this.set({ where: 'memory' }, held?.memoryBytes ?? 0)
+      this.set({ where: 'disk' }, held?.diskBytes ?? 0)
+    },
+  })
+  const spills = new Counter({ name: 'booking_calendar_held_spills_total', help: 'Held answers that went on to a temporary file (HOLD_DIR).', registers: [registry] })
+  if (options.holding) options.holding.onSpill = () => spills.inc()
   new Gauge({
     name: 'booking_calendar_db_pool_waiting', help: 'Requests waiting for a database connection.', registers: [registry],
     collect() { this.set(poolCounts(pool).waiting) },

@@ -2,7 +2,7 @@
 // routes validate their parameters with (server/routes/*.ts) and the shapes they
 // answer with (server/http/response-schemas.ts). `npm run openapi` writes it to
 // openapi.json; GET /openapi.json serves it; tests check both against the code.
-import { readFileSync } from 'node:fs'
+import { packageVersion } from './http/service-version.ts'
 import { z } from 'zod'
 import { ROUTES, NAMESPACE } from './routes/index.ts'
 import {
@@ -127,16 +127,6 @@ const ERRORS = {
   500: error('rest_internal_error: a fixed sentence; the details are in the log.'),
   503: error('rest_database_unavailable, rest_auth_unavailable, or rest_service_stopping (the service stopped before it could answer), with Retry-After.'),
   504: error('rest_query_timeout: the query ran longer than QUERY_TIMEOUT_MS (or the database hung) and was cancelled; with Retry-After.'),
-}
-
-/** package.json's version: one folder up from server/ here, two from dist/server/ in the image. */
-function packageVersion(): string {
-  for (const path of ['../package.json', '../../package.json']) {
-    try {
-      return (JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { version: string }).version
-    } catch { /* try the next */ }
-  }
-  return '0.0.0'
 }
 
 const site = { default: 'http://localhost:8080', description: 'The site\'s address, or the service\'s own.' }

@@ -8,7 +8,6 @@ import { countBookings, findBookingsPage, findFirstBookings, streamBookings } fr
 import { findFirstBookingPackets, streamBookingPackets, type BookingRowSink } from '../../db/booking-packets.ts'
 import type { BookingFilter } from '../../db/booking-filter.ts'
 import type { BookingColumns, BookingRow } from '../../db/booking-queries.ts'
-import { digestBookings, type BookingsDigest } from '../../db/answer-tags.ts'
 import { RestError } from '../errors.ts'
 import { daysInclusive } from './day-arithmetic.ts'
 import { wallClockFor } from './wall-clock.ts'
@@ -54,10 +53,12 @@ export interface SlotsAnswer {
   written: boolean
   grouped: boolean
   /**
-   * With `options.tagged`: what the answer's tag is made of (slotsTagParts),
-   * read in the snapshot its bookings came from; undefined when the database could make no digest.
+   * With `options.tagged`, for a streamed answer of at most `maxTaggedRows`
+   * bookings: what its tag is made of besides its rows (the filter, the
+   * service as the ID it resolved to, and the total), read in its snapshot.
+   * The rows are hashed as they are read (server/http/row-tagger.ts).
    */
-  tagParts?: unknown[] | undefined
+  rowTagParts?: unknown[] | undefined
   /**
    * With `options.tagged`, for an answer read whole in one statement: its
    * records' SHA-256, or true when its bookings are in the sink as bytes (the
@@ -70,35 +71,6 @@ export interface SlotsAnswer {
 /** The SHA-256 of records, as their JSON: every field the answer shows of them. */
 export function recordsDigest(records: readonly BookingRecord[]): string {
   return createHash('sha256').update(JSON.stringify(records)).digest('base64url')
-}
-
-/**
- * What names the data of a slots/ answer, for its tag: the filter it reads
- * (the service as the ID it resolved to) and the database's digest
- * of those bookings, their total and the services (db/answer-tags.ts).
- */
-export function slotsTagParts(filter: BookingFilter, digest: BookingsDigest): unknown[] {
-  return [filter, digest]
-}
-
-/**
- * The tag parts of the answer slots/ would give now, read as one statement of
- * its own on the short pool (so in one snapshot): for a conditional request,
- * before any row is read. Undefined for an answer tagged by what it holds
- * (a page, a narrow answer), past ETAG_MAX_ROWS, or when the database could make no digest.
- */
-export async function currentSlotsTagParts(
-  db: Db, pools: DbPools, params: SlotsQuery, exposeCustomer: boolean, maxTaggedRows: number,
-  queries: ServiceLookups & Pick<SlotsQueries, 'digestBookings'> = slotsQueries,
-): Promise<unknown[] | undefined> {
-  // A page, or a narrow answer, is read whole and tagged by what it holds: no digest to check against.
-  if (params.per_page !== undefined || isNarrow(bookingFilter(params, params.service === undefined ? undefined : 0))) return undefined
-  const serviceId = params.service === undefined ? undefined : (await resolveService(db, params.service, queries)).ID
-  const filter = bookingFilter(params, serviceId)
-  const digest = await queries.digestBookings(db, pools.short, filter, { customer: exposeCustomer })
-  // Past ETAG_MAX_ROWS the answer goes untagged: there is no tag to hold.
-  if (!digest || digest.total > maxTaggedRows) return undefined
-  return slotsTagParts(filter, digest)
 }
 
 /**
@@ -150,11 +122,10 @@ export interface SlotsQueries extends ServiceLookups {
   findBookingsPage: typeof findBookingsPage
   findFirstBookings: typeof findFirstBookings
   findFirstBookingPackets: typeof findFirstBookingPackets
-  digestBookings: typeof digestBookings
 }
 
 export const slotsQueries: SlotsQueries = {
-  ...serviceLookups, readSnapshot, countBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets, digestBookings,
+  ...serviceLookups, readSnapshot, countBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets,
 }
 
 /** How a slots/ answer's rows become records: in the site's zone, with or without customer data. */
@@ -250,10 +221,9 @@ export async function answerSlots(
       if (params.per_page === undefined) {
         const answer = streamedAnswer({ db, snapshot, filter, order, columns, toRecord, queries, queryTimeoutMs: options.queryTimeoutMs }, grouped)
         if (options.tagged) {
-          // Counted first: past etagMaxRows the digest (a second read of every row) is not made, and the answer goes untagged.
+          // Counted first (an index range, no row read): past maxTaggedRows the answer is streamed untagged, never held whole for a tag.
           answer.total = await queries.countBookings(db, snapshot, filter)
-          const digest = answer.total <= (options.maxTaggedRows ?? Number.POSITIVE_INFINITY) ? await queries.digestBookings(db, snapshot, filter, columns) : undefined
-          answer.tagParts = digest && slotsTagParts(filter, digest)
+          if (answer.total <= (options.maxTaggedRows ?? Number.POSITIVE_INFINITY)) answer.rowTagParts = [filter, answer.total]
         }
         await send(answer)
         return

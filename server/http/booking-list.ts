@@ -135,10 +135,7 @@ export class BookingList implements AnswerSink {
   accepts(columns: readonly ResultColumn[]): boolean {
     // A joined post_name is text; the names' NULL of a streamed answer is not.
     this.#slugIsText = columns[SERVICE_POST_NAME]?.encoding === 'utf8'
-    return columns.length === CELLS && columns.every((column, i) =>
-      column.name === BOOKING_ROW_COLUMNS[i] &&
-      (i > 1 || INTEGER_TYPES.has(column.columnType)) &&
-      (!TEXT_COLUMNS.has(column.name) || column.encoding === 'utf8'))
+    return acceptsBookingColumns(columns)
   }
 
   serviceNames(names: ReadonlyMap<number, string>): void {
@@ -406,6 +403,14 @@ const PHONE = 8
 const NOTE = 9
 const CREATED_AT = 10
 const SERVICE_POST_NAME = 11
+
+/** Whether a result's columns are a booking row's as a list writes it from its bytes: BOOKING_ROW_COLUMNS, integer IDs, text in UTF-8. */
+export function acceptsBookingColumns(columns: readonly ResultColumn[]): boolean {
+  return columns.length === CELLS && columns.every((column, i) =>
+    column.name === BOOKING_ROW_COLUMNS[i] &&
+    (i > 1 || INTEGER_TYPES.has(column.columnType)) &&
+    (!TEXT_COLUMNS.has(column.name) || column.encoding === 'utf8'))
+}
 
 /** Days kept with their offset's bytes; a million bookings span a few thousand. */
 const MAX_DAYS = 20_000

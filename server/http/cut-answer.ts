@@ -6,7 +6,7 @@ import type { Socket } from 'node:net'
 import { ClientGoneError, type GoneSignal } from '../../db/bounded-pool.ts'
 import { requestLogger } from './request-log.ts'
 
-export type CutReason = 'database_lost' | 'database_timeout' | 'send_timeout'
+export type CutReason = 'database_lost' | 'database_timeout' | 'send_timeout' | 'hold_full'
 
 /** Records why the answer was cut, for the metric (server/metrics.ts installs `countCut`). */
 export function markCut(res: Response, reason: CutReason): void {

@@ -1,12 +1,13 @@
 // Entity tags (API.md, "Conditional requests"; RFC 9110, 8.8.3 and 13.1.2):
 // how a tag is written, and whether an If-None-Match header names it. Pure.
 import { createHash } from 'node:crypto'
+import { SERVICE_VERSION } from './service-version.ts'
 
 /**
- * Bumped whenever what goes into a tag, or how, changes: a tag of an older
- * version then never equals a new one, even for the same data.
+ * The scheme: bumped whenever what goes into a tag, or how, changes (v2: a
+ * streamed answer's rows hashed as read, the service's version in every tag).
  */
-export const TAG_VERSION = 'v1'
+export const TAG_VERSION = 'v2'
 
 /**
  * A weak tag naming the data `parts` describe: the SHA-256 of their JSON.
@@ -15,8 +16,8 @@ export const TAG_VERSION = 'v1'
  * (a digest from the database, a parameter, the zone) gives another tag.
  * Weak (W/): equal tags mean equal data, not equal bytes (a feed's DTSTAMP).
  */
-export function weakTag(parts: readonly unknown[]): string {
-  const digest = createHash('sha256').update(JSON.stringify([TAG_VERSION, ...parts])).digest('base64url')
+export function weakTag(parts: readonly unknown[], version: string = SERVICE_VERSION): string {
+  const digest = createHash('sha256').update(JSON.stringify([TAG_VERSION, version, ...parts])).digest('base64url')
   return `W/"${TAG_VERSION}-${digest}"`
 }
 

@@ -38,6 +38,24 @@ export class SlotsBody {
     }
   }
 
+  /** The body's list, which takes rows as bytes or (`_fields`) as records only (takesBytes). */
+  get list(): AnswerSink {
+    return this.#list
+  }
+
+  get takesBytes(): boolean {
+    return this.#list.takesBytes
+  }
+
+  /** The body's chunks, its bookings written into it by `rows` (answer.rowsInto of a sink that hands them on to `list`). */
+  async *chunksFrom(answer: SlotsAnswer, rows: AsyncIterable<number>, onRows: (rows: number) => void): AsyncGenerator<Buffer> {
+    for await (const count of rows) {
+      onRows(count)
+      yield* this.#chunks.full()
+    }
+    yield* this.#end(answer.total)
+  }
+
   /** Where the answer may write its bookings as bytes; undefined when the list takes records only (`_fields`). */
   get sink(): AnswerSink | undefined {
     return this.#list.takesBytes ? this.#list : undefined

@@ -4,14 +4,16 @@ import { createHash } from 'node:crypto'
 import type { Request, Response } from 'express'
 import type { SlotsAnswer } from '../domain/slots.ts'
 import type { SlotsBody } from './slots-body.ts'
-import { sendWhole, startIterating, streamBody } from './stream-body.ts'
+import { holdWholeBody, sendHeldWhole, sendWhole, startIterating, streamBody, streamHeldThenRest } from './stream-body.ts'
 import { pagingLinks } from './paging.ts'
 import { addLink } from './api-root-link.ts'
 import { addVary } from './negotiate.ts'
 import { addRowsSent } from './response-locals.ts'
 import { cutWholeAnswerWhenClientStopsReading } from './cut-answer.ts'
-import { sendNotModifiedIfHeld, setTagHeaders } from './conditional.ts'
+import { ifNoneMatchOf, sendNotModifiedIfHeld, setTagHeaders } from './conditional.ts'
 import { weakTag } from './entity-tag.ts'
+import { AnswerHolding } from './held-answer.ts'
+import { RowTagger } from './row-tagger.ts'
 
 export interface SlotsResponse {
   body: SlotsBody
@@ -19,9 +21,13 @@ export interface SlotsResponse {
   /** What besides the bookings shapes the body, for the entity tag (API.md, "Conditional requests"). */
   context: readonly unknown[]
   sendTimeoutMs: number
+  /** Where a streamed body's unread bytes are held, so the snapshot ends when its rows are out (held-answer.ts). */
+  holding?: AnswerHolding | undefined
 }
 
-export async function sendSlotsAnswer(req: Request, res: Response, answer: SlotsAnswer, { body: slotsBody, csv, context, sendTimeoutMs }: SlotsResponse): Promise<void> {
+export async function sendSlotsAnswer(req: Request, res: Response, answer: SlotsAnswer, response: SlotsResponse): Promise<void> {
+  if (answer.rowTagParts && answer.rowsInto) return await sendRowTagged(req, res, answer, response)
+  const { body: slotsBody, csv, context, sendTimeoutMs, holding } = response
   const head = req.method === 'HEAD'
   // A narrow report is read whole already; any other answer is read as it is
   // sent, its first chunk before the status line: a query that fails at once still gets its own status code.
@@ -30,6 +36,64 @@ export async function sendSlotsAnswer(req: Request, res: Response, answer: Slots
   if (tag !== undefined && sendNotModifiedIfHeld(req, res, tag)) return
   if (tag !== undefined) setTagHeaders(res, tag)
   const body = head || whole ? undefined : await startIterating(slotsBody.chunks(answer, (rows) => addRowsSent(res, rows)))
+  await setSlotsHeaders(req, res, answer, csv)
+  if (head) {
+    res.end()
+    return
+  }
+  if (whole) {
+    addRowsSent(res, answer.total!)
+    sendWhole(res, whole)
+    cutWholeAnswerWhenClientStopsReading(res, sendTimeoutMs)
+    return
+  }
+  await streamBody(res, body!, sendTimeoutMs, holding)
+}
+
+/** The tag of a streamed answer tagged by its rows (RowTagger's digest), beside what else shapes its body. */
+export function rowTag(context: readonly unknown[], answer: SlotsAnswer, tagger: RowTagger): string {
+  return weakTag([...context, 'rows', ...answer.rowTagParts!, tagger.rows, tagger.digest()])
+}
+
+/** A process that holds nothing: a tagged answer then goes untagged, streamed. */
+const HOLDING_NOTHING = new AnswerHolding({ memoryBytes: 0, diskBytes: 0, dir: '/nonexistent' })
+
+/**
+ * A streamed answer tagged by its rows, read once, inside its snapshot and
+ * its stream permit (decision 0028). With If-None-Match, or for HEAD, the rows
+ * are first only hashed: a 304 has read them, encoded and sent nothing. Else
+ * they are hashed as the body is made, into a held answer (memory, then a
+ * file), sent whole with its ETag and Content-Length once the rows are out;
+ * the permit goes then, whatever the client's pace. Past the process's
+ * bounds the answer is streamed without a tag, as one past ETAG_MAX_ROWS is.
+ */
+async function sendRowTagged(req: Request, res: Response, answer: SlotsAnswer, { body: slotsBody, csv, context, sendTimeoutMs, holding }: SlotsResponse): Promise<void> {
+  const condition = ifNoneMatchOf(req)
+  const head = req.method === 'HEAD'
+  if (condition !== undefined || head) {
+    const hashing = new RowTagger(undefined, false)
+    for await (const _rows of answer.rowsInto!(hashing)) { /* hashed only */ }
+    const tag = rowTag(context, answer, hashing)
+    if (sendNotModifiedIfHeld(req, res, tag, condition)) return
+    if (head) {
+      setTagHeaders(res, tag)
+      await setSlotsHeaders(req, res, answer, csv)
+      res.end()
+      return
+    }
+    // Not held by the client: the rows again, into the body, in the same snapshot (the same tag).
+  }
+  const tagger = new RowTagger(slotsBody.list, slotsBody.takesBytes)
+  const chunks = slotsBody.chunksFrom(answer, answer.rowsInto!(tagger), (rows) => addRowsSent(res, rows))
+  const { held, rest } = await holdWholeBody(chunks, holding ?? HOLDING_NOTHING)
+  if (rest === undefined) setTagHeaders(res, rowTag(context, answer, tagger))
+  await setSlotsHeaders(req, res, answer, csv)
+  if (rest === undefined) sendHeldWhole(res, held, sendTimeoutMs)
+  else await streamHeldThenRest(res, held, rest, sendTimeoutMs)
+}
+
+/** X-WP-Total (and the paging headers), Vary and the content type of a slots/ answer. */
+async function setSlotsHeaders(req: Request, res: Response, answer: SlotsAnswer, csv: boolean): Promise<void> {
   res.setHeader('X-WP-Total', String(answer.total ?? await answer.count()))
   if (answer.paging) {
     res.setHeader('X-WP-TotalPages', String(answer.paging.totalPages))
@@ -43,26 +107,14 @@ export async function sendSlotsAnswer(req: Request, res: Response, answer: Slots
   } else {
     res.setHeader('Content-Type', 'application/json; charset=utf-8')
   }
-  if (head) {
-    res.end()
-    return
-  }
-  if (whole) {
-    addRowsSent(res, answer.total!)
-    sendWhole(res, whole)
-    cutWholeAnswerWhenClientStopsReading(res, sendTimeoutMs)
-    return
-  }
-  await streamBody(res, body!, sendTimeoutMs)
 }
 
 /**
- * The tag of a slots/ answer (or its feed): the database's digest read in its
- * snapshot, or, for an answer read whole in one statement, the SHA-256 of its
- * records or of its body's bytes (`whole`). Undefined: it goes untagged.
+ * The tag of a slots/ answer (or its feed) read whole in one statement (a
+ * narrow answer, a page): the SHA-256 of its records or of its body's bytes
+ * (`whole`). Undefined: it goes untagged, or is tagged by its rows (rowTag).
  */
 export function slotsTag(context: readonly unknown[], answer: SlotsAnswer, whole: readonly Buffer[] | undefined): string | undefined {
-  if (answer.tagParts) return weakTag([...context, 'digest', ...answer.tagParts])
   if (typeof answer.tagFromContent === 'string') return weakTag([...context, 'records', answer.tagFromContent])
   if (answer.tagFromContent === true && whole) {
     const hash = createHash('sha256')

@@ -2,7 +2,9 @@
 // chunk, where back-pressure from the socket reaches the database cursor, and a
 // client that hangs up ends the generator, which releases the connection.
 import type { Response } from 'express'
-import { cutWhenClientStopsReading } from './cut-answer.ts'
+import { cutWhenClientStopsReading, markCut } from './cut-answer.ts'
+import type { AnswerHolding, HeldAnswer } from './held-answer.ts'
+import { requestLogger } from './request-log.ts'
 
 /** Chunks of about this many bytes go to the socket at once. */
 export const CHUNK_BYTES = 64 * 1024
@@ -13,8 +15,12 @@ const SMALL_BODY_BYTES = 512 * 1024
 /**
  * Every streamed answer is cut when its client reads nothing for `sendTimeoutMs`
  * (SEND_TIMEOUT_MS), so no caller can leave a stream connection to a client that stopped reading.
+ * With `holding` (enabled), a long body is made as fast as its source gives it,
+ * the bytes its client has not read held for it (held-answer.ts): the promise
+ * resolves once the last chunk is made, while the socket may still be sending,
+ * so whatever the source held (a snapshot, a stream permit) is given back then.
  */
-export async function streamBody(res: Response, chunks: AsyncIterable<Buffer>, sendTimeoutMs: number): Promise<void> {
+export async function streamBody(res: Response, chunks: AsyncIterable<Buffer>, sendTimeoutMs: number, holding?: AnswerHolding): Promise<void> {
   cutWhenClientStopsReading(res, sendTimeoutMs)
   const iterator = chunks[Symbol.asyncIterator]()
   const head: Buffer[] = []
@@ -29,7 +35,112 @@ export async function streamBody(res: Response, chunks: AsyncIterable<Buffer>, s
     sendWhole(res, head)
     return
   }
-  await writeChunks(res, prepend(head, iterator))
+  if (holding?.enabled) await holdChunks(res, prepend(head, iterator), holding)
+  else await writeChunks(res, prepend(head, iterator))
+}
+
+/**
+ * A long body made into a held answer as fast as `chunks` come, and sent from
+ * it as the client reads (sendHeld, which this does not wait for). A client
+ * gone, a failed source, or bounds spent (the answer cut, counted as
+ * hold_full) end the chunks, which releases the connection, and the held bytes go.
+ */
+async function holdChunks(res: Response, chunks: AsyncGenerator<Buffer>, holding: AnswerHolding): Promise<void> {
+  const held = holding.open((chunk) => chunkPool.giveBack(chunk))
+  void sendHeld(res, held)
+  let done = false
+  try {
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+      if (res.destroyed) throw prematureClose()
+      if (!await held.push(next.value)) {
+        if (res.destroyed) throw prematureClose()
+        markCut(res, 'hold_full')
+        if (res.req.baseLog) {
+          requestLogger(res.req).warn({ heldBytes: held.heldBytes, memoryBytes: holding.settings.memoryBytes, diskBytes: holding.settings.diskBytes },
+            'answer cut: HOLD_MEMORY_BYTES and HOLD_DISK_BYTES are spent by answers their clients have not read')
+        }
+        res.destroy()
+        throw prematureClose()
+      }
+    }
+    held.end()
+    done = true
+  } catch (error) {
+    res.destroy()
+    await held.discard()
+    throw error
+  } finally {
+    if (!done) await chunks.return(undefined)
+  }
+}
+
+/** A body made whole into a held answer before anything is sent (holdWholeBody). */
+export interface WholeHeld {
+  held: HeldAnswer
+  /** The chunks not held, when the bounds were spent first: the body cannot be sent whole. */
+  rest: AsyncGenerator<Buffer> | undefined
+}
+
+/**
+ * Every chunk of `chunks` into a held answer, for an answer sent whole once it
+ * is made (its tag is made of all of it): the source (its snapshot, its
+ * permit) is done when this resolves. When the process's bounds are spent
+ * first, what was held and the chunks left (`rest`), for streamHeldThenRest.
+ */
+export async function holdWholeBody(chunks: AsyncIterable<Buffer>, holding: AnswerHolding): Promise<WholeHeld> {
+  const held = holding.open((chunk) => chunkPool.giveBack(chunk))
+  const iterator = chunks[Symbol.asyncIterator]() as AsyncGenerator<Buffer>
+  try {
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+      if (!await held.push(next.value)) return { held, rest: prepend([next.value], iterator) }
+    }
+  } catch (error) {
+    await held.discard()
+    throw error
+  }
+  held.end()
+  return { held, rest: undefined }
+}
+
+/** A held answer, whole, with its Content-Length; sent as its client reads (not waited for), cut when it reads nothing for `sendTimeoutMs`. */
+export function sendHeldWhole(res: Response, held: HeldAnswer, sendTimeoutMs: number): void {
+  res.setHeader('Content-Length', held.pushedBytes)
+  cutWhenClientStopsReading(res, sendTimeoutMs)
+  void sendHeld(res, held)
+}
+
+/** What was held, then the rest as its client reads it (back-pressure reaching the source): an answer that could not be held whole. */
+export async function streamHeldThenRest(res: Response, held: HeldAnswer, rest: AsyncGenerator<Buffer>, sendTimeoutMs: number): Promise<void> {
+  cutWhenClientStopsReading(res, sendTimeoutMs)
+  held.end()
+  await writeChunks(res, heldThenRest(held, rest))
+}
+
+async function* heldThenRest(held: HeldAnswer, rest: AsyncGenerator<Buffer>): AsyncGenerator<Buffer> {
+  try {
+    for (let chunk = await held.next(); chunk !== undefined; chunk = await held.next()) yield chunk
+    yield* rest
+  } finally {
+    await held.discard()
+    await rest.return(undefined)
+  }
+}
+
+/** The held answer's chunks to the socket as it takes them; ends the response when they are all sent, and lets the held bytes go on every path. */
+async function sendHeld(res: Response, held: HeldAnswer): Promise<void> {
+  try {
+    for (let chunk = await held.next(); chunk !== undefined; chunk = await held.next()) {
+      if (res.destroyed) return
+      const sent = chunk
+      if (!res.write(sent, () => chunkPool.giveBack(sent))) await drainedOrClosed(res)
+    }
+    if (!res.destroyed) await endAndFinish(res)
+  } catch {
+    // A file that could not be read, a client gone while the end was written: the answer is cut.
+    res.destroy()
+  } finally {
+    await held.discard()
+  }
 }
 
 /**

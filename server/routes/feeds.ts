@@ -15,8 +15,8 @@ import { disabledTimeIcsLines, publicHost, slotsIcsChunks, utcDateTime, type Eve
 import { startIterating, streamBody } from '../http/stream-body.ts'
 import { addRowsSent, countRowsSent } from '../http/response-locals.ts'
 import { lineChunks } from '../http/text-chunks.ts'
-import { answeredNotModified } from './slots-not-modified.ts'
-import { slotsTag } from '../http/slots-response.ts'
+import { rowTag, slotsTag } from '../http/slots-response.ts'
+import { RowTagger } from '../http/row-tagger.ts'
 import { sendNotModifiedIfHeld, setTagHeaders } from '../http/conditional.ts'
 import { weakTag } from '../http/entity-tag.ts'
 
@@ -53,14 +53,19 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
   const exposeCustomer = deps.exposeCustomer(req)
   // The feed's data besides its events: its name, zone and the host in every UID; DTSTAMP is the time of the answer, not data.
   const tagContext = ['slots', 'ics', exposeCustomer, zone, calendar, context.host]
-  if (await answeredNotModified(deps, req, res, feedParams, exposeCustomer, tagContext)) return
   const options = {
     mapping: bookingMapping(zone, exposeCustomer), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res),
     tagged: true, maxTaggedRows: deps.config.etagMaxRows,
   }
   await answerSlots(deps.db, deps.pool, feedParams, options, async (answer) => {
-    // No sink here: an answer read whole holds records, and tagFromContent is their digest.
-    const tag = slotsTag(tagContext, answer, undefined)
+    // No sink here: an answer read whole holds records, and tagFromContent is their digest. A streamed
+    // one's rows are hashed first, inside its snapshot and permit: a 304 then reads them once, a 200 twice.
+    let tag = slotsTag(tagContext, answer, undefined)
+    if (answer.rowTagParts && answer.rowsInto) {
+      const hashing = new RowTagger(undefined, false)
+      for await (const _rows of answer.rowsInto(hashing)) { /* hashed only */ }
+      tag = rowTag(tagContext, answer, hashing)
+    }
     if (tag !== undefined && sendNotModifiedIfHeld(req, res, tag)) return
     if (tag !== undefined) setTagHeaders(res, tag)
     const batches = req.method === 'HEAD' ? answer.batches : await startIterating(answer.batches)
@@ -70,7 +75,7 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
       res.end()
       return
     }
-    await streamBody(res, slotsIcsChunks({ batches: countRowsSent(res, batches) }, calendar, context), deps.config.sendTimeoutMs)
+    await streamBody(res, slotsIcsChunks({ batches: countRowsSent(res, batches) }, calendar, context), deps.config.sendTimeoutMs, deps.holding)
   })
 }
 

@@ -13,7 +13,6 @@ import { acceptedFormat } from '../http/negotiate.ts'
 import { sendSlotsFeed } from './feeds.ts'
 import { admitRequest } from '../http/admission.ts'
 import type { Deps } from '../deps.ts'
-import { answeredNotModified } from './slots-not-modified.ts'
 
 export const BOOKING_STATUSES = ['pending', 'booked', 'reject', 'completed', 'expired'] as const
 
@@ -58,12 +57,11 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   const exposeCustomer = deps.exposeCustomer(req)
   // Everything besides the bookings that shapes the body (API.md, "Conditional requests").
   const context = ['slots', csv ? 'csv' : 'json', grouped, params._fields ?? null, exposeCustomer, zone, csv && params.bom]
-  if (await answeredNotModified(deps, req, res, params, exposeCustomer, context)) return
   const mapping = bookingMapping(zone, exposeCustomer)
   const slotsBody = new SlotsBody(csv ? 'csv' : 'json', params._fields, grouped, mapping, csv && params.bom)
   const options = {
     mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res), sink: slotsBody.sink, tagged: true, maxTaggedRows: deps.config.etagMaxRows,
   }
   await answerSlots(deps.db, deps.pool, params, options, (answer) =>
-    sendSlotsAnswer(req, res, answer, { body: slotsBody, csv, context, sendTimeoutMs: deps.config.sendTimeoutMs }))
+    sendSlotsAnswer(req, res, answer, { body: slotsBody, csv, context, sendTimeoutMs: deps.config.sendTimeoutMs, holding: deps.holding }))
 }

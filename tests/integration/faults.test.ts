@@ -147,10 +147,11 @@ describeOwnServer('faults (a private MariaDB, killed and stopped)', 'it stops an
   describe('a client that stops reading or hangs up', () => {
     // The calendar feed streams too: a feed URL left open by a client that reads nothing held its stream connection until the client left.
     for (const [what, target] of [['an export', EXPORT], ['a calendar feed', FEED]] as const) it(`cuts ${what} whose client reads nothing for SEND_TIMEOUT_MS, and frees its connection`, async () => {
-      const service = await startService(privateDb, { SEND_TIMEOUT_MS: '2000' })
+      // Untagged (ETAG_MAX_ROWS=0): streamed as read, where a tagged one is read whole (and a feed hashed) before its first byte.
+      const service = await startService(privateDb, { SEND_TIMEOUT_MS: '2000', ETAG_MAX_ROWS: '0' })
       try {
         const slow = await rawGet(service.port, target, { read: false })
-        // From the first bytes: before them the answer reads its digest (its ETag), which takes what the database takes.
+        // From the first bytes: a tagged export is held whole (its rows read, hashed for its ETag) before them.
         const started = Date.now()
         await until(() => service.logs.some((line) => line.msg === 'answer cut: the client read nothing for SEND_TIMEOUT_MS'), 8_000, 'the cut')
         // SEND_TIMEOUT_MS after the last byte the kernel took, not twice that: the socket's own
@@ -194,7 +195,7 @@ describeOwnServer('faults (a private MariaDB, killed and stopped)', 'it stops an
     })
 
     it('an export to a client that reads in short bursts, each well within SEND_TIMEOUT_MS: never cut, sent whole', async () => {
-      const service = await startService(privateDb, { SEND_TIMEOUT_MS: '1000' })
+      const service = await startService(privateDb, { SEND_TIMEOUT_MS: '1000', ETAG_MAX_ROWS: '0' })
       try {
         const slow = await rawGet(service.port, EXPORT, { read: false })
         // 50 ms of reading every 400 ms, for three times SEND_TIMEOUT_MS: the kernel takes bytes between each look.
@@ -237,7 +238,8 @@ describeOwnServer('faults (a private MariaDB, killed and stopped)', 'it stops an
     })
 
     it('a client that hangs up mid-stream: logged at info with completed: false, and its connection destroyed at once', async () => {
-      const service = await startService(privateDb)
+      // Streamed as read, nothing held (ETAG_MAX_ROWS=0, HOLD_*=0): the connection is the answer's until the client goes.
+      const service = await startService(privateDb, { ETAG_MAX_ROWS: '0', HOLD_MEMORY_BYTES: '0', HOLD_DISK_BYTES: '0' })
       try {
         const reader = await rawGet(service.port, EXPORT, { read: false })
         await sleep(200)
@@ -254,15 +256,14 @@ describeOwnServer('faults (a private MariaDB, killed and stopped)', 'it stops an
         await service.close()
       }
     })
-    // A tagged export counts its bookings, then takes their digest and the services' (its ETag,
-    // db/answer-tags.ts), then reads its rows, all in its snapshot. Locking the bookings holds it at
-    // the count; locking the posts lets the count by and holds it at the digest, or, with
-    // ETAG_MAX_ROWS=0 (no digest), at its rows' statement, which joins the posts for their slugs.
+    // A tagged export counts its bookings, then reads its services' slugs and its rows (hashed as
+    // read for its ETag), all in its snapshot. Locking the bookings holds it at the count; locking
+    // the posts lets the count by and holds it at the slugs, tagged or not (ETAG_MAX_ROWS=0).
     for (const { step, exportPath, table, statement, env } of [
       { step: 'the first row', exportPath: EXPORT, table: 'wp_posts', statement: /SET STATEMENT/, env: { ETAG_MAX_ROWS: '0' } },
       { step: 'its count', exportPath: `${EXPORT}&start=2000-01-01&end=2099-12-31`, table: 'wp_booking_calendar_bookings', statement: /count\(\*\)/i, env: {} },
-      { step: 'the digest of everything', exportPath: EXPORT, table: 'wp_posts', statement: /SHA2\(/, env: {} },
-      { step: 'the digest of its records', exportPath: `${EXPORT}&_fields=id&start=2000-01-01&end=2099-12-31`, table: 'wp_posts', statement: /SHA2\(/, env: {} },
+      { step: 'its slugs, tagged', exportPath: EXPORT, table: 'wp_posts', statement: /post_type/, env: {} },
+      { step: 'the slugs of its records', exportPath: `${EXPORT}&_fields=id&start=2000-01-01&end=2099-12-31`, table: 'wp_posts', statement: /post_type/, env: {} },
     ]) {
       it(`a client that hangs up while its export waits for ${step}: noticed at once, the query killed and its connection destroyed`, async () => {
         const service = await startService(privateDb, { QUERY_TIMEOUT_MS: '10000', ...env })
@@ -297,7 +298,8 @@ describeOwnServer('faults (a private MariaDB, killed and stopped)', 'it stops an
 
   describe('exports and small requests are kept apart', () => {
     it('a held export leaves small requests their own connections; with DB_QUEUE_LENGTH=0 a second export is refused at once with 503 and Retry-After, logged at warn', async () => {
-      const service = await startService(privateDb, { DB_POOL_SIZE: '1', DB_STREAM_CONNECTIONS: '1', DB_QUEUE_LENGTH: '0' })
+      // Holding off: the export's client, reading nothing, holds its permit (held answers: held-answers.test.ts).
+      const service = await startService(privateDb, { DB_POOL_SIZE: '1', DB_STREAM_CONNECTIONS: '1', DB_QUEUE_LENGTH: '0', HOLD_MEMORY_BYTES: '0', HOLD_DISK_BYTES: '0' })
       try {
         const held = await rawGet(service.port, EXPORT, { read: false })
         const small = await get(service.port, SMALL)
@@ -324,8 +326,7 @@ describeOwnServer('faults (a private MariaDB, killed and stopped)', 'it stops an
       const service = await startService(privateDb, { DB_POOL_SIZE: '1', DB_STREAM_CONNECTIONS: '1', QUERY_TIMEOUT_MS: '500' })
       const locker = await mysql.createConnection({ socketPath: mariadb.socketPath, user: 'root', database: 'faults' })
       try {
-        // The digest (the ETag) waits on this lock until MariaDB stops it at max_statement_time, and the
-        // answer goes on untagged; the count reads bookings only and passes; the slugs read posts, held here.
+        // The count reads bookings only and passes; the slugs read posts, held here.
         await locker.query('LOCK TABLES wp_posts WRITE')
         const killsBefore = await kills(mariadb)
         const stuck = await get(service.port, EXPORT)
@@ -427,7 +428,7 @@ describeOwnServer('faults (a private MariaDB, killed and stopped)', 'it stops an
     it('an export whose database stops mid-stream is cut QUERY_TIMEOUT_MS after the last row, counted as database_timeout', async () => {
       // SEND_TIMEOUT_MS shorter than QUERY_TIMEOUT_MS: a client that reads everything it is sent is not
       // the one that stalls, so the cut is the database's, not a send timeout's.
-      const service = await startService(privateDb, { QUERY_TIMEOUT_MS: '2500', SEND_TIMEOUT_MS: '1000' })
+      const service = await startService(privateDb, { QUERY_TIMEOUT_MS: '2500', SEND_TIMEOUT_MS: '1000', ETAG_MAX_ROWS: '0' })
       const pid = privateDb.pid()
       try {
         const json = await rawGet(service.port, EXPORT)
@@ -454,11 +455,12 @@ describeOwnServer('faults (a private MariaDB, killed and stopped)', 'it stops an
   describe('the database killed mid-export (kill -9)', () => {
     it('cuts the JSON and the CSV answer within about a second, visibly, and an export whose client was not reading once it reads on; logs the cause at warn and counts it', async () => {
       // Three exports at once, none waiting in line.
-      const service = await startService(privateDb, { DB_STREAM_CONNECTIONS: '3' })
+      // Untagged (ETAG_MAX_ROWS=0): streamed from the first rows, not held whole for a tag before the first byte.
+      const service = await startService(privateDb, { DB_STREAM_CONNECTIONS: '3', ETAG_MAX_ROWS: '0' })
       try {
         // A third export whose client reads nothing when the database dies, and reads on 2 s later.
         const paused = await rawGet(service.port, EXPORT, { read: false })
-        // Both at once: each reads its digest (its ETag) before its first row, and one started after
+        // Both at once: one started after
         // the other had sent its first bytes could find the other's answer sent whole already.
         const [json, csv] = await Promise.all([rawGet(service.port, EXPORT), rawGet(service.port, '/wp-json/booking-calendar/v1/slots?format=csv')])
         // Killed early in the answers: MariaDB sends the rows faster than the service

@@ -25,7 +25,8 @@ describe('streaming calendar feeds', function () {
     db = await createTestDatabase('ics_streaming')
     for (const statement of demoDataSql({ prefix: db.prefix, bookings: BOOKINGS })) await db.admin.query(statement)
     // A short QUERY_TIMEOUT_MS: reading slowly must not count against it.
-    t = createTestApp(db, { env: { SITE_TIMEZONE: 'Europe/Berlin', QUERY_TIMEOUT_MS: '500', MAX_RANGE_DAYS: '1200' } })
+    // Holding off (HOLD_*=0): back-pressure reaches the cursor, which these tests watch; held answers: held-answers.test.ts.
+    t = createTestApp(db, { env: { SITE_TIMEZONE: 'Europe/Berlin', QUERY_TIMEOUT_MS: '500', MAX_RANGE_DAYS: '1200', HOLD_MEMORY_BYTES: '0', HOLD_DISK_BYTES: '0' } })
     server = t.app.listen(0, '127.0.0.1')
     await new Promise((resolve) => server.once('listening', resolve))
   })

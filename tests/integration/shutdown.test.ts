@@ -14,7 +14,7 @@ import { demoDataSql } from '../../db/demo-data.ts'
 import { spawnService, type ServiceDatabase, type ServiceProcess } from '../support/service.ts'
 import { FIRST_SERVICE_ID } from '../../db/demo-data.ts'
 import { startPrivateMariaDb, type PrivateMariaDb } from '../support/private-mariadb.ts'
-import { dechunk } from '../support/chunked.ts'
+import { bodyText, dechunk } from '../support/chunked.ts'
 import { DEFAULT_WORKER_V8_FLAGS } from '../../server/config.ts'
 
 const BOOKINGS = 100_000
@@ -110,7 +110,7 @@ describe('SIGTERM', function () {
           await slow.ended
           const raw = Buffer.concat(slow.received)
           expect(raw.toString('latin1', 0, 15)).to.equal('HTTP/1.1 200 OK')
-          const body = JSON.parse(dechunk(raw))
+          const body = JSON.parse(bodyText(raw))
           expect(body.total).to.equal(BOOKINGS)
           expect(body.booked_slots).to.have.length(BOOKINGS)
           expect(await service.exited).to.equal(0)
@@ -154,7 +154,7 @@ describe('SIGTERM', function () {
           expect(Date.now() - sent).to.be.below(5_000)
           slow.socket.resume()
           await slow.ended
-          expect(() => JSON.parse(dechunk(Buffer.concat(slow.received)))).to.throw()
+          expect(() => JSON.parse(bodyText(Buffer.concat(slow.received)))).to.throw()
           expect(service.logs.some((line) => line.level === 40 && String(line.msg).includes('SHUTDOWN_GRACE_MS'))).to.equal(true)
           // The cut request still has its line, before the worker's last: the process once exited first.
           const request = service.logs.findIndex((line) => line.msg === 'request')

@@ -1,7 +1,10 @@
 // Large answers stream (STYLE.md, "How a route flows"): rows flow from
-// the database cursor to the socket with back-pressure. A client that stops
-// reading leaves the query waiting on the server, not finished into memory; a
-// client that hangs up releases the connection.
+// the database cursor to the socket. By default what a client has not read is
+// held for it (memory, then a file: held-answers.test.ts) and the snapshot
+// ends when the rows are out; with holding off (HOLD_MEMORY_BYTES=0 and
+// HOLD_DISK_BYTES=0) back-pressure reaches the cursor, and a client that
+// stops reading leaves the query waiting on the server, not finished into
+// memory. A client that hangs up releases the connection either way.
 import { expect } from 'chai'
 import { connect, type AddressInfo } from 'node:net'
 import { get as httpGet, type Server } from 'node:http'
@@ -18,6 +21,9 @@ describe('streaming', function () {
   let db: TestDatabase
   let t: TestApp
   let server: Server
+  /** The same service with holding off: back-pressure from the socket reaches the cursor. */
+  let unheld: TestApp
+  let unheldServer: Server
 
   before(async () => {
     db = await createTestDatabase('streaming')
@@ -26,10 +32,16 @@ describe('streaming', function () {
     t = createTestApp(db, { env: { SITE_TIMEZONE: 'Europe/Berlin', QUERY_TIMEOUT_MS: '500' } })
     server = t.app.listen(0, '127.0.0.1')
     await new Promise((resolve) => server.once('listening', resolve))
+    unheld = createTestApp(db, { env: { SITE_TIMEZONE: 'Europe/Berlin', QUERY_TIMEOUT_MS: '500', HOLD_MEMORY_BYTES: '0', HOLD_DISK_BYTES: '0' } })
+    unheldServer = unheld.app.listen(0, '127.0.0.1')
+    await new Promise((resolve) => unheldServer.once('listening', resolve))
   })
   after(async () => {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
+    for (const listening of [server, unheldServer]) {
+      listening.closeAllConnections()
+      await new Promise((resolve) => listening.close(resolve))
+    }
+    await unheld.close()
     await t.close()
     await db.drop()
   })
@@ -43,10 +55,20 @@ describe('streaming', function () {
     expect(sorted).to.equal(true)
   })
 
-  it('streams CSV the same way: every booking, one line each, after the header', async () => {
+  it('sends CSV the same way: every booking, one line each, after the header; tagged, so held whole with its Content-Length, and streamed untagged past ETAG_MAX_ROWS', async () => {
     const res = await request(t.app).get('/wp-json/booking-calendar/v1/slots?format=csv&_fields=id,note').buffer(true).expect(200)
     expect(res.headers['content-type']).to.equal('text/csv; charset=utf-8')
-    expect(res.headers['transfer-encoding']).to.equal('chunked')
+    expect(res.headers['transfer-encoding']).to.equal(undefined)
+    expect(Number(res.headers['content-length'])).to.equal(Buffer.byteLength(res.text))
+    expect(res.headers.etag).to.match(/^W\//)
+    const untagged = createTestApp(db, { env: { SITE_TIMEZONE: 'Europe/Berlin', ETAG_MAX_ROWS: '1000' } })
+    try {
+      const streamed = await request(untagged.app).get('/wp-json/booking-calendar/v1/slots?format=csv&_fields=id,note').buffer(true).expect(200)
+      expect([streamed.headers['transfer-encoding'], streamed.headers.etag]).to.deep.equal(['chunked', undefined])
+      expect(streamed.text).to.equal(res.text)
+    } finally {
+      await untagged.close()
+    }
     const lines = res.text.split('\r\n')
     expect(lines[0]).to.equal('id,note')
     expect(lines.at(-1)).to.equal('')
@@ -110,8 +132,8 @@ describe('streaming', function () {
   }
 
   /** Sends the call without parameters and stops reading after the first chunk. */
-  async function startSlowClient() {
-    const { port } = server.address() as AddressInfo
+  async function startSlowClient(to = server) {
+    const { port } = to.address() as AddressInfo
     const socket = connect(port, '127.0.0.1')
     const chunks: Buffer[] = []
     await new Promise<void>((resolve) => {
@@ -125,8 +147,26 @@ describe('streaming', function () {
     return { socket, chunks }
   }
 
-  it('holds the query open while a client does not read, and finishes the answer whole when it reads again, long past QUERY_TIMEOUT_MS', async () => {
+  it('by default the snapshot ends while a client does not read (the answer held for it), and the answer arrives whole when it reads again, long past QUERY_TIMEOUT_MS', async () => {
     const { socket, chunks } = await startSlowClient()
+    await db.untilReaderIdle(20_000)
+    expect(chunks.reduce((n, c) => n + c.length, 0)).to.be.below(1_000_000)
+    await new Promise<void>((resolve) => {
+      socket.on('data', (chunk) => chunks.push(chunk))
+      socket.on('close', () => resolve())
+      socket.resume()
+    })
+    const response = Buffer.concat(chunks).toString('utf8')
+    expect(response.startsWith('HTTP/1.1 200 OK')).to.equal(true)
+    // Tagged (100,000 bookings, within ETAG_MAX_ROWS): held whole, sent with its ETag and Content-Length.
+    const [head, body] = response.split('\r\n\r\n', 2) as [string, string]
+    expect(head).to.match(/\r\netag: W\//i)
+    expect(Buffer.byteLength(body)).to.equal(Number(/\r\ncontent-length: (\d+)/i.exec(head)![1]))
+    expect(body).to.match(/\]\},"total":100000\}$/)
+  })
+
+  it('holding off: holds the query open while a client does not read, and finishes the answer whole when it reads again, long past QUERY_TIMEOUT_MS', async () => {
+    const { socket, chunks } = await startSlowClient(unheldServer)
     await sleep(1500)
     // About 28 MB of JSON are owed; socket buffers hold a few. The answer's
     // snapshot must still be open: its statement may still be sending rows, or
@@ -148,8 +188,8 @@ describe('streaming', function () {
     expect(body).to.match(/\]\},"total":100000\}\r\n0\r\n\r\n$/)
   })
 
-  it('releases the connection when the client hangs up', async () => {
-    const { socket } = await startSlowClient()
+  it('holding off: releases the connection when the client hangs up', async () => {
+    const { socket } = await startSlowClient(unheldServer)
     await sleep(300)
     // Its statement may have sent its last rows into the sockets' buffers already
     // (see above); the snapshot stays open until the answer is done or given up.

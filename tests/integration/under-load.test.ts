@@ -10,7 +10,7 @@ import { get as httpGet } from 'node:http'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { spawnService, startListeningService, type ServiceProcess } from '../support/service.ts'
 import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
-import { dechunk } from '../support/chunked.ts'
+import { bodyText } from '../support/chunked.ts'
 import { startWordPress, type WordPressSite } from '../support/wordpress.ts'
 
 const BOOKINGS = 100_000
@@ -21,7 +21,8 @@ const SHORT_EXPORT = '/wp-json/booking-calendar/v1/slots?flat&_fields=id'
 const SMALL = '/wp-json/booking-calendar/v1/slots?per_page=5'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const startService = startListeningService
+/** Holding off (HOLD_*=0): a client that stops reading then holds its permit, which is how these tests fill the line (held answers: held-answers.test.ts). */
+const startService = (db: TestDatabase, env: Record<string, string> = {}) => startListeningService(db, { HOLD_MEMORY_BYTES: '0', HOLD_DISK_BYTES: '0', ...env })
 
 /** A request on a socket of its own; `stopAfterFirstChunk` leaves the rest unread, so its answer stays in flight. */
 interface RawRequest {
@@ -78,7 +79,7 @@ async function until(condition: () => boolean | Promise<boolean>, ms: number, wh
 }
 
 function bodyOf(request: RawRequest): { total: number; booked_slots: unknown[] } {
-  return JSON.parse(dechunk(Buffer.concat(request.received)))
+  return JSON.parse(bodyText(Buffer.concat(request.received)))
 }
 
 describe('under load: the line for stream permits', function () {

@@ -23,3 +23,10 @@ export function dechunkBody(body: Buffer): Buffer {
 export function dechunk(raw: Buffer): string {
   return dechunkBody(raw.subarray(raw.indexOf('\r\n\r\n') + 4)).toString('utf8')
 }
+
+/** The body of a whole answer, headers included in `raw`, as UTF-8 text: chunked, or sent whole with its Content-Length (a tagged export). */
+export function bodyText(raw: Buffer): string {
+  const headEnd = raw.indexOf('\r\n\r\n')
+  const chunked = /\r\ntransfer-encoding: chunked\r\n/i.test(raw.toString('latin1', 0, headEnd + 2))
+  return chunked ? dechunk(raw) : raw.subarray(headEnd + 4).toString('utf8')
+}

@@ -13,7 +13,6 @@ import type { ServiceRow } from '../../db/services.ts'
 import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
 import { countBookings, findBookingsPage, findFirstBookings, streamBookings } from '../../db/bookings.ts'
 import { findFirstBookingPackets, streamBookingPackets } from '../../db/booking-packets.ts'
-import { digestBookings, type BookingsDigest } from '../../db/answer-tags.ts'
 import { findAllServices, findServiceById, findServiceBySlug } from '../../db/services.ts'
 import { findRules } from '../../db/disabled-times.ts'
 import { readStartOfWeek } from '../../db/options.ts'
@@ -23,7 +22,7 @@ import { parseParams } from '../../server/http/params.ts'
 import { answerDisabledTime, disabledTimeQueries, RuleProblemLog, type DisabledTimeQueries } from '../../server/domain/disabled-time.ts'
 import { resolveService, serviceLookups as dbServiceLookups, type ServiceLookups } from '../../server/domain/services.ts'
 import {
-  answerSlots, bookingMapping, currentSlotsTagParts, recordsDigest, slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS,
+  answerSlots, bookingMapping, recordsDigest, slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS,
   type AnswerSink, type SlotsAnswer, type SlotsQueries,
 } from '../../server/domain/slots.ts'
 import { answerSummary, summaryQueries as dbSummaryQueries, type SummaryQueries } from '../../server/domain/summary.ts'
@@ -69,10 +68,7 @@ function booking(id: number, serviceId = 12): BookingRow {
 /** The bookings table as `rows` (already filtered and in order), with each call written down. */
 const clientGone = { caller: 'address:127.0.0.1', signal: new AbortController().signal }
 
-/** What digestBookings gives (db/answer-tags.ts), when a test reads one: undefined where the database could make none. */
-interface DigestStandIn { digest: BookingsDigest | undefined }
-
-function slotsQueries(rows: BookingRow[], calls: string[], digest?: DigestStandIn): SlotsQueries {
+function slotsQueries(rows: BookingRow[], calls: string[]): SlotsQueries {
   const snapshot = {} as Snapshot
   const describe = (filter: BookingFilter) => JSON.stringify(filter)
   return {
@@ -113,11 +109,6 @@ function slotsQueries(rows: BookingRow[], calls: string[], digest?: DigestStandI
     findFirstBookings: async (_db, filter, order, limit) => {
       calls.push(`first ${describe(filter)} ${order} ${limit}`)
       return rows.slice(0, limit)
-    },
-    digestBookings: async (_db, source, filter, columns) => {
-      if (!digest) throw new Error('an untagged answer reads no digest')
-      calls.push(`digest in ${source === snapshot ? 'the snapshot' : source as unknown as string} ${describe(filter)}${columns.customer ? ' with customer data' : ''}`)
-      return digest.digest
     },
     findFirstBookingPackets: async (_db, pool, filter, order, limit, columns, sink) => {
       calls.push(`first packets ${pool as unknown as string} ${describe(filter)} ${order} ${limit}${columns.customer ? ' with customer data' : ''}`)
@@ -179,7 +170,7 @@ describe('the queries the answers make by default', () => {
   it('are those of db/', () => {
     expect(dbServiceLookups).to.deep.equal({ findServiceById, findServiceBySlug })
     expect(dbSlotsQueries).to.deep.equal({
-      findServiceById, findServiceBySlug, readSnapshot, countBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets, digestBookings,
+      findServiceById, findServiceBySlug, readSnapshot, countBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets,
     })
     expect(disabledTimeQueries).to.deep.equal({ findServiceById, findServiceBySlug, findRules, findAllServices })
     expect(dbSummaryQueries).to.deep.equal({ findServiceById, findServiceBySlug, readStartOfWeek, findSummaryRows, findRules, findAllServices })
@@ -434,7 +425,6 @@ describe('answerSlots: which queries answer slots/', () => {
 })
 
 describe('answerSlots with options.tagged: what names the answer\'s data', () => {
-  const digest: BookingsDigest = { total: 3, rows: 'ab12', services: 'cd34' }
   const year = { start: '2026-01-01', end: '2026-12-31' }
   const yearFilter = { serviceId: undefined, statuses: undefined, bookingDate: { from: '2026-01-01', to: '2026-12-31' } }
 
@@ -442,7 +432,7 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
     calls: string[]
     total: number | undefined
     written: boolean
-    tagParts: unknown[] | undefined
+    rowTagParts: unknown[] | undefined
     tagFromContent: string | true | undefined
     /** The records sent, or with a sink the IDs it holds. */
     records: unknown[]
@@ -450,7 +440,7 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
 
   async function tagged(
     query: Record<string, string>, rows: BookingRow[],
-    options: { sink?: boolean; tagged?: boolean; maxTaggedRows?: number; digest?: BookingsDigest | undefined } = {},
+    options: { sink?: boolean; tagged?: boolean; maxTaggedRows?: number } = {},
   ): Promise<Tagged> {
     const calls: string[] = []
     const held = options.sink ? idSink() : undefined
@@ -460,7 +450,7 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
       tagged: options.tagged ?? true, maxTaggedRows: options.maxTaggedRows,
     }, async (answer) => {
       // What the answer says before its body is read.
-      const { total, written, tagParts, tagFromContent } = answer
+      const { total, written, rowTagParts, tagFromContent } = answer
       const records: unknown[] = []
       if (held) {
         for await (const _count of answer.rowsInto!(held.sink)) void _count
@@ -468,8 +458,8 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
       } else {
         for await (const batch of answer.batches) records.push(...batch)
       }
-      sent = { calls, total, written, tagParts, tagFromContent, records }
-    }, slotsQueries(rows, calls, { digest: 'digest' in options ? options.digest : digest }))
+      sent = { calls, total, written, rowTagParts, tagFromContent, records }
+    }, slotsQueries(rows, calls))
     return sent!
   }
 
@@ -478,7 +468,7 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
     expect(sent.calls).to.deep.equal([`first {"serviceId":12} booking ${SMALL_ANSWER_ROWS + 1}`])
     expect(sent.records.map((record) => (record as { id: number }).id)).to.deep.equal([1, 2])
     expect(sent.tagFromContent).to.equal(recordsDigest(sent.records as never))
-    expect([sent.total, sent.written, sent.tagParts]).to.deep.equal([2, false, undefined])
+    expect([sent.total, sent.written, sent.rowTagParts]).to.deep.equal([2, false, undefined])
     const other = await tagged({ service: '12' }, [booking(1), booking(3)])
     expect(other.tagFromContent).to.be.a('string').and.not.equal(sent.tagFromContent)
   })
@@ -486,19 +476,19 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
   it('a narrow answer written into the sink: true, the route hashing the body', async () => {
     const sent = await tagged({ service: '12' }, [booking(1), booking(2)], { sink: true })
     expect(sent).to.deep.equal({
-      calls: sent.calls, total: 2, written: true, tagParts: undefined, tagFromContent: true, records: [1, 2],
+      calls: sent.calls, total: 2, written: true, rowTagParts: undefined, tagFromContent: true, records: [1, 2],
     })
   })
 
   it('an answer not asked to be tagged has no tag of either kind', async () => {
     for (const [query, sink] of [[{ service: '12' }, false], [{ service: '12' }, true], [{ per_page: '2' }, false]] as const) {
       const sent = await tagged(query, [booking(1), booking(2)], { sink, tagged: false })
-      expect([sent.tagFromContent, sent.tagParts], JSON.stringify([query, sink])).to.deep.equal([undefined, undefined])
+      expect([sent.tagFromContent, sent.rowTagParts], JSON.stringify([query, sink])).to.deep.equal([undefined, undefined])
       expect(sent.calls.join(), JSON.stringify([query, sink])).to.not.contain('digest')
     }
     const streamed = await tagged(year, [booking(1), booking(2)], { tagged: false })
     expect(streamed.calls).to.deep.equal(['snapshot stream', `count ${JSON.stringify(yearFilter)}`, `stream ${JSON.stringify(yearFilter)} booking 1234`])
-    expect([streamed.tagFromContent, streamed.tagParts]).to.deep.equal([undefined, undefined])
+    expect([streamed.tagFromContent, streamed.rowTagParts]).to.deep.equal([undefined, undefined])
   })
 
   it('a page: its total, page and pages, then its records\' SHA-256', async () => {
@@ -506,82 +496,30 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
     const sent = await tagged({ per_page: '2', page: '2' }, rows)
     expect(sent.calls).to.deep.equal(['snapshot short', 'count {}', 'page {} 2 2'])
     expect(sent.tagFromContent).to.equal(`5:2:3:${recordsDigest(sent.records as never)}`)
-    expect([sent.written, sent.tagParts]).to.deep.equal([false, undefined])
+    expect([sent.written, sent.rowTagParts]).to.deep.equal([false, undefined])
     expect((await tagged({ per_page: '2', page: '1' }, [])).tagFromContent).to.equal(`0:1:0:${recordsDigest([])}`)
   })
 
-  it('a streamed answer: counted, then the digest read in its snapshot; its parts are the filter and the digest', async () => {
+  it('a streamed answer: counted in its snapshot, then its rows read once; its tag parts are the filter and the total (the rows are hashed as read)', async () => {
     const sent = await tagged(year, ids(1, 3).map((id) => booking(id)))
-    expect(sent.calls).to.deep.equal([
-      'snapshot stream', `count ${JSON.stringify(yearFilter)}`, `digest in the snapshot ${JSON.stringify(yearFilter)}`, `stream ${JSON.stringify(yearFilter)} booking 1234`,
-    ])
+    expect(sent.calls).to.deep.equal(['snapshot stream', `count ${JSON.stringify(yearFilter)}`, `stream ${JSON.stringify(yearFilter)} booking 1234`])
     expect([sent.total, sent.written, sent.tagFromContent]).to.deep.equal([3, false, undefined])
-    expect(sent.tagParts).to.deep.equal([yearFilter, digest])
+    expect(sent.rowTagParts).to.deep.equal([yearFilter, 3])
   })
 
-  it('a streamed answer of up to maxTaggedRows bookings has parts; of more, no digest is read and it has none', async () => {
+  it('a streamed answer of up to maxTaggedRows bookings has parts; of more, none', async () => {
     const rows = ids(1, 3).map((id) => booking(id))
     const table: Array<[number | undefined, boolean]> = [[undefined, true], [4, true], [3, true], [2, false], [0, false]]
-    for (const [maxTaggedRows, digested] of table) {
+    for (const [maxTaggedRows, tagged_] of table) {
       const sent = await tagged(year, rows, { maxTaggedRows })
-      expect([sent.total, sent.tagParts, sent.calls.some((call) => call.startsWith('digest'))], String(maxTaggedRows)).to.deep.equal([
-        3, digested ? [yearFilter, digest] : undefined, digested,
-      ])
+      expect([sent.total, sent.rowTagParts], String(maxTaggedRows)).to.deep.equal([3, tagged_ ? [yearFilter, 3] : undefined])
     }
-  })
-
-  it('a streamed answer the database could make no digest of has no parts', async () => {
-    const sent = await tagged(year, [booking(1)], { digest: undefined })
-    expect(sent.calls[2]).to.equal(`digest in the snapshot ${JSON.stringify(yearFilter)}`)
-    expect(sent.tagParts).to.equal(undefined)
   })
 
   it('a streamed answer written by a sink, counted for its tag, is read whole at once, not counted again as it is read', async () => {
     const sent = await tagged(year, ids(1, 3).map((id) => booking(id)), { sink: true })
-    expect(sent.calls).to.deep.equal([
-      'snapshot stream', `count ${JSON.stringify(yearFilter)}`, `digest in the snapshot ${JSON.stringify(yearFilter)}`, `stream packets ${JSON.stringify(yearFilter)} booking 1234`,
-    ])
+    expect(sent.calls).to.deep.equal(['snapshot stream', `count ${JSON.stringify(yearFilter)}`, `stream packets ${JSON.stringify(yearFilter)} booking 1234`])
     expect([sent.total, sent.written, sent.records]).to.deep.equal([3, false, [1, 2, 3]])
-  })
-})
-
-describe('currentSlotsTagParts: the parts of a conditional request\'s tag, before any row is read', () => {
-  const digest: BookingsDigest = { total: 3, rows: 'ab12', services: 'cd34' }
-
-  async function current(query: Record<string, string>, options: { exposeCustomer?: boolean; maxTaggedRows?: number; digest?: BookingsDigest | undefined } = {}) {
-    const calls: string[] = []
-    const queries = slotsQueries([], calls, { digest: 'digest' in options ? options.digest : digest })
-    const parts = await currentSlotsTagParts(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), options.exposeCustomer ?? false, options.maxTaggedRows ?? 100, queries)
-    return { parts, calls }
-  }
-
-  it('has none for an answer tagged by what it holds (a page, a narrow filter), and reads nothing for it', async () => {
-    const queries: Array<Record<string, string>> = [
-      { per_page: '10' }, { per_page: '10', start: '2026-01-01', end: '2026-12-31' },
-      { service: 'haircut' }, { service: '12', start: '2026-01-01' }, { start: '2026-11-01', end: '2026-11-30' },
-    ]
-    for (const query of queries) {
-      expect(await current(query), JSON.stringify(query)).to.deep.equal({ parts: undefined, calls: [] })
-    }
-  })
-
-  it('reads the digest of a wide filter on the short pool, with the customer columns only when they are shown', async () => {
-    const wide = { serviceId: undefined, statuses: undefined, bookingDate: { from: '2026-01-01', to: '2026-12-31' } }
-    expect(await current({ start: '2026-01-01', end: '2026-12-31' })).to.deep.equal({
-      parts: [wide, digest], calls: [`digest in short ${JSON.stringify(wide)}`],
-    })
-    expect(await current({ status: 'booked' }, { exposeCustomer: true })).to.deep.equal({
-      parts: [{ serviceId: undefined, statuses: ['booked'] }, digest], calls: ['digest in short {"statuses":["booked"]} with customer data'],
-    })
-  })
-
-  it('has none past maxTaggedRows (ETAG_MAX_ROWS), or when the database could make no digest', async () => {
-    const table: Array<[number, boolean]> = [[4, true], [3, true], [2, false], [0, false]]
-    for (const [maxTaggedRows, tagged] of table) {
-      const { parts } = await current({}, { maxTaggedRows })
-      expect(parts, String(maxTaggedRows)).to.deep.equal(tagged ? [{ serviceId: undefined, statuses: undefined }, digest] : undefined)
-    }
-    expect(await current({}, { digest: undefined })).to.deep.equal({ parts: undefined, calls: ['digest in short {}'] })
   })
 })
 

@@ -1,6 +1,7 @@
 import { expect } from 'chai'
 import { spawnSync } from 'node:child_process'
-import { availableParallelism } from 'node:os'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { loadConfig, ConfigError, DEFAULT_WORKER_V8_FLAGS } from '../../server/config.ts'
 
 const DB = { DATABASE_URL: 'mysql://reader:s3cret@db.internal:3307/wordpress' }
@@ -24,6 +25,11 @@ describe('configuration', () => {
       maxRangeDays: 731, availabilityMaxItems: 100_000, corsOrigins: [], logLevel: 'info',
     })
     expect(config.database).to.deep.equal({ host: 'db.internal', port: 3307, user: 'reader', password: 's3cret', database: 'wordpress', tls: { mode: 'PREFERRED' } })
+  })
+
+  it('HOLD_MEMORY_BYTES, HOLD_DISK_BYTES, HOLD_DIR: 32 MiB, 1 GiB, and a directory in the system\'s temporary one, by default', () => {
+    expect(loadConfig(DB).hold).to.deep.equal({ memoryBytes: 32 * 1024 * 1024, diskBytes: 1024 ** 3, dir: join(tmpdir(), 'booking-calendar-api') })
+    expect(loadConfig({ ...DB, HOLD_MEMORY_BYTES: '0', HOLD_DISK_BYTES: '0', HOLD_DIR: '/var/tmp/bc' }).hold).to.deep.equal({ memoryBytes: 0, diskBytes: 0, dir: '/var/tmp/bc' })
   })
 
   it('CORS_ORIGINS: origins as a browser sends them, a slash after or capitals in the host taken as the same origin', () => {
@@ -93,6 +99,9 @@ describe('configuration', () => {
     [{ ...DB, TABLE_PREFIX: 'wp-; DROP' }, 'TABLE_PREFIX must be letters, digits and underscores, such as wp_ or shop_.'],
     [{ ...DB, SITE_TIMEZONE: 'Mars/Olympus' }, 'SITE_TIMEZONE must be an IANA time zone such as Europe/Berlin, UTC, or an offset such as +05:45.'],
     [{ ...DB, AUTH_MODE: 'open' }, 'AUTH_MODE must be none, wordpress or token.'],
+    [{ ...DB, HOLD_DIR: 'held' }, 'HOLD_DIR must be an absolute path, such as /var/tmp/booking-calendar-api.'],
+    [{ ...DB, HOLD_MEMORY_BYTES: '-1' }, 'HOLD_MEMORY_BYTES must be a whole number from 0 to 68719476736.'],
+    [{ ...DB, HOLD_DISK_BYTES: '1GB' }, 'HOLD_DISK_BYTES must be a whole number from 0 to 1099511627776.'],
     [{ ...DB, AUTH_MODE: 'token' }, 'API_TOKENS must hold at least one token (comma-separated) when AUTH_MODE is token.'],
     [{ ...DB, AUTH_MODE: 'token', API_TOKENS: 'good-one, secret token' }, 'API_TOKENS must be tokens without spaces, comma-separated.'],
     [{ ...DB, METRICS_TOKEN: ' metrics secret ' }, 'METRICS_TOKEN must be one token without spaces.'],

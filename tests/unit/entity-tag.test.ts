@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto'
 import { expect } from 'chai'
 import { noneMatchHits, parseIfNoneMatch, TAG_VERSION, weakTag } from '../../server/http/entity-tag.ts'
+import { ANSWERS_REVISION, packageVersion, SERVICE_VERSION } from '../../server/http/service-version.ts'
 
 describe('parseIfNoneMatch', () => {
   const cases: Array<[string | string[] | undefined, ReturnType<typeof parseIfNoneMatch>]> = [
@@ -69,16 +70,26 @@ describe('noneMatchHits (weak comparison)', () => {
 describe('weakTag', () => {
   it('is W/"<version>-<43 base64url characters>"', () => {
     expect(weakTag([])).to.match(new RegExp(`^W/"${TAG_VERSION}-[A-Za-z0-9_-]{43}"$`))
-    expect(TAG_VERSION).to.equal('v1')
+    expect(TAG_VERSION).to.equal('v2')
   })
 
   it('is the same for the same parts', () => {
     expect(weakTag(['slots', { a: 1 }, null])).to.equal(weakTag(['slots', { a: 1 }, null]))
   })
 
-  it('is the SHA-256 of the version and the parts as JSON', () => {
-    const digest = createHash('sha256').update(JSON.stringify(['v1', 'x', { a: 1 }])).digest('base64url')
-    expect(weakTag(['x', { a: 1 }])).to.equal(`W/"v1-${digest}"`)
+  it('is the SHA-256 of the scheme, the service\'s version and the parts as JSON', () => {
+    const digest = createHash('sha256').update(JSON.stringify(['v2', SERVICE_VERSION, 'x', { a: 1 }])).digest('base64url')
+    expect(weakTag(['x', { a: 1 }])).to.equal(`W/"v2-${digest}"`)
+    expect(SERVICE_VERSION).to.equal(`${packageVersion()}+answers.${ANSWERS_REVISION}`).and.match(/^\d+\.\d+\.\d+.*\+answers\.\d+$/)
+  })
+
+  it('a changed version (package.json\'s, or ANSWERS_REVISION) changes every tag', () => {
+    const parts = [['slots', 'json', true, null, false, 'UTC', 'rows', {}, 3, 3, 'abc'], ['summary', 'csv', null, { groups: [] }], ['availability', []]]
+    for (const part of parts) {
+      expect(weakTag(part, '0.1.0+answers.1')).to.not.equal(weakTag(part, '0.1.1+answers.1'))
+      expect(weakTag(part, '0.1.0+answers.1')).to.not.equal(weakTag(part, '0.1.0+answers.2'))
+      expect(weakTag(part)).to.equal(weakTag(part, SERVICE_VERSION))
+    }
   })
 
   it('differs for any difference in a part, its order or its kind', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import {
-  digestStatement, isStatementTimeout, limitedStatement, parseServerVersion, serverEndsStatements, sessionStatements,
+  isStatementTimeout, limitedStatement, parseServerVersion, serverEndsStatements, sessionStatements,
   statementTimeLimit, TIMEOUT_ERRNOS, unlimitedStatement, withOptimizerHints,
 } from '../../db/server-dialect.ts'
 
@@ -62,13 +62,11 @@ describe('the database server and its statements (db/server-dialect.ts)', () => 
     expect(sessions['MySQL 5.5']).to.deep.equal([
       'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ',
       "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION'",
-      'SET SESSION group_concat_max_len = 4294967295',
       'SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci',
     ])
     const mysql57 = [
       'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY',
       "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION'",
-      'SET SESSION group_concat_max_len = 4294967295',
     ]
     expect(sessions['MySQL 5.6']).to.deep.equal(mysql57)
     expect(sessions['MySQL 5.7']).to.deep.equal(mysql57)
@@ -98,20 +96,6 @@ describe('the database server and its statements (db/server-dialect.ts)', () => 
     for (const name of ['MySQL 5.5', 'MySQL 5.6', 'MySQL 5.7', 'MySQL 8.0', 'MySQL 8.4'] as const) {
       expect(unlimitedStatement(server(name), SELECT), name).to.equal(SELECT)
     }
-  })
-
-  it('sets the digest\'s variables for its statement alone where the server can', () => {
-    const mariadb = `SET STATEMENT optimizer_switch='mrr=on,mrr_sort_keys=on,mrr_cost_based=off', group_concat_max_len=4294967295 FOR ${SELECT}`
-    expect(digestStatement(server('MariaDB 10.11'), SELECT)).to.equal(mariadb)
-    expect(digestStatement(server('MariaDB 11.4'), SELECT)).to.equal(mariadb)
-    const mysql8 = "select /*+ SET_VAR(optimizer_switch = 'mrr=on,mrr_cost_based=off') SET_VAR(group_concat_max_len = 4294967295) */ `id` from `wp_booking_calendar_bookings` where `id` > 1"
-    expect(digestStatement(server('MySQL 8.0'), SELECT)).to.equal(mysql8)
-    expect(digestStatement(server('MySQL 8.4'), SELECT)).to.equal(mysql8)
-    // Before 8.0 no SET_VAR: the session holds group_concat_max_len (sessionStatements).
-    for (const name of ['MySQL 5.5', 'MySQL 5.6', 'MySQL 5.7'] as const) expect(digestStatement(server(name), SELECT), name).to.equal(SELECT)
-    // The time limit joins the digest's hints in the one comment MySQL reads after SELECT.
-    expect(limitedStatement(server('MySQL 8.0'), digestStatement(server('MySQL 8.0'), SELECT), 5000)).to.equal(
-      "select /*+ SET_VAR(optimizer_switch = 'mrr=on,mrr_cost_based=off') SET_VAR(group_concat_max_len = 4294967295) MAX_EXECUTION_TIME(5000) */ `id` from `wp_booking_calendar_bookings` where `id` > 1")
   })
 
   it('joins hints into one comment, after the first SELECT only', () => {

@@ -1,7 +1,7 @@
 // Which bookings answers are tried in one statement first (server/domain/slots.ts, isNarrow),
 // and what their tags are made of.
 import { expect } from 'chai'
-import { bookingFilter, isNarrow, recordsDigest, slotsTagParts } from '../../server/domain/slots.ts'
+import { bookingFilter, isNarrow, recordsDigest } from '../../server/domain/slots.ts'
 import type { BookingRecord } from '../../server/domain/booking-record.ts'
 import { parseParams } from '../../server/http/params.ts'
 import { slotsParams } from '../../server/routes/slots.ts'
@@ -50,12 +50,5 @@ describe('recordsDigest: the SHA-256 of the records as their JSON, in base64url'
     // echo -n '[]' | sha256sum, in base64url; and of [{"id":1}].
     expect(recordsDigest([])).to.equal('T1PNoYwrqgwDVLtfmj7L5e0Sq02OEbqHPC8RFhICuUU')
     expect(recordsDigest([{ id: 1 } as unknown as BookingRecord])).to.equal('u0Hu7tt3iaNILMdKGsjYTv-ypQi3U5SBMOOVjDkAQSA')
-  })
-})
-
-describe('slotsTagParts', () => {
-  it('is the filter read (the service as its ID), then the database\'s digest', () => {
-    const digest = { total: 2, rows: 'ab', services: 'cd' }
-    expect(slotsTagParts({ serviceId: 12, statuses: ['booked'] }, digest)).to.deep.equal([{ serviceId: 12, statuses: ['booked'] }, digest])
   })
 })
