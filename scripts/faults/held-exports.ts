@@ -25,9 +25,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mysql from 'mysql2/promise'
 import { startMariaDb, stopOnExit, findFreePort } from '../mariadb.ts'
-import { schemaSql } from '../../db/schema.ts'
-import { demoDataSql, FIRST_SERVICE_ID } from '../../db/demo-data.ts'
-import { recommendedIndexesSql } from '../bench/dataset.ts'
+import { FIRST_SERVICE_ID } from '../../db/demo-data.ts'
+import { FAULTS_READER as READER, seedFaultsDatabase } from './faults-database.ts'
 
 const BOOKINGS = Number(process.env.FAULTS_BOOKINGS ?? process.env.BENCH_BOOKINGS ?? 100_000)
 const READERS = 40
@@ -38,7 +37,6 @@ const FLOOD_SECONDS = Number(process.env.FLOOD_SECONDS ?? 10)
 const SMALL_WORKERS = 4
 const STREAM_PERMITS = Number(process.env.DB_STREAM_CONNECTIONS ?? 2)
 const DISK_BOUND_MB = process.env.FAULTS_DISK_BOUND_MB === undefined ? undefined : Number(process.env.FAULTS_DISK_BOUND_MB)
-const READER = { user: 'faults_reader', password: 'faults-reader' }
 const PREFIX = '/wp-json/booking-calendar/v1'
 const EVERYTHING = `${PREFIX}/slots`
 const QUARTER = `${PREFIX}/slots?start=2026-01-01&end=2026-03-31&flat`
@@ -105,15 +103,8 @@ const serviceTmp = mkdtempSync(join(tmpdir(), 'bc-held-exports-'))
 let service: ReturnType<typeof spawn> | undefined
 stopOnExit(mariadb, () => { service?.kill('SIGKILL') })
 try {
-  const seeded = Date.now()
-  await mariadb.adminQuery(`
-    CREATE DATABASE faults CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci;
-    CREATE USER '${READER.user}'@'%' IDENTIFIED BY '${READER.password}';
-    GRANT SELECT ON faults.* TO '${READER.user}'@'%';
-    USE faults; ${schemaSql('wp_')}`)
-  for (const statement of demoDataSql({ prefix: 'wp_', bookings: BOOKINGS })) await mariadb.adminQuery(`USE faults; ${statement}`)
-  await mariadb.adminQuery(`USE faults; ${recommendedIndexesSql('wp_')} ANALYZE TABLE wp_booking_calendar_bookings;`)
-  say(`${BOOKINGS.toLocaleString('en')} bookings with the recommended indexes: ${((Date.now() - seeded) / 1000).toFixed(1)} s`)
+  const seededMs = await seedFaultsDatabase(mariadb, BOOKINGS)
+  say(`${BOOKINGS.toLocaleString('en')} bookings with the recommended indexes: ${(seededMs / 1000).toFixed(1)} s`)
 
   const port = await findFreePort()
   service = spawn(process.execPath, ['--import', 'tsx', new URL('../../server/main.ts', import.meta.url).pathname], {

@@ -7,16 +7,14 @@
 import { spawn } from 'node:child_process'
 import { connect, type Socket } from 'node:net'
 import { startMariaDb, stopOnExit, findFreePort } from '../mariadb.ts'
-import { schemaSql } from '../../db/schema.ts'
-import { demoDataSql, FIRST_SERVICE_ID } from '../../db/demo-data.ts'
-import { recommendedIndexesSql } from '../bench/dataset.ts'
+import { FIRST_SERVICE_ID } from '../../db/demo-data.ts'
+import { FAULTS_READER as READER, seedFaultsDatabase } from './faults-database.ts'
 
 const BOOKINGS = Number(process.env.FAULTS_BOOKINGS ?? 100_000)
 const READERS = 40
 const READ_BYTES_PER_SECOND = 20 * 1024
 const READ_SECONDS = Number(process.env.READ_SECONDS ?? 15)
 const SMALL_WORKERS = 4
-const READER = { user: 'faults_reader', password: 'faults-reader' }
 const say = (line = '') => process.stdout.write(`${line}\n`)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const percentile = (values: number[], p: number) => {
@@ -28,15 +26,8 @@ const mariadb = await startMariaDb({ bufferPoolMb: 512 })
 let service: ReturnType<typeof spawn> | undefined
 stopOnExit(mariadb, () => { service?.kill('SIGKILL') })
 try {
-  const seeded = Date.now()
-  await mariadb.adminQuery(`
-    CREATE DATABASE faults CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci;
-    CREATE USER '${READER.user}'@'%' IDENTIFIED BY '${READER.password}';
-    GRANT SELECT ON faults.* TO '${READER.user}'@'%';
-    USE faults; ${schemaSql('wp_')}`)
-  for (const statement of demoDataSql({ prefix: 'wp_', bookings: BOOKINGS })) await mariadb.adminQuery(`USE faults; ${statement}`)
-  await mariadb.adminQuery(`USE faults; ${recommendedIndexesSql('wp_')} ANALYZE TABLE wp_booking_calendar_bookings;`)
-  say(`${BOOKINGS.toLocaleString('en')} bookings with the recommended indexes: ${((Date.now() - seeded) / 1000).toFixed(1)} s`)
+  const seededMs = await seedFaultsDatabase(mariadb, BOOKINGS)
+  say(`${BOOKINGS.toLocaleString('en')} bookings with the recommended indexes: ${(seededMs / 1000).toFixed(1)} s`)
 
   const port = await findFreePort()
   const env = { DB_POOL_SIZE: '10', LOG_LEVEL: 'warn' }
