@@ -8,12 +8,15 @@ import { Server as NetServer, type Socket } from 'node:net'
 import type { Response } from 'express'
 import type { Logger } from 'pino'
 import { bytesWaiting } from './http/cut-answer.ts'
+import { requestLinesWritten } from './http/request-log.ts'
 import { RestError, sendRestError } from './errors.ts'
 
 /** How long a connection accepted just before SIGTERM has to send its request before it counts as idle. */
 const FRESH_CONNECTION_MS = 1_000
 /** The most a stop waits, once it has cut them, for the connections' close events (each request's log line). */
 const CLOSE_EVENTS_MS = 1_000
+/** The most a stop then waits for the line of each request it cut (they come with those close events, or soon after on a busy machine). */
+const REQUEST_LINES_MS = 3_000
 
 const openSockets = new WeakMap<Server, Set<Socket>>()
 
@@ -122,6 +125,8 @@ export async function shutDownGracefully(server: Server, options: { graceMs: num
     server.closeAllConnections()
     await closed
     await cut
+    // Each cut request's line before the worker's last, even when its close event came late.
+    await requestLinesWritten(REQUEST_LINES_MS)
   }
   await options.closeDb()
   log.info('stopped')

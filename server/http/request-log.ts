@@ -8,8 +8,26 @@ import type { Logger } from 'pino'
 import { routeOf, statusSent } from './response-locals.ts'
 import type { Admission } from '../../db/stream-gate.ts'
 
+/** Requests seen by requestLog whose line is not yet written, and who waits for none to be left. */
+let linesToWrite = 0
+let onAllWritten: (() => void)[] = []
+
+/**
+ * Resolves once every request in flight has written its line, or after `ms`.
+ * A stop waits for it before its own last line (server/shutdown.ts): under
+ * load, a request it cut was once logged after the worker's 'stopped'.
+ */
+export function requestLinesWritten(ms: number): Promise<void> {
+  if (linesToWrite === 0) return Promise.resolve()
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    onAllWritten.push(() => { clearTimeout(timer); resolve() })
+  })
+}
+
 export function requestLog(log: Logger): RequestHandler {
   return (req, res, next) => {
+    linesToWrite += 1
     const incoming = req.get('x-request-id')
     const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID()
     res.setHeader('X-Request-Id', requestId)
@@ -20,6 +38,18 @@ export function requestLog(log: Logger): RequestHandler {
     const done = () => {
       if (logged) return
       logged = true
+      try {
+        writeLine()
+      } finally {
+        linesToWrite -= 1
+        if (linesToWrite === 0 && onAllWritten.length > 0) {
+          const waiting = onAllWritten
+          onAllWritten = []
+          for (const resolve of waiting) resolve()
+        }
+      }
+    }
+    const writeLine = () => {
       // Tested before the line's fields are gathered: at LOG_LEVEL=warn no request line is written.
       if (!log.isLevelEnabled('info')) return
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6
