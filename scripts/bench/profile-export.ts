@@ -15,7 +15,9 @@ import { streamRowsWithMysql2 } from './mysql2-floor.ts'
 import { SUMMARY_PATH } from './summary.ts'
 import type { Database } from '../../server/tools.ts'
 
-const PROFILE = process.env.PROFILE as 'a' | 'c' | 'e' | undefined
+const PROFILE = process.env.PROFILE as 'a' | 'b' | 'c' | 'e' | undefined
+/** Profiles that measure one route, not the exports (c). */
+const ONE_ROUTE = PROFILE === 'a' || PROFILE === 'b' || PROFILE === 'e'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const here = new URL('.', import.meta.url).pathname
 const repo = new URL('../../', import.meta.url).pathname
@@ -172,13 +174,13 @@ const line = (text: string) => { say(text); rows.push(text) }
 line('| measurement | service | raw SQL (mysql2) | service ÷ raw |')
 line('|---|---:|---:|---:|')
 
-const raw = PROFILE === 'a' || PROFILE === 'e' ? { rowsPerSecond: NaN, cpuUsPerRow: NaN, peakRssMb: NaN } : await rawStream()
+const raw = ONE_ROUTE ? { rowsPerSecond: NaN, cpuUsPerRow: NaN, peakRssMb: NaN } : await rawStream()
 if (!PROFILE) line(`| (c) mysql2 alone: CPU µs per row | | ${raw.cpuUsPerRow.toFixed(2)} | |`)
-for (const shown of PROFILE === 'a' || PROFILE === 'e' ? [false] : [false, true]) {
+for (const shown of ONE_ROUTE ? [false] : [false, true]) {
   const profileDir = PROFILE ? mkdtempSync(join(tmpdir(), 'bc-prof-')) : undefined
   const service = await startService({ EXPOSE_CUSTOMER_DATA: String(shown) }, profileDir)
   const who = shown ? 'customer shown' : 'customer hidden'
-  for (const format of PROFILE === 'a' || PROFILE === 'e' ? [] : ['json', 'csv']) {
+  for (const format of ONE_ROUTE ? [] : ['json', 'csv']) {
     const run = await bestOf(PROFILE ? 2 : 3, `${service.url}${path('c')}${format === 'csv' ? '?format=csv' : ''}`, service.pid)
     line(`| (c) ${format.toUpperCase()}, ${who}: rows/s | ${Math.round(run.rows / run.seconds).toLocaleString('en')} | ${Math.round(raw.rowsPerSecond).toLocaleString('en')} | ${((run.rows / run.seconds) / raw.rowsPerSecond).toFixed(2)} |`)
     line(`| (c) ${format.toUpperCase()}, ${who}: CPU µs per row | ${run.cpuUsPerRow.toFixed(2)} | ${raw.cpuUsPerRow.toFixed(2)} | ${(run.cpuUsPerRow / raw.cpuUsPerRow).toFixed(2)} |`)
@@ -187,6 +189,13 @@ for (const shown of PROFILE === 'a' || PROFILE === 'e' ? [false] : [false, true]
     const cpuBefore = cpuSeconds(service.pid)
     const e1 = await serial(`${service.url}${SUMMARY_PATH}`, SECONDS)
     line(`| (e) summary/ one at a time: p50 ms / service CPU ms per request | ${e1.p50.toFixed(1)} / ${((cpuSeconds(service.pid) - cpuBefore) * 1000 / e1.requests).toFixed(1)} | | |`)
+  }
+  if (PROFILE === 'b') {
+    const cpuBefore = cpuSeconds(service.pid)
+    const b1 = await serial(`${service.url}${path('b')}`, SECONDS)
+    line(`| (b) one at a time: p50 ms / service CPU ms per request | ${b1.p50.toFixed(1)} / ${((cpuSeconds(service.pid) - cpuBefore) * 1000 / b1.requests).toFixed(1)} | | |`)
+    const rawB1 = rawSql('b', ['load', '1', String(SECONDS)])
+    line(`| (b) one at a time: p50 ms | ${b1.p50.toFixed(1)} | ${rawB1.p50!.toFixed(1)} | ${(b1.p50 / rawB1.p50!).toFixed(2)} |`)
   }
   if (!shown && PROFILE === 'a') line(`| (a) 10 connections: req/s | ${autocannon(`${service.url}${path('a')}`, 10, SECONDS).toFixed(0)} | | |`)
   if (!shown && !PROFILE) {
@@ -208,7 +217,7 @@ for (const shown of PROFILE === 'a' || PROFILE === 'e' ? [false] : [false, true]
   if (profileDir) {
     const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'))
     if (file) {
-      say(`\nTop self time, ${who} (${PROFILE === 'a' ? '(a) at 10 connections' : PROFILE === 'e' ? 'summary/ one at a time' : 'JSON and CSV exports, twice each'}):\n\n| function | ms | share |\n|---|---:|---:|`)
+      say(`\nTop self time, ${who} (${PROFILE === 'a' ? '(a) at 10 connections' : PROFILE === 'b' ? '(b) one at a time' : PROFILE === 'e' ? 'summary/ one at a time' : 'JSON and CSV exports, twice each'}):\n\n| function | ms | share |\n|---|---:|---:|`)
       for (const text of topFunctions(join(profileDir, file), 25)) say(text)
       say(`\n(profile: ${join(profileDir, file)})\n`)
     }
