@@ -60,6 +60,13 @@ export interface SlotsAnswer {
    */
   rowTagParts?: unknown[] | undefined
   /**
+   * Set for a tagged answer not counted first (countedAsRead): the most rows it
+   * may have. Its rows are counted as they are read (`total` is set when
+   * rowsInto ends); an answer that finds more, or cannot be held whole, throws
+   * RecountNeeded before it sends anything, and is answered again, counted first.
+   */
+  uncountedUpTo?: number | undefined
+  /**
    * With `options.tagged`, for an answer read whole in one statement: its
    * records' SHA-256, or true when its bookings are in the sink as bytes (the
    * route hashes the body). What it holds is what it sends, so hashing it
@@ -80,6 +87,35 @@ export function recordsDigest(records: readonly BookingRecord[]): string {
 export interface AnswerSink extends BookingRowSink {
   /** Drops what is written: the answer starts again from its start. */
   dropRows(): void
+}
+
+/**
+ * A tagged answer is held whole before it is sent, so its rows can be counted
+ * as they are read, saving the count statement (a tenth of the database's time
+ * for a year's report, docs/performance.md). Only a bounded range of at most
+ * this many days goes that way: an answer past ETAG_MAX_ROWS or the hold's
+ * bounds must be answered again, counted first, and a year of bookings of one
+ * site rarely comes near 250,000.
+ */
+export const COUNTED_AS_READ_MAX_DAYS = 366
+
+/** Whether a tagged answer of `filter` may skip its count (COUNTED_AS_READ_MAX_DAYS). */
+export function countedAsRead(filter: BookingFilter): boolean {
+  const range = filter.bookingDate ?? (filter.createdAt && {
+    from: filter.createdAt.from?.slice(0, 10), to: filter.createdAt.to?.slice(0, 10),
+  })
+  return range?.from !== undefined && range.to !== undefined && daysInclusive(range.from, range.to) <= COUNTED_AS_READ_MAX_DAYS
+}
+
+/**
+ * Thrown by a body that cannot send an answer not counted first (more rows than
+ * its uncountedUpTo, or past the hold's bounds) before anything is sent:
+ * answerSlots answers again in a new snapshot, counted first.
+ */
+export class RecountNeeded extends Error {
+  constructor() {
+    super('The answer has more rows than it can hold whole: it is answered again, counted first.')
+  }
 }
 
 /** At most this many bookings are answered from one statement held in memory (see isNarrow). */
@@ -212,18 +248,31 @@ export async function answerSlots(
   }
   // Whatever a first statement wrote into the sink goes: the answer starts again.
   sink?.dropRows()
-  await readInSnapshot(filter)
+  try {
+    await readInSnapshot(filter, false)
+  } catch (error) {
+    if (!(error instanceof RecountNeeded)) throw error
+    sink?.dropRows()
+    await readInSnapshot(filter, true)
+  }
 
-  async function readInSnapshot(filter: BookingFilter): Promise<void> {
+  async function readInSnapshot(filter: BookingFilter, countFirst: boolean): Promise<void> {
     // Pages are short queries; an answer without per_page may stream for minutes
     // to a slow reader, so it holds a connection of the stream pool instead.
     await queries.readSnapshot(params.per_page === undefined ? pools.stream : pools.short, async (snapshot) => {
       if (params.per_page === undefined) {
         const answer = streamedAnswer({ db, snapshot, filter, order, columns, toRecord, queries, queryTimeoutMs: options.queryTimeoutMs }, grouped)
         if (options.tagged) {
-          // Counted first (an index range, no row read): past maxTaggedRows the answer is streamed untagged, never held whole for a tag.
-          answer.total = await queries.countBookings(db, snapshot, filter)
-          if (answer.total <= (options.maxTaggedRows ?? Number.POSITIVE_INFINITY)) answer.rowTagParts = [filter, answer.total]
+          const maxTaggedRows = options.maxTaggedRows ?? Number.POSITIVE_INFINITY
+          if (!countFirst && countedAsRead(filter)) {
+            // Counted as its rows are read into the held answer (COUNTED_AS_READ_MAX_DAYS).
+            answer.rowTagParts = [filter]
+            answer.uncountedUpTo = maxTaggedRows
+          } else {
+            // Counted first (an index range, no row read): past maxTaggedRows the answer is streamed untagged, never held whole for a tag.
+            answer.total = await queries.countBookings(db, snapshot, filter)
+            if (answer.total <= maxTaggedRows) answer.rowTagParts = [filter]
+          }
         }
         await send(answer)
         return
@@ -299,9 +348,14 @@ async function* streamedRecords(read: StreamedRead, answer: SlotsAnswer): AsyncG
 
 async function* streamedRowsInto(read: StreamedRead, answer: SlotsAnswer, sink: AnswerSink): AsyncGenerator<number> {
   const { db, snapshot, filter, order, columns, queries, queryTimeoutMs } = read
-  // Counted first (a tagged answer is, before its digest): X-WP-Total goes before the body.
-  await countStreamed(read, answer)
-  yield* queries.streamBookingPackets(db, snapshot, filter, order, queryTimeoutMs, columns, sink)
+  // Counted first, X-WP-Total going before the body; or, not counted first (uncountedUpTo), as its rows are read.
+  if (answer.uncountedUpTo === undefined) await countStreamed(read, answer)
+  let rows = 0
+  for await (const batch of queries.streamBookingPackets(db, snapshot, filter, order, queryTimeoutMs, columns, sink)) {
+    rows += batch
+    yield batch
+  }
+  if (answer.uncountedUpTo !== undefined) answer.total = rows
 }
 
 /** The rows of an answer written into `sink` already (answerWritten): `total` of them, for that sink only. */

@@ -2,7 +2,7 @@
 // its headers, then nothing (HEAD), the whole body, or the body streamed.
 import { createHash } from 'node:crypto'
 import type { Request, Response } from 'express'
-import type { SlotsAnswer } from '../domain/slots.ts'
+import { RecountNeeded, type SlotsAnswer } from '../domain/slots.ts'
 import type { SlotsBody } from './slots-body.ts'
 import { holdWholeBody, sendHeldWhole, sendWhole, startIterating, streamBody, streamHeldThenRest } from './stream-body.ts'
 import { pagingLinks } from './paging.ts'
@@ -73,6 +73,8 @@ async function sendRowTagged(req: Request, res: Response, answer: SlotsAnswer, {
   if (condition !== undefined || head) {
     const hashing = new RowTagger(undefined, false)
     for await (const _rows of answer.rowsInto!(hashing)) { /* hashed only */ }
+    // Not counted first, and more rows than a tagged answer may have: it is no tagged answer.
+    if (hashing.rows > (answer.uncountedUpTo ?? Number.POSITIVE_INFINITY)) throw new RecountNeeded()
     const tag = rowTag(context, answer, hashing)
     if (sendNotModifiedIfHeld(req, res, tag, condition)) return
     if (head) {
@@ -84,12 +86,27 @@ async function sendRowTagged(req: Request, res: Response, answer: SlotsAnswer, {
     // Not held by the client: the rows again, into the body, in the same snapshot (the same tag).
   }
   const tagger = new RowTagger(slotsBody.list, slotsBody.takesBytes)
-  const chunks = slotsBody.chunksFrom(answer, answer.rowsInto!(tagger), (rows) => addRowsSent(res, rows))
+  const rows = answer.uncountedUpTo === undefined ? answer.rowsInto!(tagger) : withinRows(answer.rowsInto!(tagger), tagger, answer.uncountedUpTo)
+  const chunks = slotsBody.chunksFrom(answer, rows, (rows) => addRowsSent(res, rows))
   const { held, rest } = await holdWholeBody(chunks, holding ?? HOLDING_NOTHING)
+  if (rest !== undefined && answer.uncountedUpTo !== undefined) {
+    // Not counted first, and past the hold's bounds: without its total nothing can be sent.
+    await held.discard()
+    await rest.return(undefined)
+    throw new RecountNeeded()
+  }
   if (rest === undefined) setTagHeaders(res, rowTag(context, answer, tagger))
   await setSlotsHeaders(req, res, answer, csv)
   if (rest === undefined) sendHeldWhole(res, held, sendTimeoutMs)
   else await streamHeldThenRest(res, held, rest, sendTimeoutMs)
+}
+
+/** The batches of `rows`, until the tagger has seen more than `most` rows: then RecountNeeded. */
+async function* withinRows(rows: AsyncIterable<number>, tagger: RowTagger, most: number): AsyncGenerator<number> {
+  for await (const batch of rows) {
+    if (tagger.rows > most) throw new RecountNeeded()
+    yield batch
+  }
 }
 
 /** X-WP-Total (and the paging headers), Vary and the content type of a slots/ answer. */

@@ -64,7 +64,8 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
     if (answer.rowTagParts && answer.rowsInto) {
       const hashing = new RowTagger(undefined, false)
       for await (const _rows of answer.rowsInto(hashing)) { /* hashed only */ }
-      tag = rowTag(tagContext, answer, hashing)
+      // Not counted first (answer.uncountedUpTo), and more rows than a tagged answer may have: untagged.
+      if (hashing.rows <= (answer.uncountedUpTo ?? Number.POSITIVE_INFINITY)) tag = rowTag(tagContext, answer, hashing)
     }
     if (tag !== undefined && sendNotModifiedIfHeld(req, res, tag)) return
     if (tag !== undefined) setTagHeaders(res, tag)

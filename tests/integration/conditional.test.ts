@@ -9,6 +9,7 @@ import type { App } from 'supertest/types.js'
 import request from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
+import { readerStatementsDuring } from '../support/general-log.ts'
 import { loadSite, HAIRCUT, STRIZHKA, COLOURING_DRAFT, MASSAGE_TRASHED } from '../fixtures/site.ts'
 import { zoneFromOptions } from '../../server/domain/zone-offsets.ts'
 import type { SiteTimezone } from '../../server/site-timezone.ts'
@@ -188,6 +189,41 @@ describe('conditional requests', () => {
         expect((await get(hidden.app, REPORT)).res.headers.etag, 'at the default').to.match(/^W\//)
       } finally {
         await capped.close()
+      }
+    })
+
+    it('a year\'s report is counted as its rows are read, with no count statement; past ETAG_MAX_ROWS or the hold\'s bounds it is answered again, counted first: untagged, whole', async () => {
+      const YEAR = 'slots?flat&start=2026-01-01&end=2026-12-31'
+      let answers: Array<{ status: number; headers: Record<string, string> }> = []
+      let body = ''
+      const statements = await readerStatementsDuring(db, async () => {
+        const whole = await get(hidden.app, YEAR)
+        body = whole.text
+        const again = await get(hidden.app, YEAR, { 'If-None-Match': 'W/"other"' })
+        const head = await request(hidden.app).head(`${PREFIX}/${YEAR}`).set('Host', 'shop.example.com')
+        answers = [whole.res, again.res, head]
+      }, 'booking_calendar_bookings')
+      const total = (JSON.parse(body) as { booked_slots: unknown[] }).booked_slots.length
+      expect(total, 'a year that is not narrow: streamed, tagged').to.be.above(3)
+      for (const answer of answers) {
+        expect(answer.status).to.equal(200)
+        expect(answer.headers['x-wp-total']).to.equal(String(total))
+        expect(answer.headers.etag).to.equal(answers[0]!.headers.etag).and.match(/^W\//)
+      }
+      expect(statements.filter((text) => /count\(/i.test(text)), 'no count of the bookings').to.deep.equal([])
+      for (const env of [{ ETAG_MAX_ROWS: '3' }, { HOLD_MEMORY_BYTES: '100', HOLD_DISK_BYTES: '0' }] as Array<Record<string, string>>) {
+        const capped = createTestApp(db, { now: () => NOW, env })
+        try {
+          let answer = { res: { status: 0, headers: {} as Record<string, string> }, text: '' }
+          const recounted = await readerStatementsDuring(db, async () => { answer = await get(capped.app, YEAR) }, 'booking_calendar_bookings')
+          expect(answer.res.status, JSON.stringify(env)).to.equal(200)
+          expect(answer.res.headers.etag, JSON.stringify(env)).to.equal(undefined)
+          expect(answer.res.headers['x-wp-total'], JSON.stringify(env)).to.equal(String(total))
+          expect(answer.text, JSON.stringify(env)).to.equal(body)
+          expect(recounted.filter((text) => /count\(/i.test(text)), `${JSON.stringify(env)}: counted on the second try`).to.have.length(1)
+        } finally {
+          await capped.close()
+        }
       }
     })
 

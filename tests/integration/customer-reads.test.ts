@@ -3,7 +3,8 @@
 // EXPOSE_CUSTOMER_DATA=true. Seen in MariaDB's own general log.
 import { expect } from 'chai'
 import request from '../support/request.ts'
-import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
+import { createTestDatabase, type TestDatabase } from '../support/database.ts'
+import { readerStatementsDuring } from '../support/general-log.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { demoDataSql, FIRST_SERVICE_ID } from '../../db/demo-data.ts'
 
@@ -15,21 +16,8 @@ describe('customer columns', function () {
   this.timeout(60_000)
   let db: TestDatabase
 
-  /** The statements the reader account sent while `run` ran, from the general log. */
-  const statementsDuring = async (run: () => Promise<void>): Promise<string[]> => {
-    await db.admin.query("SET GLOBAL log_output = 'TABLE'")
-    await db.admin.query('TRUNCATE TABLE mysql.general_log')
-    await db.admin.query('SET GLOBAL general_log = 1')
-    try {
-      await run()
-    } finally {
-      await db.admin.query('SET GLOBAL general_log = 0')
-    }
-    const [rows] = await db.admin.query(
-      "SELECT CONVERT(argument USING utf8mb4) AS text FROM mysql.general_log WHERE command_type = 'Query' AND user_host LIKE ?",
-      [`${testServer().readerUser}[%`])
-    return (rows as Array<{ text: string }>).map((row) => row.text).filter((text) => /booking_calendar_bookings/.test(text))
-  }
+  /** The statements the reader account sent while `run` ran that read bookings, from the general log. */
+  const statementsDuring = (run: () => Promise<void>) => readerStatementsDuring(db, run, 'booking_calendar_bookings')
 
   const readAll = (t: TestApp) => async () => {
     for (const query of QUERIES) await request(t.app).get(API + query).expect(200)

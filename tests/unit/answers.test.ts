@@ -22,7 +22,7 @@ import { parseParams } from '../../server/http/params.ts'
 import { answerDisabledTime, disabledTimeQueries, RuleProblemLog, type DisabledTimeQueries } from '../../server/domain/disabled-time.ts'
 import { resolveService, serviceLookups as dbServiceLookups, type ServiceLookups } from '../../server/domain/services.ts'
 import {
-  answerSlots, bookingMapping, recordsDigest, slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS,
+  answerSlots, bookingMapping, COUNTED_AS_READ_MAX_DAYS, countedAsRead, recordsDigest, RecountNeeded, slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS,
   type AnswerSink, type SlotsAnswer, type SlotsQueries,
 } from '../../server/domain/slots.ts'
 import { answerSummary, summaryQueries as dbSummaryQueries, type SummaryQueries } from '../../server/domain/summary.ts'
@@ -434,14 +434,18 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
     written: boolean
     rowTagParts: unknown[] | undefined
     tagFromContent: string | true | undefined
+    uncountedUpTo: number | undefined
+    /** The total once the body is read. */
+    totalRead: number | undefined
     /** The records sent, or with a sink the IDs it holds. */
     records: unknown[]
   }
 
   async function tagged(
     query: Record<string, string>, rows: BookingRow[],
-    options: { sink?: boolean; tagged?: boolean; maxTaggedRows?: number } = {},
+    options: { sink?: boolean; tagged?: boolean; maxTaggedRows?: number; recountOnce?: boolean } = {},
   ): Promise<Tagged> {
+    let recount = options.recountOnce ?? false
     const calls: string[] = []
     const held = options.sink ? idSink() : undefined
     let sent: Tagged | undefined
@@ -450,7 +454,12 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
       tagged: options.tagged ?? true, maxTaggedRows: options.maxTaggedRows,
     }, async (answer) => {
       // What the answer says before its body is read.
-      const { total, written, rowTagParts, tagFromContent } = answer
+      const { total, written, rowTagParts, tagFromContent, uncountedUpTo } = answer
+      if (recount) {
+        // What a body does that cannot hold the answer whole (http/slots-response.ts).
+        recount = false
+        throw new RecountNeeded()
+      }
       const records: unknown[] = []
       if (held) {
         for await (const _count of answer.rowsInto!(held.sink)) void _count
@@ -458,7 +467,7 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
       } else {
         for await (const batch of answer.batches) records.push(...batch)
       }
-      sent = { calls, total, written, rowTagParts, tagFromContent, records }
+      sent = { calls, total, written, rowTagParts, tagFromContent, uncountedUpTo, totalRead: answer.total, records }
     }, slotsQueries(rows, calls))
     return sent!
   }
@@ -476,7 +485,7 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
   it('a narrow answer written into the sink: true, the route hashing the body', async () => {
     const sent = await tagged({ service: '12' }, [booking(1), booking(2)], { sink: true })
     expect(sent).to.deep.equal({
-      calls: sent.calls, total: 2, written: true, rowTagParts: undefined, tagFromContent: true, records: [1, 2],
+      calls: sent.calls, total: 2, written: true, rowTagParts: undefined, tagFromContent: true, uncountedUpTo: undefined, totalRead: 2, records: [1, 2],
     })
   })
 
@@ -500,26 +509,42 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
     expect((await tagged({ per_page: '2', page: '1' }, [])).tagFromContent).to.equal(`0:1:0:${recordsDigest([])}`)
   })
 
-  it('a streamed answer: counted in its snapshot, then its rows read once; its tag parts are the filter and the total (the rows are hashed as read)', async () => {
-    const sent = await tagged(year, ids(1, 3).map((id) => booking(id)))
-    expect(sent.calls).to.deep.equal(['snapshot stream', `count ${JSON.stringify(yearFilter)}`, `stream ${JSON.stringify(yearFilter)} booking 1234`])
-    expect([sent.total, sent.written, sent.tagFromContent]).to.deep.equal([3, false, undefined])
-    expect(sent.rowTagParts).to.deep.equal([yearFilter, 3])
+  const twoYears = { start: '2025-01-01', end: '2026-12-31' }
+  const twoYearsFilter = { serviceId: undefined, statuses: undefined, bookingDate: { from: '2025-01-01', to: '2026-12-31' } }
+
+  it('a streamed answer of a year, written by a sink: not counted first, its rows read once and counted as they are read; its tag parts are the filter', async () => {
+    const sent = await tagged(year, ids(1, 3).map((id) => booking(id)), { sink: true, maxTaggedRows: 7 })
+    expect(sent.calls).to.deep.equal(['snapshot stream', `stream packets ${JSON.stringify(yearFilter)} booking 1234`])
+    expect([sent.total, sent.totalRead, sent.written, sent.records]).to.deep.equal([undefined, 3, false, [1, 2, 3]])
+    expect([sent.rowTagParts, sent.uncountedUpTo]).to.deep.equal([[yearFilter], 7])
   })
 
-  it('a streamed answer of up to maxTaggedRows bookings has parts; of more, none', async () => {
+  it('a streamed answer over more than COUNTED_AS_READ_MAX_DAYS: counted in its snapshot first, then its rows read once', async () => {
+    expect(COUNTED_AS_READ_MAX_DAYS).to.equal(366)
+    const sent = await tagged(twoYears, ids(1, 3).map((id) => booking(id)), { sink: true })
+    expect(sent.calls).to.deep.equal(['snapshot stream', `count ${JSON.stringify(twoYearsFilter)}`, `stream packets ${JSON.stringify(twoYearsFilter)} booking 1234`])
+    expect([sent.total, sent.totalRead, sent.written, sent.tagFromContent, sent.uncountedUpTo]).to.deep.equal([3, 3, false, undefined, undefined])
+    expect(sent.rowTagParts).to.deep.equal([twoYearsFilter])
+    // 366 days (2028 is a leap year) is not counted first; 367 are.
+    expect(countedAsRead({ bookingDate: { from: '2028-01-01', to: '2028-12-31' } })).to.equal(true)
+    expect(countedAsRead({ bookingDate: { from: '2028-01-01', to: '2029-01-01' } })).to.equal(false)
+    expect(countedAsRead({ createdAt: { from: '2026-01-01 00:00:00', to: '2026-12-31 23:59:59' } })).to.equal(true)
+    for (const open of [{}, { bookingDate: { from: '2026-01-01' } }, { createdAt: { to: '2026-12-31 23:59:59' } }]) expect(countedAsRead(open), JSON.stringify(open)).to.equal(false)
+  })
+
+  it('a counted streamed answer of up to maxTaggedRows bookings has parts; of more, none', async () => {
     const rows = ids(1, 3).map((id) => booking(id))
     const table: Array<[number | undefined, boolean]> = [[undefined, true], [4, true], [3, true], [2, false], [0, false]]
     for (const [maxTaggedRows, tagged_] of table) {
-      const sent = await tagged(year, rows, { maxTaggedRows })
-      expect([sent.total, sent.rowTagParts], String(maxTaggedRows)).to.deep.equal([3, tagged_ ? [yearFilter, 3] : undefined])
+      const sent = await tagged(twoYears, rows, { maxTaggedRows })
+      expect([sent.total, sent.rowTagParts], String(maxTaggedRows)).to.deep.equal([3, tagged_ ? [twoYearsFilter] : undefined])
     }
   })
 
-  it('a streamed answer written by a sink, counted for its tag, is read whole at once, not counted again as it is read', async () => {
-    const sent = await tagged(year, ids(1, 3).map((id) => booking(id)), { sink: true })
-    expect(sent.calls).to.deep.equal(['snapshot stream', `count ${JSON.stringify(yearFilter)}`, `stream packets ${JSON.stringify(yearFilter)} booking 1234`])
-    expect([sent.total, sent.written, sent.records]).to.deep.equal([3, false, [1, 2, 3]])
+  it('a body that throws RecountNeeded gets the answer again in a new snapshot, counted first', async () => {
+    const sent = await tagged(year, ids(1, 3).map((id) => booking(id)), { sink: true, maxTaggedRows: 2, recountOnce: true })
+    expect(sent.calls).to.deep.equal(['snapshot stream', 'snapshot stream', `count ${JSON.stringify(yearFilter)}`, `stream packets ${JSON.stringify(yearFilter)} booking 1234`])
+    expect([sent.total, sent.rowTagParts, sent.uncountedUpTo, sent.records]).to.deep.equal([3, undefined, undefined, [1, 2, 3]])
   })
 })
 
