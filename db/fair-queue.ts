@@ -6,7 +6,9 @@
 //
 // - First come, first served, except that a caller already holding a permit
 //   goes behind callers holding none (one script exporting in a loop must not
-//   starve a dashboard).
+//   starve a dashboard), and that among either a short answer (`short`: a range
+//   of at most a quarter) goes ahead of the others: forty full exports asked at
+//   once kept a quarter's export waiting behind every one of them (issue 52).
 // - At most `maxWaiting` wait; each waits at most `timeoutMs`. Either refusal
 //   carries a Retry-After estimated from the queue.
 
@@ -42,6 +44,7 @@ export interface Ticket {
 
 interface Waiter {
   caller: string
+  short: boolean
   entrant: Entrant
   timer: unknown
   ticket: TicketState
@@ -88,8 +91,11 @@ export class FairQueue {
     return Math.min(MAX_RETRY_AFTER_SECONDS, seconds)
   }
 
-  /** Joins the line for `caller`. The entrant hears granted() or refused() once, unless it leaves first. */
-  enter(caller: string, entrant: Entrant): Ticket {
+  /**
+   * Joins the line for `caller`; `short` for an answer expected to be short (see the top of this file).
+   * The entrant hears granted() or refused() once, unless it leaves first.
+   */
+  enter(caller: string, entrant: Entrant, short = false): Ticket {
     const ticket: TicketState = { state: 'waiting', caller, grantedAt: 0 }
     const leave = () => this.#leave(ticket)
     if (this.#inUse < this.#options.permits) {
@@ -102,7 +108,7 @@ export class FairQueue {
       entrant.refused({ reason: 'queue_full', retryAfterSeconds: this.retryAfterSeconds() })
       return { leave }
     }
-    const waiter: Waiter = { caller, entrant, ticket, timer: undefined }
+    const waiter: Waiter = { caller, short, entrant, ticket, timer: undefined }
     // Cleared when the waiter leaves or is granted: it fires only for one still waiting.
     waiter.timer = this.#options.setTimer(() => {
       this.#remove(waiter)
@@ -140,11 +146,17 @@ export class FairQueue {
     this.#admitNext()
   }
 
-  /** The freed permit goes to the first waiter whose caller holds none; failing that, to the first waiter. */
+  /**
+   * The freed permit goes to the first waiter whose caller holds none, a short
+   * answer first; failing that, to the first short answer, then the first waiter.
+   */
   #admitNext(): void {
     // Called as a permit is given back, so one is free.
     if (this.#waiting.length === 0) return
-    const next = this.#waiting.find((w) => !this.#held.has(w.caller)) ?? this.#waiting[0]!
+    const next = this.#waiting.find((w) => w.short && !this.#held.has(w.caller))
+      ?? this.#waiting.find((w) => !this.#held.has(w.caller))
+      ?? this.#waiting.find((w) => w.short)
+      ?? this.#waiting[0]!
     this.#remove(next)
     this.#options.clearTimer(next.timer)
     this.#grant(next.ticket)

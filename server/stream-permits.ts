@@ -10,7 +10,7 @@ import { parentLink, sendToPrimary, sendToWorker, type PrimaryLink, type WorkerL
 const PERMIT = 'booking-calendar-api:permit'
 
 export type PermitMessage =
-  | { type: typeof PERMIT; act: 'enter'; id: number; caller: string }
+  | { type: typeof PERMIT; act: 'enter'; id: number; caller: string; short?: boolean }
   | { type: typeof PERMIT; act: 'leave'; id: number }
   | { type: typeof PERMIT; act: 'granted'; id: number }
   | { type: typeof PERMIT; act: 'refused'; id: number; reason: RefusalReason; retryAfterSeconds: number }
@@ -44,7 +44,7 @@ export function servePermits(options: FairQueueOptions): { attach(worker: Permit
             tell({ type: PERMIT, act: 'refused', id, ...refusal })
           },
         }
-        const ticket = queue.enter(message.caller, entrant)
+        const ticket = queue.enter(message.caller, entrant, message.short === true)
         // Refused at once (a full line): there is nothing to give back.
         if (!refused) tickets.set(id, ticket)
       } else if (message.act === 'leave') {
@@ -80,7 +80,7 @@ export function createClusterGate(timeoutMs: number, primary: PrimaryLink = pare
     if (message.act === 'granted') waiting.entrant.granted()
     else waiting.entrant.refused({ reason: message.reason, retryAfterSeconds: message.retryAfterSeconds })
   })
-  const enterLine = (caller: string, entrant: Entrant): Ticket => {
+  const enterLine = (caller: string, entrant: Entrant, short: boolean): Ticket => {
     const id = ++lastId
     const timer = setTimeout(() => {
       if (!pending.delete(id)) return
@@ -89,7 +89,7 @@ export function createClusterGate(timeoutMs: number, primary: PrimaryLink = pare
     }, timeoutMs + silenceMarginMs)
     timer.unref()
     pending.set(id, { entrant, timer })
-    send({ type: PERMIT, act: 'enter', id, caller })
+    send({ type: PERMIT, act: 'enter', id, caller, short })
     return {
       // Leaving while still waiting, or giving the permit back: the primary tells the two apart.
       leave() {

@@ -41,13 +41,13 @@ function queueOf(permits: number, options: { maxWaiting?: number; timeoutMs?: nu
   })
   const events: string[] = []
   const refusals: Record<string, Refusal> = {}
-  const enter = (name: string, caller = name): Ticket => queue.enter(caller, {
+  const enter = (name: string, caller = name, short = false): Ticket => queue.enter(caller, {
     granted: () => events.push(`${name} granted`),
     refused: (refusal) => {
       refusals[name] = refusal
       events.push(`${name} refused ${refusal.reason}`)
     },
-  })
+  }, short)
   return { queue, clock, events, refusals, enter }
 }
 
@@ -113,6 +113,37 @@ describe('FairQueue: the line for stream permits (DB_STREAM_CONNECTIONS)', () =>
     a1.leave()
     // a holds nothing now: a2 (a's) goes before b2, which came first but whose caller still holds b1.
     expect(events).to.deep.equal(['a1 granted', 'b1 granted', 'a2 granted'])
+  })
+
+  it('a short answer goes ahead of the others of one caller: a quarter behind forty full exports waits for one permit', () => {
+    const { events, enter } = queueOf(2)
+    const full = Array.from({ length: 40 }, (_, i) => enter(`full${i}`, 'site'))
+    enter('quarter', 'site', true)
+    full[0]!.leave()
+    expect(events).to.deep.equal(['full0 granted', 'full1 granted', 'quarter granted'])
+    full[1]!.leave()
+    expect(events.at(-1), 'then first come, first served again').to.equal('full2 granted')
+  })
+
+  it('between callers, holding none still comes first; among them, a short answer first', () => {
+    const { events, enter } = queueOf(2)
+    enter('x1', 'script')
+    const a1 = enter('a1', 'other')
+    enter('x2', 'script', true)
+    enter('b1', 'dashboard')
+    enter('c1', 'calendar', true)
+    a1.leave()
+    expect(events, 'c1: short, its caller holding none; x2 is short, but its caller holds x1').to.deep.equal(['x1 granted', 'a1 granted', 'c1 granted'])
+  })
+
+  it('short answers among themselves: first come, first served', () => {
+    const { events, enter } = queueOf(1)
+    const first = enter('first', 'site')
+    enter('long', 'site')
+    enter('short1', 'site', true)
+    enter('short2', 'site', true)
+    first.leave()
+    expect(events).to.deep.equal(['first granted', 'short1 granted'])
   })
 
   it('counts a caller\'s permits: one given back of two still holds one', () => {
