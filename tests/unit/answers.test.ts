@@ -10,6 +10,7 @@ import type { Db } from '../../db/connect.ts'
 import type { BoundedPool } from '../../db/bounded-pool.ts'
 import type { RuleRow } from '../../db/disabled-times.ts'
 import type { ServiceRow } from '../../db/services.ts'
+import type { Admission } from '../../db/stream-gate.ts'
 import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
 import { countBookings, findBookingsPage, findFirstBookings, streamBookings } from '../../db/bookings.ts'
 import { findFirstBookingPackets, streamBookingPackets } from '../../db/booking-packets.ts'
@@ -22,7 +23,8 @@ import { parseParams } from '../../server/http/params.ts'
 import { answerDisabledTime, disabledTimeQueries, RuleProblemLog, type DisabledTimeQueries } from '../../server/domain/disabled-time.ts'
 import { resolveService, serviceLookups as dbServiceLookups, type ServiceLookups } from '../../server/domain/services.ts'
 import {
-  answerSlots, bookingMapping, COUNTED_AS_READ_MAX_DAYS, countedAsRead, recordsDigest, RecountNeeded, slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS,
+  answerSlots, bookingMapping, COUNTED_AS_READ_MAX_DAYS, countedAsRead, isShortAnswer, recordsDigest, RecountNeeded, SHORT_ANSWER_MAX_DAYS,
+  slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS,
   type AnswerSink, type SlotsAnswer, type SlotsQueries,
 } from '../../server/domain/slots.ts'
 import { answerSummary, summaryQueries as dbSummaryQueries, type SummaryQueries } from '../../server/domain/summary.ts'
@@ -532,6 +534,24 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
     for (const open of [{}, { bookingDate: { from: '2026-01-01' } }, { createdAt: { to: '2026-12-31 23:59:59' } }]) expect(countedAsRead(open), JSON.stringify(open)).to.equal(false)
   })
 
+  it('a short answer (at most SHORT_ANSWER_MAX_DAYS) is told to the line for stream permits as such', async () => {
+    expect(SHORT_ANSWER_MAX_DAYS).to.equal(92)
+    expect(isShortAnswer({ bookingDate: { from: '2026-01-01', to: '2026-04-02' } }), '92 days').to.equal(true)
+    expect(isShortAnswer({ bookingDate: { from: '2026-01-01', to: '2026-04-03' } }), '93 days').to.equal(false)
+    expect(isShortAnswer({ createdAt: { from: '2026-01-01 00:00:00', to: '2026-03-31 23:59:59' } })).to.equal(true)
+    expect(isShortAnswer({ createdAt: { from: '2026-01-01 00:00:00', to: '2026-04-03 00:00:00' } }), '93 days of creation').to.equal(false)
+    for (const open of [{}, { bookingDate: { to: '2026-01-31' } }]) expect(isShortAnswer(open), JSON.stringify(open)).to.equal(false)
+    const told = async (query: Record<string, string>) => {
+      const admission: Admission = { caller: 'someone' }
+      await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission,
+      }, async (answer) => { for await (const _batch of answer.batches) void _batch }, slotsQueries([booking(1)], []))
+      return admission.short
+    }
+    expect(await told({ start: '2026-01-01', end: '2026-03-31' }), 'a quarter').to.equal(true)
+    expect(await told(year), 'a year').to.equal(false)
+  })
+
   it('a counted streamed answer of up to maxTaggedRows bookings has parts; of more, none', async () => {
     const rows = ids(1, 3).map((id) => booking(id))
     const table: Array<[number | undefined, boolean]> = [[undefined, true], [4, true], [3, true], [2, false], [0, false]]
@@ -545,6 +565,22 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
     const sent = await tagged(year, ids(1, 3).map((id) => booking(id)), { sink: true, maxTaggedRows: 2, recountOnce: true })
     expect(sent.calls).to.deep.equal(['snapshot stream', 'snapshot stream', `count ${JSON.stringify(yearFilter)}`, `stream packets ${JSON.stringify(yearFilter)} booking 1234`])
     expect([sent.total, sent.rowTagParts, sent.uncountedUpTo, sent.records]).to.deep.equal([3, undefined, undefined, [1, 2, 3]])
+    const records = await tagged(year, ids(1, 3).map((id) => booking(id)), { maxTaggedRows: 2, recountOnce: true })
+    expect(records.records.map((record) => (record as { id: number }).id), 'without a sink too').to.deep.equal([1, 2, 3])
+  })
+
+  it('any other failure of the body is not answered again', async () => {
+    const calls: string[] = []
+    let sends = 0
+    const failure = new RestError(503, 'rest_database_unavailable', 'gone')
+    const answering = answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, year), {
+      mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, tagged: true,
+    }, async () => {
+      sends++
+      throw failure
+    }, slotsQueries([booking(1)], calls))
+    expect(await answering.then(() => undefined, (error: unknown) => error)).to.equal(failure)
+    expect([sends, calls.filter((call) => call.startsWith('snapshot'))]).to.deep.equal([1, ['snapshot stream']])
   })
 })
 
