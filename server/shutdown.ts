@@ -13,18 +13,20 @@ import { RestError, sendRestError } from './errors.ts'
 
 /** How long a connection accepted just before SIGTERM has to send its request before it counts as idle. */
 const FRESH_CONNECTION_MS = 1_000
-/** The most a stop waits, once it has cut them, for the connections' close events (each request's log line). */
-const CLOSE_EVENTS_MS = 1_000
-/** The most a stop then waits for the line of each request it cut (they come with those close events, or soon after on a busy machine). */
+/** The most a stop waits for its 503s to requests not yet answered to be handed to their sockets. */
+const ANSWERS_503_MS = 1_000
+/**
+ * The most a stop then waits for the log line of each request it cut, which
+ * comes with its connection's close event: on a busy machine, once more than
+ * a second after the cut (the line came after the worker's 'stopped').
+ */
 const REQUEST_LINES_MS = 3_000
 
 const openSockets = new WeakMap<Server, Set<Socket>>()
 
 /**
  * Keeps the server's open connections (main.ts calls it once), so that a stop
- * that cuts them can wait for each one's close event, which writes its
- * request's log line: the server's own close comes before them, and the
- * process exited without those lines.
+ * can answer the requests on them still unanswered, and sweep the idle ones.
  */
 export function watchConnections(server: Server): void {
   const sockets = new Set<Socket>()
@@ -65,13 +67,6 @@ function answerUnanswered(sockets: Set<Socket> | undefined, ms: number): Promise
     sendRestError(response, STOPPING_ERROR)
   }
   return allWithin(answered, ms).then(() => answered.length)
-}
-
-/** Resolves when every socket has emitted close, or after `ms`. */
-function closeEvents(sockets: Set<Socket> | undefined, ms: number): Promise<void> {
-  const open = [...(sockets ?? [])].filter((socket) => !socket.closed)
-  // After the other close listeners of each emit (the response's, which logs).
-  return allWithin(open.map((socket) => new Promise((resolve) => socket.once('close', () => setImmediate(resolve)))), ms)
 }
 
 /** Resolves once every one of `events` has happened, or after `ms`, whichever comes first. */
@@ -119,13 +114,11 @@ export async function shutDownGracefully(server: Server, options: { graceMs: num
   clearTimeout(graceTimer)
   if (outcome === 'grace over') {
     const sockets = openSockets.get(server)
-    const refused = await answerUnanswered(sockets, CLOSE_EVENTS_MS)
+    const refused = await answerUnanswered(sockets, ANSWERS_503_MS)
     log.warn({ graceMs, answered503: refused }, 'requests still in flight when SHUTDOWN_GRACE_MS ran out: answering 503 to those not yet answered, cutting the rest')
-    const cut = closeEvents(sockets, CLOSE_EVENTS_MS)
     server.closeAllConnections()
     await closed
-    await cut
-    // Each cut request's line before the worker's last, even when its close event came late.
+    // Each cut request's line before the worker's last: the server's own close comes before them.
     await requestLinesWritten(REQUEST_LINES_MS)
   }
   await options.closeDb()

@@ -144,9 +144,9 @@ async function mysql2Reports(db: ReaderDb, statement: string, until: number): Pr
 /**
  * Waits until WordPress answers the probe quickly again (within a second), for
  * at most two minutes: php -S goes on working through the reports a load left
- * queued after its clients went, which would fall on the next contender's probe.
+ * queued after its clients went, which would fall on the next contender's probe
+ * (or on the serial rounds of run.ts). Resolves to the ms waited.
  */
-/** Waits (at most 2 min) until WordPress answers the probe within a second: php -S has worked off what a load left queued. Resolves to the ms waited. */
 export async function untilSiteIdle(wordpressUrl: string): Promise<number> {
   const started = Date.now()
   const agent = new Agent({ keepAlive: false })

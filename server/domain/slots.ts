@@ -102,22 +102,22 @@ export const COUNTED_AS_READ_MAX_DAYS = 366
 /** An answer of a range of at most this many days (a quarter) goes ahead of others in the line for stream permits (db/fair-queue.ts). */
 export const SHORT_ANSWER_MAX_DAYS = 92
 
-/** The days of the filter's range, by booking or creation date; undefined when an end is open. */
-function rangeDays(filter: BookingFilter): number | undefined {
+/** The days of the filter's range, by booking or creation date; infinitely many when an end is open. */
+function rangeDays(filter: BookingFilter): number {
   const range = filter.bookingDate ?? (filter.createdAt && {
     from: filter.createdAt.from?.slice(0, 10), to: filter.createdAt.to?.slice(0, 10),
   })
-  return range?.from !== undefined && range.to !== undefined ? daysInclusive(range.from, range.to) : undefined
+  return range?.from !== undefined && range.to !== undefined ? daysInclusive(range.from, range.to) : Number.POSITIVE_INFINITY
 }
 
 /** Whether a tagged answer of `filter` may skip its count (COUNTED_AS_READ_MAX_DAYS). */
 export function countedAsRead(filter: BookingFilter): boolean {
-  return (rangeDays(filter) ?? Number.POSITIVE_INFINITY) <= COUNTED_AS_READ_MAX_DAYS
+  return rangeDays(filter) <= COUNTED_AS_READ_MAX_DAYS
 }
 
 /** Whether an answer of `filter` is short (SHORT_ANSWER_MAX_DAYS). */
 export function isShortAnswer(filter: BookingFilter): boolean {
-  return (rangeDays(filter) ?? Number.POSITIVE_INFINITY) <= SHORT_ANSWER_MAX_DAYS
+  return rangeDays(filter) <= SHORT_ANSWER_MAX_DAYS
 }
 
 /**
@@ -140,7 +140,7 @@ export const SMALL_ANSWER_ROWS = 1000
  */
 export function isNarrow(filter: BookingFilter): boolean {
   if (filter.serviceId !== undefined) return true
-  return (rangeDays(filter) ?? Number.POSITIVE_INFINITY) <= 62
+  return rangeDays(filter) <= 62
 }
 
 export function bookingFilter(params: Pick<SlotsQuery, 'status' | 'start' | 'end' | 'filter_by'>, serviceId: number | undefined): BookingFilter {
