@@ -9,10 +9,22 @@
 //   starve a dashboard), and that among either a short answer (`short`: a range
 //   of at most a quarter) goes ahead of the others: forty full exports asked at
 //   once kept a quarter's export waiting behind every one of them (issue 52).
+// - Wide answers (`wide`: the whole table, or more than two years) hold at most
+//   all the permits but one (one, when there is only one): forty full exports
+//   once held both permits between them, so a quarter's export waited for one
+//   of them to end, and ran beside the other (issue 52; decision 0031).
 // - At most `maxWaiting` wait; each waits at most `timeoutMs`. Either refusal
 //   carries a Retry-After estimated from the queue.
 
 export type RefusalReason = 'queue_full' | 'waited_too_long'
+
+/** How long an answer is expected to take (AnswerSize in server/domain/slots.ts): the line's order and the wide answers' share depend on it. */
+export type AnswerSize = 'short' | 'long' | 'wide'
+
+/** The most permits wide answers hold together: all but one, and at least one. */
+export function wideAnswerPermits(permits: number): number {
+  return Math.max(1, permits - 1)
+}
 
 export interface Refusal {
   reason: RefusalReason
@@ -44,7 +56,7 @@ export interface Ticket {
 
 interface Waiter {
   caller: string
-  short: boolean
+  size: AnswerSize
   entrant: Entrant
   timer: unknown
   ticket: TicketState
@@ -53,6 +65,7 @@ interface Waiter {
 interface TicketState {
   state: 'waiting' | 'holding' | 'gone'
   caller: string
+  wide: boolean
   grantedAt: number
 }
 
@@ -67,6 +80,8 @@ export class FairQueue {
   /** Permits held, by caller. */
   readonly #held = new Map<string, number>()
   #inUse = 0
+  /** Permits held by wide answers (wideAnswerPermits). */
+  #wideInUse = 0
   /** The average time a permit was held, over the last few (an exponential moving average). */
   #holdMs = FIRST_HOLD_GUESS_MS
 
@@ -92,13 +107,13 @@ export class FairQueue {
   }
 
   /**
-   * Joins the line for `caller`; `short` for an answer expected to be short (see the top of this file).
+   * Joins the line for `caller`, with the answer's expected size (see the top of this file).
    * The entrant hears granted() or refused() once, unless it leaves first.
    */
-  enter(caller: string, entrant: Entrant, short = false): Ticket {
-    const ticket: TicketState = { state: 'waiting', caller, grantedAt: 0 }
+  enter(caller: string, entrant: Entrant, size: AnswerSize = 'long'): Ticket {
+    const ticket: TicketState = { state: 'waiting', caller, wide: size === 'wide', grantedAt: 0 }
     const leave = () => this.#leave(ticket)
-    if (this.#inUse < this.#options.permits) {
+    if (this.#inUse < this.#options.permits && this.#mayHold(ticket)) {
       this.#grant(ticket)
       entrant.granted()
       return { leave }
@@ -108,7 +123,7 @@ export class FairQueue {
       entrant.refused({ reason: 'queue_full', retryAfterSeconds: this.retryAfterSeconds() })
       return { leave }
     }
-    const waiter: Waiter = { caller, short, entrant, ticket, timer: undefined }
+    const waiter: Waiter = { caller, size, entrant, ticket, timer: undefined }
     // Cleared when the waiter leaves or is granted: it fires only for one still waiting.
     waiter.timer = this.#options.setTimer(() => {
       this.#remove(waiter)
@@ -119,10 +134,16 @@ export class FairQueue {
     return { leave }
   }
 
+  /** Whether a free permit may go to this ticket: a wide answer only within wideAnswerPermits. */
+  #mayHold(ticket: TicketState): boolean {
+    return !ticket.wide || this.#wideInUse < wideAnswerPermits(this.#options.permits)
+  }
+
   #grant(ticket: TicketState): void {
     ticket.state = 'holding'
     ticket.grantedAt = this.#options.now()
     this.#inUse++
+    if (ticket.wide) this.#wideInUse++
     this.#held.set(ticket.caller, (this.#held.get(ticket.caller) ?? 0) + 1)
   }
 
@@ -138,6 +159,7 @@ export class FairQueue {
     }
     ticket.state = 'gone'
     this.#inUse--
+    if (ticket.wide) this.#wideInUse--
     const held = this.#held.get(ticket.caller)! - 1
     if (held === 0) this.#held.delete(ticket.caller)
     else this.#held.set(ticket.caller, held)
@@ -148,15 +170,20 @@ export class FairQueue {
 
   /**
    * The freed permit goes to the first waiter whose caller holds none, a short
-   * answer first; failing that, to the first short answer, then the first waiter.
+   * answer first; failing that, to the first short answer, then the first
+   * waiter. A wide answer is passed over while wide ones hold their share: the
+   * permit then stays free for the next answer that is not wide. One permit is
+   * freed per call, and a waiter that may hold one was granted it on entering
+   * when one was free, so one grant per call leaves no permit idle that a waiter could take.
    */
   #admitNext(): void {
     // Called as a permit is given back, so one is free.
-    if (this.#waiting.length === 0) return
-    const next = this.#waiting.find((w) => w.short && !this.#held.has(w.caller))
-      ?? this.#waiting.find((w) => !this.#held.has(w.caller))
-      ?? this.#waiting.find((w) => w.short)
-      ?? this.#waiting[0]!
+    const may = this.#waiting.filter((w) => this.#mayHold(w.ticket))
+    const next = may.find((w) => w.size === 'short' && !this.#held.has(w.caller))
+      ?? may.find((w) => !this.#held.has(w.caller))
+      ?? may.find((w) => w.size === 'short')
+      ?? may[0]
+    if (next === undefined) return
     this.#remove(next)
     this.#options.clearTimer(next.timer)
     this.#grant(next.ticket)

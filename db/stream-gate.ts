@@ -4,7 +4,7 @@
 // cluster's primary, asked over IPC (server/stream-permits.ts), so that the
 // budget holds whatever WORKERS is.
 import type { GoneSignal } from './gone-signal.ts'
-import { FairQueue, type Entrant, type FairQueueOptions, type RefusalReason, type Ticket } from './fair-queue.ts'
+import { FairQueue, type AnswerSize, type Entrant, type FairQueueOptions, type RefusalReason, type Ticket } from './fair-queue.ts'
 
 /**
  * DB_STREAM_CONNECTIONS' default: two export statements at once, for the whole
@@ -21,8 +21,8 @@ export interface Admission {
   /** A credential's hash, or the client's address without one (callerOf, server/http/admission.ts). */
   caller: string
   signal?: GoneSignal
-  /** An answer expected to be short (a range of at most a quarter): it goes ahead of others in the line (db/fair-queue.ts). */
-  short?: boolean
+  /** The answer's expected size (answerSize, server/domain/slots.ts): a short one goes ahead of others in the line, wide ones share all permits but one (db/fair-queue.ts). */
+  size?: AnswerSize
   /** Set by the gate: how long this request waited in line, for its log line. */
   waitedMs?: number
 }
@@ -56,7 +56,7 @@ export interface StreamGate {
 }
 
 /** Joins a line: a FairQueue here, or the primary's (server/stream-permits.ts). */
-export type EnterLine = (caller: string, entrant: Entrant, short: boolean) => Ticket
+export type EnterLine = (caller: string, entrant: Entrant, size: AnswerSize) => Ticket
 
 export function createStatsOfGate(): GateStats {
   return { waiting: 0, holding: 0, refusals: { queue_full: 0, waited_too_long: 0 } }
@@ -106,7 +106,7 @@ export function gateOver(enterLine: EnterLine, timeoutMs: number, stats: GateSta
           ? 'Too many reports are waiting for the database. Try again later.'
           : `No database connection for a report became free within ${timeoutMs} ms. Try again later.`))
       },
-    }, admission.short ?? false)
+    }, admission.size ?? 'long')
     // enterLine may have answered at once (a free permit), before `ticket` was set.
     if (waiting) signal?.addEventListener('abort', gone, { once: true })
   })
@@ -116,5 +116,5 @@ export function gateOver(enterLine: EnterLine, timeoutMs: number, stats: GateSta
 /** One process's gate, its line held here (WORKERS=1). */
 export function createLocalGate(options: FairQueueOptions): StreamGate {
   const queue = new FairQueue(options)
-  return gateOver((caller, entrant, short) => queue.enter(caller, entrant, short), options.timeoutMs)
+  return gateOver((caller, entrant, size) => queue.enter(caller, entrant, size), options.timeoutMs)
 }

@@ -3,14 +3,14 @@
 // out the permits; each worker asks for one over node:cluster's IPC channel
 // before its streamed answer takes a connection. A worker that dies gives back
 // whatever it held or waited for.
-import { FairQueue, type Entrant, type FairQueueOptions, type RefusalReason, type Ticket } from '../db/fair-queue.ts'
+import { FairQueue, type AnswerSize, type Entrant, type FairQueueOptions, type RefusalReason, type Ticket } from '../db/fair-queue.ts'
 import { gateOver, type StreamGate } from '../db/stream-gate.ts'
 import { parentLink, sendToPrimary, sendToWorker, type PrimaryLink, type WorkerLink } from './ipc.ts'
 
 const PERMIT = 'booking-calendar-api:permit'
 
 export type PermitMessage =
-  | { type: typeof PERMIT; act: 'enter'; id: number; caller: string; short?: boolean }
+  | { type: typeof PERMIT; act: 'enter'; id: number; caller: string; size?: AnswerSize }
   | { type: typeof PERMIT; act: 'leave'; id: number }
   | { type: typeof PERMIT; act: 'granted'; id: number }
   | { type: typeof PERMIT; act: 'refused'; id: number; reason: RefusalReason; retryAfterSeconds: number }
@@ -22,6 +22,11 @@ export const PRIMARY_SILENCE_MARGIN_MS = 5_000
 export interface PermitWorker extends WorkerLink {
   on(event: 'message', listener: (message: PermitMessage) => void): unknown
   once(event: 'exit', listener: () => void): unknown
+}
+
+/** A size as a worker sent it: one the primary does not know (a worker of another version) is 'long'. */
+function answerSizeOf(size: unknown): AnswerSize {
+  return size === 'short' || size === 'wide' ? size : 'long'
 }
 
 /** In the primary: the service's one line, served to each worker attached. */
@@ -44,7 +49,7 @@ export function servePermits(options: FairQueueOptions): { attach(worker: Permit
             tell({ type: PERMIT, act: 'refused', id, ...refusal })
           },
         }
-        const ticket = queue.enter(message.caller, entrant, message.short === true)
+        const ticket = queue.enter(message.caller, entrant, answerSizeOf(message.size))
         // Refused at once (a full line): there is nothing to give back.
         if (!refused) tickets.set(id, ticket)
       } else if (message.act === 'leave') {
@@ -80,7 +85,7 @@ export function createClusterGate(timeoutMs: number, primary: PrimaryLink = pare
     if (message.act === 'granted') waiting.entrant.granted()
     else waiting.entrant.refused({ reason: message.reason, retryAfterSeconds: message.retryAfterSeconds })
   })
-  const enterLine = (caller: string, entrant: Entrant, short: boolean): Ticket => {
+  const enterLine = (caller: string, entrant: Entrant, size: AnswerSize): Ticket => {
     const id = ++lastId
     const timer = setTimeout(() => {
       if (!pending.delete(id)) return
@@ -89,7 +94,7 @@ export function createClusterGate(timeoutMs: number, primary: PrimaryLink = pare
     }, timeoutMs + silenceMarginMs)
     timer.unref()
     pending.set(id, { entrant, timer })
-    send({ type: PERMIT, act: 'enter', id, caller, short })
+    send({ type: PERMIT, act: 'enter', id, caller, size })
     return {
       // Leaving while still waiting, or giving the permit back: the primary tells the two apart.
       leave() {

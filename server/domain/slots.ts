@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto'
 import type { Db, DbPools } from '../../db/connect.ts'
 import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
 import type { Admission } from '../../db/stream-gate.ts'
+import type { AnswerSize } from '../../db/fair-queue.ts'
 import { countBookings, findBookingsPage, findFirstBookings, streamBookings } from '../../db/bookings.ts'
 import { findFirstBookingPackets, streamBookingPackets, type BookingRowSink } from '../../db/booking-packets.ts'
 import type { BookingFilter } from '../../db/booking-filter.ts'
@@ -102,6 +103,14 @@ export const COUNTED_AS_READ_MAX_DAYS = 366
 /** An answer of a range of at most this many days (a quarter) goes ahead of others in the line for stream permits (db/fair-queue.ts). */
 export const SHORT_ANSWER_MAX_DAYS = 92
 
+/**
+ * An answer of a range of more than this many days (two years), or with an
+ * open end, is wide: wide answers share all stream permits but one
+ * (db/fair-queue.ts). Two years, not one: a calendar feed's default range is
+ * 30 days and a year, and a year's report is the common long one.
+ */
+export const WIDE_ANSWER_MIN_DAYS = 732
+
 /** The days of the filter's range, by booking or creation date; infinitely many when an end is open. */
 function rangeDays(filter: BookingFilter): number {
   const range = filter.bookingDate ?? (filter.createdAt && {
@@ -115,9 +124,11 @@ export function countedAsRead(filter: BookingFilter): boolean {
   return rangeDays(filter) <= COUNTED_AS_READ_MAX_DAYS
 }
 
-/** Whether an answer of `filter` is short (SHORT_ANSWER_MAX_DAYS). */
-export function isShortAnswer(filter: BookingFilter): boolean {
-  return rangeDays(filter) <= SHORT_ANSWER_MAX_DAYS
+/** The expected size of an answer of `filter`, for the line for stream permits (SHORT_ANSWER_MAX_DAYS, WIDE_ANSWER_MIN_DAYS). */
+export function answerSize(filter: BookingFilter): AnswerSize {
+  const days = rangeDays(filter)
+  if (days <= SHORT_ANSWER_MAX_DAYS) return 'short'
+  return days >= WIDE_ANSWER_MIN_DAYS ? 'wide' : 'long'
 }
 
 /**
@@ -267,8 +278,8 @@ export async function answerSlots(
   }
 
   async function readInSnapshot(filter: BookingFilter, countFirst: boolean): Promise<void> {
-    // Told to the line for stream permits: a quarter's export goes ahead of whole-table ones.
-    if (options.admission) options.admission.short = isShortAnswer(filter)
+    // Told to the line for stream permits: a quarter's export goes ahead of whole-table ones, which leave it a permit.
+    if (options.admission) options.admission.size = answerSize(filter)
     // Pages are short queries; an answer without per_page may stream for minutes
     // to a slow reader, so it holds a connection of the stream pool instead.
     await queries.readSnapshot(params.per_page === undefined ? pools.stream : pools.short, async (snapshot) => {

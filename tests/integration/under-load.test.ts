@@ -18,6 +18,10 @@ const BOOKINGS = 100_000
 const EXPORT = '/wp-json/booking-calendar/v1/slots?flat'
 /** Every booking's ID only (1.3 MB): a quick export. */
 const SHORT_EXPORT = '/wp-json/booking-calendar/v1/slots?flat&_fields=id'
+/** Two years of the three the demo data covers (730 days): a long answer, not a wide one (WIDE_ANSWER_MIN_DAYS), so it may take every permit. */
+const LONG_EXPORT = '/wp-json/booking-calendar/v1/slots?flat&start=2025-01-01&end=2026-12-31'
+/** A quarter: a short answer (SHORT_ANSWER_MAX_DAYS). */
+const QUARTER_EXPORT = '/wp-json/booking-calendar/v1/slots?flat&start=2025-01-01&end=2025-03-31'
 const SMALL = '/wp-json/booking-calendar/v1/slots?per_page=5'
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -55,8 +59,8 @@ function rawRequest(port: number, path: string, options: { stopAfterFirstChunk?:
 }
 
 /** An export whose client read its first chunk and then stopped: it holds its permit until the socket goes. */
-async function holdExport(port: number, headers?: Record<string, string>): Promise<RawRequest> {
-  const held = rawRequest(port, EXPORT, { stopAfterFirstChunk: true, headers })
+async function holdExport(port: number, headers?: Record<string, string>, path = EXPORT): Promise<RawRequest> {
+  const held = rawRequest(port, path, { stopAfterFirstChunk: true, headers })
   await until(() => held.firstByteAt !== undefined, 10_000, 'the held export to start')
   return held
 }
@@ -191,13 +195,34 @@ describe('under load: the line for stream permits', function () {
     }
   })
 
+  it('wide answers hold all permits but one: behind a held export of the whole table, a second waits and a quarter starts at once', async () => {
+    const service = await startService(db, { DB_STREAM_CONNECTIONS: '2' })
+    try {
+      const held = await holdExport(service.port)
+      const secondWide = rawRequest(service.port, SHORT_EXPORT)
+      await until(() => service.handle.pool.gate.stats.waiting === 1, 5_000, 'the second export of the whole table to wait')
+      expect(service.handle.pool.gate.stats.holding, 'one permit of two is free').to.equal(1)
+      const quarter = await get(service.port, QUARTER_EXPORT)
+      expect(quarter.status).to.equal(200)
+      expect((quarter.body as { total: number }).total).to.be.above(1_000)
+      expect(secondWide.firstByteAt, 'the second wide one still waits').to.equal(undefined)
+      held.socket.destroy()
+      await secondWide.ended
+      expect(secondWide.status()).to.equal(200)
+      expect(bodyOf(secondWide).total).to.equal(BOOKINGS)
+    } finally {
+      await service.close()
+    }
+  })
+
   it('fair between callers: a caller holding two exports waits behind a new caller\'s first', async () => {
     const service = await startService(db, { DB_STREAM_CONNECTIONS: '2', AUTH_MODE: 'token', API_TOKENS: 'script-token,dashboard-token' })
     const script = { Authorization: 'Bearer script-token' }
     const dashboard = { Authorization: 'Bearer dashboard-token' }
     try {
-      const scriptFirst = await holdExport(service.port, script)
-      const scriptSecond = await holdExport(service.port, script)
+      // Long exports, not wide ones: wide answers would leave the dashboard a permit at once.
+      const scriptFirst = await holdExport(service.port, script, LONG_EXPORT)
+      const scriptSecond = await holdExport(service.port, script, LONG_EXPORT)
       const scriptThird = rawRequest(service.port, SHORT_EXPORT, { headers: script })
       await until(() => service.handle.pool.gate.stats.waiting === 1, 5_000, 'the script\'s third to wait')
       const dashboardFirst = rawRequest(service.port, SHORT_EXPORT, { headers: dashboard, stopAfterFirstChunk: true })
@@ -268,7 +293,7 @@ async function socketsOnEachWorker(service: ServiceProcess, each: number): Promi
 }
 
 /** An export asked on a connection that is open already; the answer's bytes as rawRequest keeps them. */
-function exportOn(socket: Socket): RawRequest {
+function exportOn(socket: Socket, path: string): RawRequest {
   const request: RawRequest = {
     socket, firstByteAt: undefined, received: [],
     ended: new Promise<void>((resolve) => socket.once('close', () => resolve())),
@@ -278,7 +303,7 @@ function exportOn(socket: Socket): RawRequest {
     request.firstByteAt ??= Date.now()
     request.received.push(chunk)
   })
-  socket.write(`GET ${EXPORT} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`)
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`)
   return request
 }
 
@@ -292,7 +317,7 @@ describe('under load: one budget for every worker (WORKERS=2)', function () {
   })
   after(async () => { await db.drop() })
 
-  it('DB_STREAM_CONNECTIONS=2 is the whole service\'s: six concurrent exports never run more than two statements on the server, and all six complete', async () => {
+  it('DB_STREAM_CONNECTIONS=2 is the whole service\'s: six concurrent long exports never run more than two statements on the server, and all six complete', async () => {
     const service = await startProcess(db, { DB_STREAM_CONNECTIONS: '2' })
     const server = testServer()
     let most = 0
@@ -313,11 +338,14 @@ describe('under load: one budget for every worker (WORKERS=2)', function () {
       // Three connections on each worker (node:cluster hands a connection to a worker once, when it opens),
       // so the exports cannot all land on one worker, whose own two would then look like the service's.
       const sockets = await socketsOnEachWorker(service, 3)
-      const answers = sockets.map((socket) => exportOn(socket))
+      // Long exports (two years), not wide ones: wide answers hold all permits but one.
+      const answers = sockets.map((socket) => exportOn(socket, LONG_EXPORT))
       await Promise.all(answers.map((answer) => answer.ended))
       for (const answer of answers) {
         expect(answer.status()).to.equal(200)
-        expect(bodyOf(answer).booked_slots).to.have.length(BOOKINGS)
+        const body = bodyOf(answer)
+        expect(body.total, 'two years of three').to.be.within(0.6 * BOOKINGS, 0.7 * BOOKINGS)
+        expect(body.booked_slots).to.have.length(body.total)
       }
       const workers = new Set(service.logs.filter((line) => line.msg === 'request' && line.route === 'slots').map((line) => line.worker))
       expect(workers.size).to.equal(2)

@@ -23,7 +23,7 @@ import { parseParams } from '../../server/http/params.ts'
 import { answerDisabledTime, disabledTimeQueries, RuleProblemLog, type DisabledTimeQueries } from '../../server/domain/disabled-time.ts'
 import { resolveService, serviceLookups as dbServiceLookups, type ServiceLookups } from '../../server/domain/services.ts'
 import {
-  answerSlots, bookingMapping, COUNTED_AS_READ_MAX_DAYS, countedAsRead, isShortAnswer, recordsDigest, RecountNeeded, SHORT_ANSWER_MAX_DAYS,
+  answerSlots, bookingMapping, COUNTED_AS_READ_MAX_DAYS, countedAsRead, answerSize, recordsDigest, RecountNeeded, SHORT_ANSWER_MAX_DAYS, WIDE_ANSWER_MIN_DAYS,
   slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS,
   type AnswerSink, type SlotsAnswer, type SlotsQueries,
 } from '../../server/domain/slots.ts'
@@ -534,22 +534,27 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
     for (const open of [{}, { bookingDate: { from: '2026-01-01' } }, { createdAt: { to: '2026-12-31 23:59:59' } }]) expect(countedAsRead(open), JSON.stringify(open)).to.equal(false)
   })
 
-  it('a short answer (at most SHORT_ANSWER_MAX_DAYS) is told to the line for stream permits as such', async () => {
-    expect(SHORT_ANSWER_MAX_DAYS).to.equal(92)
-    expect(isShortAnswer({ bookingDate: { from: '2026-01-01', to: '2026-04-02' } }), '92 days').to.equal(true)
-    expect(isShortAnswer({ bookingDate: { from: '2026-01-01', to: '2026-04-03' } }), '93 days').to.equal(false)
-    expect(isShortAnswer({ createdAt: { from: '2026-01-01 00:00:00', to: '2026-03-31 23:59:59' } })).to.equal(true)
-    expect(isShortAnswer({ createdAt: { from: '2026-01-01 00:00:00', to: '2026-04-03 00:00:00' } }), '93 days of creation').to.equal(false)
-    for (const open of [{}, { bookingDate: { to: '2026-01-31' } }]) expect(isShortAnswer(open), JSON.stringify(open)).to.equal(false)
+  it('an answer\'s size is told to the line for stream permits: short up to SHORT_ANSWER_MAX_DAYS, wide from WIDE_ANSWER_MIN_DAYS or open', async () => {
+    expect([SHORT_ANSWER_MAX_DAYS, WIDE_ANSWER_MIN_DAYS]).to.deep.equal([92, 732])
+    expect(answerSize({ bookingDate: { from: '2026-01-01', to: '2026-04-02' } }), '92 days').to.equal('short')
+    expect(answerSize({ bookingDate: { from: '2026-01-01', to: '2026-04-03' } }), '93 days').to.equal('long')
+    expect(answerSize({ createdAt: { from: '2026-01-01 00:00:00', to: '2026-03-31 23:59:59' } })).to.equal('short')
+    expect(answerSize({ createdAt: { from: '2026-01-01 00:00:00', to: '2026-04-03 00:00:00' } }), '93 days of creation').to.equal('long')
+    // 2026-01-01 to 2028-01-01 is 731 days; to 2028-01-02, 732.
+    expect(answerSize({ bookingDate: { from: '2026-01-01', to: '2028-01-01' } }), '731 days').to.equal('long')
+    expect(answerSize({ bookingDate: { from: '2026-01-01', to: '2028-01-02' } }), '732 days').to.equal('wide')
+    expect(answerSize({ createdAt: { from: '2026-01-01 00:00:00', to: '2028-01-02 00:00:00' } }), '732 days of creation').to.equal('wide')
+    for (const open of [{}, { bookingDate: { to: '2026-01-31' } }, { createdAt: { from: '2026-01-01 00:00:00' } }]) expect(answerSize(open), JSON.stringify(open)).to.equal('wide')
     const told = async (query: Record<string, string>) => {
       const admission: Admission = { caller: 'someone' }
       await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
         mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission,
       }, async (answer) => { for await (const _batch of answer.batches) void _batch }, slotsQueries([booking(1)], []))
-      return admission.short
+      return admission.size
     }
-    expect(await told({ start: '2026-01-01', end: '2026-03-31' }), 'a quarter').to.equal(true)
-    expect(await told(year), 'a year').to.equal(false)
+    expect(await told({ start: '2026-01-01', end: '2026-03-31' }), 'a quarter').to.equal('short')
+    expect(await told(year), 'a year').to.equal('long')
+    expect(await told({}), 'the whole table').to.equal('wide')
   })
 
   it('a counted streamed answer of up to maxTaggedRows bookings has parts; of more, none', async () => {

@@ -2,7 +2,7 @@
 // callers holding none first, a bounded length and wait, and a Retry-After
 // estimated from the line. A fake clock and timers, so no test waits.
 import { expect } from 'chai'
-import { FairQueue, FIRST_HOLD_GUESS_MS, MAX_RETRY_AFTER_SECONDS, type Refusal, type Ticket } from '../../db/fair-queue.ts'
+import { FairQueue, FIRST_HOLD_GUESS_MS, MAX_RETRY_AFTER_SECONDS, wideAnswerPermits, type AnswerSize, type Refusal, type Ticket } from '../../db/fair-queue.ts'
 
 interface Clock {
   now: number
@@ -41,13 +41,13 @@ function queueOf(permits: number, options: { maxWaiting?: number; timeoutMs?: nu
   })
   const events: string[] = []
   const refusals: Record<string, Refusal> = {}
-  const enter = (name: string, caller = name, short = false): Ticket => queue.enter(caller, {
+  const enter = (name: string, caller = name, size: AnswerSize = 'long'): Ticket => queue.enter(caller, {
     granted: () => events.push(`${name} granted`),
     refused: (refusal) => {
       refusals[name] = refusal
       events.push(`${name} refused ${refusal.reason}`)
     },
-  }, short)
+  }, size)
   return { queue, clock, events, refusals, enter }
 }
 
@@ -118,7 +118,7 @@ describe('FairQueue: the line for stream permits (DB_STREAM_CONNECTIONS)', () =>
   it('a short answer goes ahead of the others of one caller: a quarter behind forty full exports waits for one permit', () => {
     const { events, enter } = queueOf(2)
     const full = Array.from({ length: 40 }, (_, i) => enter(`full${i}`, 'site'))
-    enter('quarter', 'site', true)
+    enter('quarter', 'site', 'short')
     full[0]!.leave()
     expect(events).to.deep.equal(['full0 granted', 'full1 granted', 'quarter granted'])
     full[1]!.leave()
@@ -129,9 +129,9 @@ describe('FairQueue: the line for stream permits (DB_STREAM_CONNECTIONS)', () =>
     const { events, enter } = queueOf(2)
     enter('x1', 'script')
     const a1 = enter('a1', 'other')
-    enter('x2', 'script', true)
+    enter('x2', 'script', 'short')
     enter('b1', 'dashboard')
-    enter('c1', 'calendar', true)
+    enter('c1', 'calendar', 'short')
     a1.leave()
     expect(events, 'c1: short, its caller holding none; x2 is short, but its caller holds x1').to.deep.equal(['x1 granted', 'a1 granted', 'c1 granted'])
   })
@@ -140,10 +140,46 @@ describe('FairQueue: the line for stream permits (DB_STREAM_CONNECTIONS)', () =>
     const { events, enter } = queueOf(1)
     const first = enter('first', 'site')
     enter('long', 'site')
-    enter('short1', 'site', true)
-    enter('short2', 'site', true)
+    enter('short1', 'site', 'short')
+    enter('short2', 'site', 'short')
     first.leave()
     expect(events).to.deep.equal(['first granted', 'short1 granted'])
+  })
+
+  it('wide answers hold all permits but one: forty full exports leave a quarter its permit at once', () => {
+    expect([1, 2, 3, 5].map(wideAnswerPermits)).to.deep.equal([1, 1, 2, 4])
+    const { queue, events, enter } = queueOf(2)
+    const full = Array.from({ length: 40 }, (_, i) => enter(`full${i}`, `reader${i}`, 'wide'))
+    expect(events, 'the second permit stays free').to.deep.equal(['full0 granted'])
+    expect(queue.inUse).to.equal(1)
+    const quarter = enter('quarter', 'site', 'short')
+    const year = enter('year', 'office', 'long')
+    expect(events.slice(1), 'not wide: granted on entering').to.deep.equal(['quarter granted'])
+    quarter.leave()
+    expect(events.at(-1), 'the permit freed goes to the year, past thirty-nine wide answers that came first').to.equal('year granted')
+    year.leave()
+    expect(events.length, 'and stays free while a wide answer holds the other').to.equal(3)
+    full[0]!.leave()
+    expect(events.at(-1)).to.equal('full1 granted')
+    expect(queue.inUse).to.equal(1)
+  })
+
+  it('with one permit, a wide answer may still hold it', () => {
+    const { events, enter } = queueOf(1)
+    const first = enter('full', 'a', 'wide')
+    enter('next', 'b', 'wide')
+    first.leave()
+    expect(events).to.deep.equal(['full granted', 'next granted'])
+  })
+
+  it('with three permits, two wide answers hold two and a third waits while one is free', () => {
+    const { queue, events, enter } = queueOf(3)
+    const tickets = ['w1', 'w2', 'w3'].map((name) => enter(name, name, 'wide'))
+    expect([events, queue.inUse, queue.waiting]).to.deep.equal([['w1 granted', 'w2 granted'], 2, 1])
+    enter('long', 'x')
+    expect(events.at(-1)).to.equal('long granted')
+    tickets[0]!.leave()
+    expect(events.at(-1)).to.equal('w3 granted')
   })
 
   it('counts a caller\'s permits: one given back of two still holds one', () => {

@@ -202,4 +202,34 @@ describe('stream permits across the cluster (server/stream-permits.ts)', () => {
     b.primaryEnd.emit('exit')
     expect(primary.queue.inUse).to.equal(0)
   })
+  it('an answer\'s size reaches the primary\'s line: two wide answers from two workers take one permit of two, and a short one the other', async () => {
+    const primary = servePermits({ permits: 2, maxWaiting: 10, timeoutMs: 60_000 })
+    const [a, b] = [new FakeChannel(), new FakeChannel()]
+    primary.attach(a.primaryEnd)
+    primary.attach(b.primaryEnd)
+    const wideA = track(workerOn(a).enter({ caller: 'a', size: 'wide' }))
+    const wideB = track(workerOn(b).enter({ caller: 'b', size: 'wide' }))
+    for (const channel of [a, b, a, b]) {
+      channel.deliverToPrimary()
+      channel.deliverToWorker()
+    }
+    await settle()
+    expect([wideA.outcome(), wideB.outcome(), primary.queue.inUse]).to.deep.equal(['granted', 'waiting', 1])
+    const quarter = track(workerOn(b).enter({ caller: 'c', size: 'short' }))
+    b.deliverToPrimary()
+    b.deliverToWorker()
+    await settle()
+    expect([quarter.outcome(), primary.queue.inUse]).to.deep.equal(['granted', 2])
+  })
+
+  it('a size the primary does not know (a worker of another version) waits as a long answer', () => {
+    const primary = servePermits({ permits: 2, maxWaiting: 10, timeoutMs: 60_000 })
+    const a = new FakeChannel()
+    primary.attach(a.primaryEnd)
+    for (const [id, size] of [[1, 'wide'], [2, 'huge'], [3, undefined]] as const) {
+      a.primaryEnd.emit('message', { type: 'booking-calendar-api:permit', act: 'enter', id, caller: `c${id}`, size })
+    }
+    expect(a.toWorker.map((message) => (message as PermitMessage).act), 'huge and undefined are not wide: the second permit is theirs').to.deep.equal(['granted', 'granted'])
+    expect((a.toWorker[1] as { id: number }).id).to.equal(2)
+  })
 })
