@@ -13,8 +13,8 @@
 //     DB_STREAM_CONNECTIONS; then the same flood with small requests beside it,
 //     their p99, and the flood's statuses.
 //
-// It runs server/main.ts from this checkout, so it measures whichever branch
-// is checked out. Loopback only; bounded in time and count. Targets (issue 52):
+// It builds this checkout and runs dist/server/main.js, so it measures whichever
+// branch is checked out, as an operator runs it. Loopback only; bounded in time and count. Targets (issue 52):
 // the quarter and the feed within 2× alone, small p99 unchanged (here: within
 // 1.5× idle plus 20 ms), worker RSS ≤ 150 MB, temporary files within
 // FAULTS_DISK_BOUND_MB when given, and never more statements than permits.
@@ -106,8 +106,12 @@ try {
   const seededMs = await seedFaultsDatabase(mariadb, BOOKINGS)
   say(`${BOOKINGS.toLocaleString('en')} bookings with the recommended indexes: ${(seededMs / 1000).toFixed(1)} s`)
 
+  // The build an operator runs (`npm start`, the Dockerfile): under tsx each worker's RSS was about
+  // 30 MB larger (its compiler and source maps), which is no answer's memory.
+  const built = spawnSync('npm', ['run', 'build'], { cwd: new URL('../../', import.meta.url).pathname, encoding: 'utf8' })
+  if (built.status !== 0) throw new Error(`npm run build failed: ${built.stderr}`)
   const port = await findFreePort()
-  service = spawn(process.execPath, ['--import', 'tsx', new URL('../../server/main.ts', import.meta.url).pathname], {
+  service = spawn(process.execPath, [new URL('../../dist/server/main.js', import.meta.url).pathname], {
     env: {
       PATH: process.env.PATH, PORT: String(port), SITE_TIMEZONE: 'UTC', LOG_LEVEL: 'warn', TMPDIR: serviceTmp,
       DATABASE_URL: `mysql://${READER.user}:${READER.password}@${mariadb.host}:${mariadb.port}/faults`,
@@ -117,13 +121,12 @@ try {
   })
   const base = `http://127.0.0.1:${port}`
   for (let i = 0; !(await fetch(`${base}/readyz`).then((r) => r.ok, () => false)); i++) {
-    // tsx compiles afresh under the private TMPDIR (its cache lives there): on a busy machine that takes a while.
     if (i > 1200) throw new Error('the service did not start within 120 s')
     await sleep(100)
   }
-  // The cluster's workers run main.ts too; the primary's other children (tsx's esbuild) are left out.
+  // The cluster's workers run main.js too.
   const workerPids = () => spawnSync('pgrep', ['-P', String(service!.pid)], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean).map(Number)
-    .filter((pid) => { try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('main.ts') } catch { return false } })
+    .filter((pid) => { try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('main.js') } catch { return false } })
   say(`service: defaults (DB_STREAM_CONNECTIONS=${STREAM_PERMITS}), ${workerPids().length || 1} worker(s), TMPDIR ${serviceTmp}`)
 
   // --- (i) alone -------------------------------------------------------------------
