@@ -10,18 +10,8 @@ import { open, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 
-/** The most one streamed answer holds in memory before the rest of it goes to its file: a few chunks, so many slow clients share HOLD_MEMORY_BYTES. */
+/** The most one answer holds in memory before the rest of it goes to its file: a few chunks, so many slow clients share HOLD_MEMORY_BYTES. */
 export const ANSWER_MEMORY_BYTES = 4 * 1024 * 1024
-
-/**
- * How an answer is held. `streamed`: sent as it is made, its client reading
- * meanwhile (ANSWER_MEMORY_BYTES in memory). `whole`: made whole before its
- * first byte is sent (a tagged answer, holdWholeBody), so every byte of it is
- * held at once: it may take the process's whole HOLD_MEMORY_BYTES, since a
- * year's report (21 MB at a million bookings) written to its file and read
- * back cost 30 to 40 ms of its 400 (docs/performance.md, "2026-12-02").
- */
-export type HoldKind = 'streamed' | 'whole'
 
 /** The bytes a file read gives the sender at once. */
 const FILE_READ_BYTES = 256 * 1024
@@ -64,8 +54,8 @@ export class AnswerHolding {
     return this.settings.memoryBytes > 0 || this.settings.diskBytes > 0
   }
 
-  open(onBytesSaved?: (chunk: Buffer) => void, kind: HoldKind = 'streamed'): HeldAnswer {
-    return new HeldAnswer(this, onBytesSaved, kind === 'whole' ? this.settings.memoryBytes : ANSWER_MEMORY_BYTES)
+  open(onBytesSaved?: (chunk: Buffer) => void): HeldAnswer {
+    return new HeldAnswer(this, onBytesSaved)
   }
 
   /** A new file's path in this process's directory, made (0700) on first use and removed when the process exits. */
@@ -132,8 +122,6 @@ function isRunning(pid: number): boolean {
 export class HeldAnswer {
   readonly #holding: AnswerHolding
   readonly #onBytesSaved: ((chunk: Buffer) => void) | undefined
-  /** The most this answer holds in memory (HoldKind). */
-  readonly #memoryLimit: number
   readonly #memory: Buffer[] = []
   #memoryBytes = 0
   #pushedBytes = 0
@@ -149,10 +137,9 @@ export class HeldAnswer {
   #fileQueue: Promise<unknown> = Promise.resolve()
   #wake: (() => void) | undefined
 
-  constructor(holding: AnswerHolding, onBytesSaved?: (chunk: Buffer) => void, memoryLimit = ANSWER_MEMORY_BYTES) {
+  constructor(holding: AnswerHolding, onBytesSaved?: (chunk: Buffer) => void) {
     this.#holding = holding
     this.#onBytesSaved = onBytesSaved
-    this.#memoryLimit = memoryLimit
   }
 
   /** Bytes pushed since the start: a whole answer's Content-Length. */
@@ -176,7 +163,7 @@ export class HeldAnswer {
     const { stats, settings } = this.#holding
     const size = chunk.length
     const fileHolds = this.#writtenAt > this.#readAt
-    if (!fileHolds && this.#memoryBytes + size <= this.#memoryLimit && stats.memoryBytes + size <= settings.memoryBytes) {
+    if (!fileHolds && this.#memoryBytes + size <= ANSWER_MEMORY_BYTES && stats.memoryBytes + size <= settings.memoryBytes) {
       this.#memory.push(chunk)
       this.#pushedBytes += size
       this.#memoryBytes += size

@@ -88,7 +88,7 @@ export interface WholeHeld {
  * first, what was held and the chunks left (`rest`), for streamHeldThenRest.
  */
 export async function holdWholeBody(chunks: AsyncIterable<Buffer>, holding: AnswerHolding): Promise<WholeHeld> {
-  const held = holding.open((chunk) => chunkPool.giveBack(chunk), 'whole')
+  const held = holding.open((chunk) => chunkPool.giveBack(chunk))
   const iterator = chunks[Symbol.asyncIterator]() as AsyncGenerator<Buffer>
   try {
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {

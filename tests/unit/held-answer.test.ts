@@ -44,21 +44,6 @@ describe('held answers', () => {
     expect(files()).to.deep.equal([])
   })
 
-  it('holds an answer made whole in memory up to the process\'s bound, past a streamed answer\'s, and then in its file', async () => {
-    const holding = new AnswerHolding({ memoryBytes: 3 * ANSWER_MEMORY_BYTES, diskBytes: 64 * MiB, dir })
-    const whole = holding.open(undefined, 'whole')
-    const count = (ANSWER_MEMORY_BYTES / (64 * 1024)) * 3
-    for (let i = 0; i < count; i++) expect(await whole.push(chunk(i % 251))).to.equal(true)
-    expect([holding.stats.memoryBytes, holding.stats.diskBytes, holding.stats.spills]).to.deep.equal([3 * ANSWER_MEMORY_BYTES, 0, 0])
-    expect(await whole.push(chunk(9)), 'the process\'s memory is spent: the file').to.equal(true)
-    expect([holding.stats.diskBytes, holding.stats.spills, files().length]).to.deep.equal([64 * 1024, 1, 1])
-    whole.end()
-    const read: Buffer[] = []
-    for (let next = await whole.next(); next !== undefined; next = await whole.next()) read.push(next)
-    expect(Buffer.concat(read).equals(Buffer.concat([...Array.from({ length: count }, (_, i) => chunk(i % 251)), chunk(9)]))).to.equal(true)
-    await whole.discard()
-  })
-
   it('refuses a chunk past both bounds of the process, and lets every byte and its file go on discard', async () => {
     const holding = new AnswerHolding({ memoryBytes: MiB, diskBytes: MiB, dir })
     const first = holding.open()
