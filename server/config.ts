@@ -158,9 +158,7 @@ const envSchema = z.object({
   ETAG_MAX_ROWS: integer('ETAG_MAX_ROWS', 0, 100_000_000, 250_000),
   AVAILABILITY_MAX_ITEMS: integer('AVAILABILITY_MAX_ITEMS', 1, 100_000_000, 100_000),
   // Held answers (server/http/held-answer.ts): per process; both 0 switch holding off.
-  // 16 MiB, not 32: a tagged answer may fill the bound, and at 32 MiB a worker under 16 clients of
-  // the year report peaked at 165 MB RSS against 141 (the bench's target is 150; issue 52).
-  HOLD_MEMORY_BYTES: integer('HOLD_MEMORY_BYTES', 0, 64 * 1024 ** 3, 16 * 1024 ** 2),
+  HOLD_MEMORY_BYTES: integer('HOLD_MEMORY_BYTES', 0, 64 * 1024 ** 3, 32 * 1024 ** 2),
   HOLD_DISK_BYTES: integer('HOLD_DISK_BYTES', 0, 1024 ** 4, 1024 ** 3),
   HOLD_DIR: z.string().optional().transform((value, ctx) => {
     const dir = value?.trim() || join(tmpdir(), 'booking-calendar-api')

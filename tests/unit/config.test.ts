@@ -27,8 +27,8 @@ describe('configuration', () => {
     expect(config.database).to.deep.equal({ host: 'db.internal', port: 3307, user: 'reader', password: 's3cret', database: 'wordpress', tls: { mode: 'PREFERRED' } })
   })
 
-  it('HOLD_MEMORY_BYTES, HOLD_DISK_BYTES, HOLD_DIR: 16 MiB, 1 GiB, and a directory in the system\'s temporary one, by default', () => {
-    expect(loadConfig(DB).hold).to.deep.equal({ memoryBytes: 16 * 1024 * 1024, diskBytes: 1024 ** 3, dir: join(tmpdir(), 'booking-calendar-api') })
+  it('HOLD_MEMORY_BYTES, HOLD_DISK_BYTES, HOLD_DIR: 32 MiB, 1 GiB, and a directory in the system\'s temporary one, by default', () => {
+    expect(loadConfig(DB).hold).to.deep.equal({ memoryBytes: 32 * 1024 * 1024, diskBytes: 1024 ** 3, dir: join(tmpdir(), 'booking-calendar-api') })
     expect(loadConfig({ ...DB, HOLD_MEMORY_BYTES: '0', HOLD_DISK_BYTES: '0', HOLD_DIR: '/var/tmp/bc' }).hold).to.deep.equal({ memoryBytes: 0, diskBytes: 0, dir: '/var/tmp/bc' })
   })
 
