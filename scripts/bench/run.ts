@@ -235,7 +235,11 @@ async function serial(url: string, seconds: number): Promise<Serial> {
 }
 
 /** The times of serial(), unsorted, in ms. */
-async function serialTimes(url: string, seconds: number): Promise<number[]> {
+/**
+ * A contender's serial timings: node:http in this process over one kept-alive
+ * connection, or (`byCurl`) curl, one process a request, as (c)'s downloads.
+ */
+async function serialTimes(url: string, seconds: number, byCurl = false): Promise<number[]> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 })
   const times: number[] = []
   const deadline = Date.now() + seconds * 1000
@@ -244,7 +248,7 @@ async function serialTimes(url: string, seconds: number): Promise<number[]> {
     // Only whole 200 answers are timed; a contender that fails (WordPress at its
     // memory limit) is given up after three failures and shows no timing.
     while ((Date.now() < deadline || times.length < 3) && failed < 3) {
-      const answer = await fetchOnce(url, agent, 120_000)
+      const answer = byCurl ? await curlOnce(url, 120_000) : await fetchOnce(url, agent, 120_000)
       if (answer.status === '200') times.push(answer.ms)
       else failed++
     }
@@ -506,11 +510,17 @@ for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q
   // The service and the raw SQL (and that floor) in alternating rounds: the machine's speed drifts
   // from minute to minute (2× from day to day), and a drift then falls on all alike, not on one.
   const serviceTimes: number[] = []
+  const serviceNodeTimes: number[] = []
   const rawTimes: number[] = []
   const sqlFloorTimes: number[] = []
   const expressSqlFloorTimes: number[] = []
   for (let round = 0; round < SERIAL_ROUNDS; round++) {
-    serviceTimes.push(...await serialTimes(serviceUrl, SECONDS / SERIAL_ROUNDS))
+    // (b)'s 21 MB answer is read by curl, as (c)'s exports are: node:http in this process, its
+    // heap holding the whole bench, spent 70 to 200 ms of CPU reading a 13 MB export that curl
+    // read with 40, on the two cores the service and MariaDB share (README, twenty-third pass).
+    // node:http's own timing is kept beside it, in its own rounds.
+    serviceTimes.push(...await serialTimes(serviceUrl, SECONDS / SERIAL_ROUNDS, query.key === 'b'))
+    if (query.key === 'b') serviceNodeTimes.push(...await serialTimes(serviceUrl, SECONDS / SERIAL_ROUNDS))
     const single = rawSql(query.key, ['load', '1', String(SECONDS / SERIAL_ROUNDS), String(round === 0 ? WARMUP_SECONDS : 1)], readerDb) as unknown as { latencies: number[] }
     rawTimes.push(...single.latencies)
     if (sqlFloor) sqlFloorTimes.push(...await serialTimes(sqlFloor.url, SECONDS / SERIAL_ROUNDS))
@@ -518,7 +528,8 @@ for (const query of BENCH_QUERIES.filter((q) => q.key !== 'c' && ONLY.includes(q
   }
   await sqlFloor?.stop()
   await expressSqlFloor?.stop()
-  serialRow('service', serialSummary(serviceTimes))
+  serialRow(query.key === 'b' ? 'service (read by curl)' : 'service', serialSummary(serviceTimes))
+  if (serviceNodeTimes.length > 0) serialRow('service (read by node:http in the bench process)', serialSummary(serviceNodeTimes))
   serialRow('raw SQL', serialSummary(rawTimes))
   if (sqlFloor) serialRow(HTTP_AND_SQL, serialSummary(sqlFloorTimes))
   if (expressSqlFloor) serialRow(EXPRESS_AND_SQL, serialSummary(expressSqlFloorTimes))
@@ -727,7 +738,8 @@ const b = (contender: string) => loads[`b:${contender}`]
 if (ONLY.includes('b')) {
   verdicts.push(verdict(`(b) service ÷ WordPress, req/s at ${CONNECTIONS} connections`, b('service')!.rps / b('WordPress')!.rps, 2, '×', 'higher'))
   // Issue 52: the year report, tagged and held whole, one at a time, beside mysql2 streaming the same rows (its floor).
-  verdicts.push(verdict(`(b) one at a time, tagged, service p50 ÷ raw SQL p50 (mysql2 reading the same rows; ${ms(serials['b:raw SQL']!.p50)} ms)`, serials['b:service']!.p50 / serials['b:raw SQL']!.p50, 1.3, '×', 'lower'))
+  const bByNode = serials['b:service (read by node:http in the bench process)']!.p50
+  verdicts.push(verdict(`(b) one at a time, tagged, service p50 read by curl ÷ raw SQL p50 (mysql2 reading the same rows; ${ms(serials['b:raw SQL']!.p50)} ms; read by node:http in the bench process, ${ms(bByNode)} ms: ${(bByNode / serials['b:raw SQL']!.p50).toFixed(2)}×)`, serials['b:service (read by curl)']!.p50 / serials['b:raw SQL']!.p50, 1.3, '×', 'lower'))
 }
 if (ONLY.includes('a')) {
   const httpAlone = 'Node http alone, same body, no database'
