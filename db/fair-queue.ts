@@ -18,7 +18,7 @@
 
 export type RefusalReason = 'queue_full' | 'waited_too_long'
 
-/** How long an answer is expected to take (AnswerSize in server/domain/slots.ts): the line's order and the wide answers' share depend on it. */
+/** How long an answer is expected to take (answerSize in server/domain/slots.ts): the line's order and the wide answers' share depend on it. */
 export type AnswerSize = 'short' | 'long' | 'wide'
 
 /** The most permits wide answers hold together: all but one, and at least one. */
@@ -56,7 +56,6 @@ export interface Ticket {
 
 interface Waiter {
   caller: string
-  size: AnswerSize
   entrant: Entrant
   timer: unknown
   ticket: TicketState
@@ -65,7 +64,7 @@ interface Waiter {
 interface TicketState {
   state: 'waiting' | 'holding' | 'gone'
   caller: string
-  wide: boolean
+  size: AnswerSize
   grantedAt: number
 }
 
@@ -111,7 +110,7 @@ export class FairQueue {
    * The entrant hears granted() or refused() once, unless it leaves first.
    */
   enter(caller: string, entrant: Entrant, size: AnswerSize = 'long'): Ticket {
-    const ticket: TicketState = { state: 'waiting', caller, wide: size === 'wide', grantedAt: 0 }
+    const ticket: TicketState = { state: 'waiting', caller, size, grantedAt: 0 }
     const leave = () => this.#leave(ticket)
     if (this.#inUse < this.#options.permits && this.#mayHold(ticket)) {
       this.#grant(ticket)
@@ -123,7 +122,7 @@ export class FairQueue {
       entrant.refused({ reason: 'queue_full', retryAfterSeconds: this.retryAfterSeconds() })
       return { leave }
     }
-    const waiter: Waiter = { caller, size, entrant, ticket, timer: undefined }
+    const waiter: Waiter = { caller, entrant, ticket, timer: undefined }
     // Cleared when the waiter leaves or is granted: it fires only for one still waiting.
     waiter.timer = this.#options.setTimer(() => {
       this.#remove(waiter)
@@ -136,14 +135,14 @@ export class FairQueue {
 
   /** Whether a free permit may go to this ticket: a wide answer only within wideAnswerPermits. */
   #mayHold(ticket: TicketState): boolean {
-    return !ticket.wide || this.#wideInUse < wideAnswerPermits(this.#options.permits)
+    return ticket.size !== 'wide' || this.#wideInUse < wideAnswerPermits(this.#options.permits)
   }
 
   #grant(ticket: TicketState): void {
     ticket.state = 'holding'
     ticket.grantedAt = this.#options.now()
     this.#inUse++
-    if (ticket.wide) this.#wideInUse++
+    if (ticket.size === 'wide') this.#wideInUse++
     this.#held.set(ticket.caller, (this.#held.get(ticket.caller) ?? 0) + 1)
   }
 
@@ -159,7 +158,7 @@ export class FairQueue {
     }
     ticket.state = 'gone'
     this.#inUse--
-    if (ticket.wide) this.#wideInUse--
+    if (ticket.size === 'wide') this.#wideInUse--
     const held = this.#held.get(ticket.caller)! - 1
     if (held === 0) this.#held.delete(ticket.caller)
     else this.#held.set(ticket.caller, held)
@@ -179,9 +178,9 @@ export class FairQueue {
   #admitNext(): void {
     // Called as a permit is given back, so one is free.
     const may = this.#waiting.filter((w) => this.#mayHold(w.ticket))
-    const next = may.find((w) => w.size === 'short' && !this.#held.has(w.caller))
+    const next = may.find((w) => w.ticket.size === 'short' && !this.#held.has(w.caller))
       ?? may.find((w) => !this.#held.has(w.caller))
-      ?? may.find((w) => w.size === 'short')
+      ?? may.find((w) => w.ticket.size === 'short')
       ?? may[0]
     if (next === undefined) return
     this.#remove(next)

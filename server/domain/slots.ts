@@ -104,8 +104,8 @@ export const COUNTED_AS_READ_MAX_DAYS = 366
 export const SHORT_ANSWER_MAX_DAYS = 92
 
 /**
- * An answer of a range of more than this many days (two years), or with an
- * open end, is wide: wide answers share all stream permits but one
+ * An answer of a range of this many days or more (over two years), or with
+ * an open end, is wide: wide answers share all stream permits but one
  * (db/fair-queue.ts). Two years, not one: a calendar feed's default range is
  * 30 days and a year, and a year's report is the common long one.
  */
