@@ -35,6 +35,7 @@ if (cluster.isPrimary && config.workers > 1) {
     process.stderr.write(`booking-calendar-api: WORKER_V8_FLAGS must be flags Node takes, or empty for V8's defaults (Node said: ${refused}).\n`)
     process.exit(1)
   }
+  await takeServiceNiceness(config, log)
   // AUTH_MODE=wordpress: the primary holds the one verdict cache and asks WordPress for every worker.
   let verdicts: { attach(worker: import('node:cluster').Worker): void } | undefined
   if (config.authMode === 'wordpress') {
@@ -47,7 +48,17 @@ if (cluster.isPrimary && config.workers > 1) {
     onFork: (worker) => verdicts?.attach(worker),
   })
 } else {
+  // A worker inherited the primary's niceness; the one process of WORKERS=1 takes it here.
+  if (cluster.isPrimary) await takeServiceNiceness(config, log)
   await serve(config, log)
+}
+
+/** SERVICE_NICENESS, taken by the process that forks the others or serves alone (server/niceness.ts). */
+async function takeServiceNiceness(config: Config, log: Logger): Promise<void> {
+  const { takeNiceness } = await import('./niceness.ts')
+  const niceness = takeNiceness(config.serviceNiceness)
+  if (niceness.kind === 'refused') log.warn({ niceness: niceness.now }, `SERVICE_NICENESS ${config.serviceNiceness} was refused (${niceness.reason}): the service runs at niceness ${niceness.now}`)
+  else log.info({ niceness: niceness.now }, `niceness ${niceness.now}: the site beside goes first when the cores are short`)
 }
 
 /**

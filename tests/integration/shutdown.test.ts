@@ -9,6 +9,7 @@ import { expect } from 'chai'
 import { connect, type Socket } from 'node:net'
 import { get as httpGet } from 'node:http'
 import { readFileSync } from 'node:fs'
+import { getPriority } from 'node:os'
 import { createTestDatabase, describeOwnServer, type TestDatabase } from '../support/database.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { spawnService, type ServiceDatabase, type ServiceProcess } from '../support/service.ts'
@@ -210,6 +211,28 @@ describe('WORKERS=2 (node:cluster)', function () {
       const service = await startService(db, { WORKERS: '2', ...(setting === undefined ? {} : { WORKER_V8_FLAGS: setting }) })
       try {
         expect(flagsOfWorkers(service)).to.deep.equal([expected, expected])
+        expect((await getOnce(service.port, '/wp-json/booking-calendar/v1/slots?flat&per_page=1&_fields=id')).status).to.equal(200)
+        service.child.kill('SIGTERM')
+        expect(await service.exited).to.equal(0)
+      } finally {
+        service.child.kill('SIGKILL')
+      }
+    }
+  })
+
+  it('runs the primary and every worker at SERVICE_NICENESS (10 unless set), never nicer than it was started; WORKERS=1 too', async () => {
+    // What the test runner runs at: a process may raise its niceness, not lower it.
+    const started = getPriority()
+    const cases: { workers: number; env: Record<string, string>; expected: number }[] = [{ workers: 2, env: {}, expected: Math.max(10, started) }, { workers: 2, env: { SERVICE_NICENESS: '0' }, expected: started },
+      { workers: 2, env: { SERVICE_NICENESS: '19' }, expected: 19 }, { workers: 1, env: {}, expected: Math.max(10, started) }]
+    for (const { workers, env, expected } of cases) {
+      const service = await startService(db, { WORKERS: String(workers), ...env })
+      try {
+        const forked = service.logs.filter((line) => line.msg === 'worker started').map((line) => line.pid as number)
+        expect(forked).to.have.length(workers === 1 ? 0 : workers)
+        const what = JSON.stringify({ workers, ...env })
+        expect([service.child.pid!, ...forked].map((pid) => getPriority(pid)), what).to.deep.equal(Array(workers === 1 ? 1 : workers + 1).fill(expected))
+        expect(service.logs.find((line) => typeof line.niceness === 'number'), what).to.include({ level: 30, niceness: expected })
         expect((await getOnce(service.port, '/wp-json/booking-calendar/v1/slots?flat&per_page=1&_fields=id')).status).to.equal(200)
         service.child.kill('SIGTERM')
         expect(await service.exited).to.equal(0)

@@ -46,6 +46,15 @@ describe('configuration', () => {
     }
   })
 
+  it('SERVICE_NICENESS: 10 by default, 0 to 19, a whole number', () => {
+    expect(loadConfig(DB).serviceNiceness).to.equal(10)
+    expect(loadConfig({ ...DB, SERVICE_NICENESS: '0' }).serviceNiceness).to.equal(0)
+    expect(loadConfig({ ...DB, SERVICE_NICENESS: ' 19 ' }).serviceNiceness).to.equal(19)
+    for (const wrong of ['20', '-5', '2.5', 'low']) {
+      expect(refusal({ ...DB, SERVICE_NICENESS: wrong }), wrong).to.equal('SERVICE_NICENESS must be a whole number from 0 to 19.')
+    }
+  })
+
   it('WORKERS defaults to the available parallelism and refuses what is not a count of processes', () => {
     expect(loadConfig(DB).workers).to.equal(availableParallelism())
     expect(loadConfig({ ...DB, WORKERS: '3' }).workers).to.equal(3)

@@ -18,6 +18,7 @@ interface ComposeService {
   ports?: string[]
   healthcheck?: { test: string[] }
   depends_on?: Record<string, { condition: string }> | string[]
+  cpu_shares?: number
 }
 const compose = parse(readFileSync('docker-compose.yml', 'utf8')) as { services: Record<string, ComposeService> }
 
@@ -129,6 +130,11 @@ describe('the container files', () => {
       })
       expect(config.tablePrefix).to.equal(withDefaults(wordpress!.environment!).WORDPRESS_TABLE_PREFIX)
       expect(api!.depends_on).to.deep.include({ seed: { condition: 'service_completed_successfully' } })
+    })
+
+    it('api: steps back for the site when the cores are short, a quarter of the CPU weight the others have (decision 0032)', () => {
+      expect(api!.cpu_shares).to.equal(256)
+      for (const other of [db, wordpress, proxy, seed]) expect(other!.cpu_shares).to.equal(undefined)
     })
 
     it('wordpress and seed: the official image\'s variables, WordPress\'s own account, and the seed may install WordPress through it', () => {
