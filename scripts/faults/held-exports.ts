@@ -117,7 +117,7 @@ try {
     env: {
       PATH: process.env.PATH, PORT: String(port), SITE_TIMEZONE: 'UTC', LOG_LEVEL: 'warn', TMPDIR: serviceTmp,
       DATABASE_URL: `mysql://${READER.user}:${READER.password}@${mariadb.host}:${mariadb.port}/faults`,
-      ...(process.env.DB_STREAM_CONNECTIONS === undefined ? {} : { DB_STREAM_CONNECTIONS: process.env.DB_STREAM_CONNECTIONS }),
+      ...Object.fromEntries(['DB_STREAM_CONNECTIONS', 'SERVICE_NICENESS'].flatMap((name) => process.env[name] === undefined ? [] : [[name, process.env[name]]])),
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
@@ -129,7 +129,8 @@ try {
   // The cluster's workers run main.js too.
   const workerPids = () => spawnSync('pgrep', ['-P', String(service!.pid)], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean).map(Number)
     .filter((pid) => { try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('main.js') } catch { return false } })
-  say(`service: defaults (DB_STREAM_CONNECTIONS=${STREAM_PERMITS}), ${workerPids().length || 1} worker(s), TMPDIR ${serviceTmp}`)
+  const niceness = process.env.SERVICE_NICENESS === undefined ? '' : `, SERVICE_NICENESS=${process.env.SERVICE_NICENESS}`
+  say(`service: DB_STREAM_CONNECTIONS=${STREAM_PERMITS}${niceness}${process.env.DB_STREAM_CONNECTIONS === undefined && niceness === '' ? ' (defaults)' : ''}, ${workerPids().length || 1} worker(s), TMPDIR ${serviceTmp}`)
 
   // --- (i) alone -------------------------------------------------------------------
   const alone = { quarter: [] as number[], feed: [] as number[] }
