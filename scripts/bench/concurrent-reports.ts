@@ -5,6 +5,8 @@
 // nothing else (idle), through WordPress's PHP route, through the service at
 // its default settings, and the floor: as many `mariadb` command-line clients
 // running the service's own statement. 2xx and other answers are counted apart.
+// Every contender's clients are processes of their own (curl, mariadb), so the
+// bench process only times the probe.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { setMaxListeners } from 'node:events'
 import { request, Agent } from 'node:http'
@@ -101,6 +103,45 @@ async function httpReports(url: string, until: number, signal: AbortSignal, head
   return t
 }
 
+/**
+ * REPORT_CLIENTS clients asking `url` back to back until `until`, each report
+ * by a `curl` process of its own (a fresh connection, the body dropped), as
+ * the floor runs a `mariadb` process per statement. The bench process stays
+ * free for the probe: 16 node:http readers in it took CPU from the cores the
+ * service, MariaDB and WordPress share, and held up the probe's own timing
+ * (docs/performance.md, "2026-12-02, evening").
+ */
+async function curlReports(url: string, until: number, signal: AbortSignal): Promise<Tally> {
+  const t = tally()
+  const running = new Set<ChildProcess>()
+  const stop = () => { for (const child of running) child.kill('SIGKILL') }
+  signal.addEventListener('abort', stop, { once: true })
+  await Promise.all(Array.from({ length: REPORT_CLIENTS }, async () => {
+    while (Date.now() < until && !signal.aborted) {
+      const child = spawn('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '120', url], { stdio: ['ignore', 'pipe', 'ignore'] })
+      running.add(child)
+      let out = ''
+      child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+      const code = await new Promise<number | null>((resolve) => child.once('close', (exitCode) => resolve(exitCode)))
+      running.delete(child)
+      if (Date.now() > until || signal.aborted) break
+      const status = Number(out.trim())
+      if (code !== 0) {
+        t.errors++
+        count(t, `curl exit ${code}`)
+      } else if (status >= 200 && status < 300) t.ok++
+      else {
+        t.notOk++
+        count(t, String(status))
+        // A refused client waits as a report tool would before asking again (at most a second here).
+        await sleep(Math.min(1_000, until - Date.now()))
+      }
+    }
+  }))
+  signal.removeEventListener('abort', stop)
+  return t
+}
+
 /** REPORT_CLIENTS `mariadb` command-line clients running `statement` back to back until `until`. */
 async function mariadbReports(db: ReaderDb, statement: string, until: number): Promise<Tally> {
   const t = tally()
@@ -189,9 +230,12 @@ export async function benchConcurrentReports(ctx: BenchContext, serviceUrl: stri
   const sql = mysql.format(statement.sql, statement.values as Parameters<typeof mysql.format>[1])
   ctx.say(`concurrent reports: ${REPORT_CLIENTS} clients, ${REPORT_SECONDS} s each, probe ${PROBE_PATH} every ${PROBE_EVERY_MS} ms`)
   const idle = await reportLoad(ctx.wordpressUrl, undefined)
-  const throughWordPress = await reportLoad(ctx.wordpressUrl, (until, signal) => httpReports(wordpressReport, until, signal))
+  const throughWordPress = await reportLoad(ctx.wordpressUrl, (until, signal) => curlReports(wordpressReport, until, signal))
   ctx.say(`concurrent reports: WordPress worked off what was left queued for ${((await untilSiteIdle(ctx.wordpressUrl)) / 1000).toFixed(1)} s before the next load`)
-  const throughService = await reportLoad(ctx.wordpressUrl, (until, signal) => httpReports(serviceReport, until, signal))
+  const throughService = await reportLoad(ctx.wordpressUrl, (until, signal) => curlReports(serviceReport, until, signal))
+  await untilSiteIdle(ctx.wordpressUrl)
+  // How this load read the service before: node:http in the bench process. Shown, not the verdict.
+  const throughServiceByNode = await reportLoad(ctx.wordpressUrl, (until, signal) => httpReports(serviceReport, until, signal))
   await untilSiteIdle(ctx.wordpressUrl)
   const floor = await reportLoad(ctx.wordpressUrl, (until) => mariadbReports(ctx.readerDb, sql, until))
   await untilSiteIdle(ctx.wordpressUrl)
@@ -203,11 +247,12 @@ export async function benchConcurrentReports(ctx: BenchContext, serviceUrl: stri
     return `| ${label} | ${t ? t.ok : '—'} | ${t ? t.notOk : '—'}${kindsOf(t)} | ${t ? t.errors : '—'} | ${ms(run.probe.p50)} / ${ms(run.probe.p99)} | ${run.probe.answered} of ${run.probe.sent} |`
   }
   ctx.table('', `### Concurrent reports: ${REPORT_CLIENTS} clients asking for \`${reportPath}\` back to back for ${REPORT_SECONDS} s, beside the site`, '',
-    `The site's visitors: \`GET ${PROBE_PATH}\` of WordPress every ${PROBE_EVERY_MS} ms, timed to its last byte. The service runs at its default settings (\`DB_STREAM_CONNECTIONS\`, \`DB_QUEUE_*\`, \`WORKERS\` unset). The floor is ${REPORT_CLIENTS} \`mariadb\` command-line clients running the service's own statement (rows read and dropped). Between loads the bench waits until WordPress answers the probe within a second again (php -S works off what a load left queued).`, '',
+    `The site's visitors: \`GET ${PROBE_PATH}\` of WordPress every ${PROBE_EVERY_MS} ms, timed to its last byte. The service runs at its default settings (\`DB_STREAM_CONNECTIONS\`, \`DB_QUEUE_*\`, \`WORKERS\` unset). Each report through WordPress or the service is a \`curl\` process of its own (a fresh connection, the body dropped). The floor is ${REPORT_CLIENTS} \`mariadb\` command-line clients, a process per statement, running the service's own statement (rows read and dropped). Between loads the bench waits until WordPress answers the probe within a second again (php -S works off what a load left queued).`, '',
     '| reports through | reports done (2xx) | non-2xx | errors | the site\'s p50 / p99 ms meanwhile | probes answered |', '|---|---:|---:|---:|---|---:|',
     row('nothing (idle)', idle),
     row('WordPress\'s PHP route', throughWordPress),
     row('the service, defaults', throughService),
+    row('the service, defaults, read by node:http in the bench process (not the verdict: the readers share the cores and the probe\'s process)', throughServiceByNode),
     row(`${REPORT_CLIENTS} \`mariadb\` clients (the floor)`, floor),
     row(`${REPORT_CLIENTS} mysql2 connections in one Node process (the Node floor: rows read as objects, no HTTP)`, nodeFloor))
   const service = throughService.tally!
