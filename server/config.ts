@@ -28,10 +28,8 @@ export const DEFAULT_WORKER_V8_FLAGS: readonly string[] = ['--heap-growing-perce
 
 /**
  * The niceness the service's processes run at (SERVICE_NICENESS): a sidecar
- * steps back for the site it serves beside when the cores are short. Measured
- * at 1,000,000 bookings with 16 year reports at once (decision 0032): the
- * site's p99 went from 3.95-4.5x its idle p99 to about 2.2x, with as many
- * reports done.
+ * steps back for the site it serves beside when the cores are short. What it
+ * gains the site and costs the service, measured: decision 0032.
  */
 export const DEFAULT_SERVICE_NICENESS = 10
 

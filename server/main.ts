@@ -58,6 +58,7 @@ async function takeServiceNiceness(config: Config, log: Logger): Promise<void> {
   const { takeNiceness } = await import('./niceness.ts')
   const niceness = takeNiceness(config.serviceNiceness)
   if (niceness.kind === 'refused') log.warn({ niceness: niceness.now }, `SERVICE_NICENESS ${config.serviceNiceness} was refused (${niceness.reason}): the service runs at niceness ${niceness.now}`)
+  else if (niceness.now === 0) log.info({ niceness: 0 }, 'niceness 0 (SERVICE_NICENESS=0): the service does not step back for the site when the cores are short')
   else log.info({ niceness: niceness.now }, `niceness ${niceness.now}: the site beside goes first when the cores are short`)
 }
 

@@ -3,7 +3,8 @@
 // cores, the kernel then gives the site's PHP and the database's threads the
 // CPU first, and the service's processes what is left; with cores to spare it
 // changes nothing. Taken once by the primary (or the one process of
-// WORKERS=1) before it forks: workers inherit it.
+// WORKERS=1) before it forks: workers, and every thread they start, inherit it.
+import { readdirSync } from 'node:fs'
 import { getPriority, setPriority } from 'node:os'
 
 export type NicenessTaken =
@@ -20,9 +21,27 @@ export function takeNiceness(wanted: number): NicenessTaken {
   const before = getPriority()
   if (before >= wanted) return { kind: 'kept', now: before }
   try {
+    // Linux gives each thread its own niceness, and setpriority(2) on the process changes the calling
+    // thread's only: V8's and libuv's threads, started before this, are raised one by one.
+    for (const thread of threadsOfThisProcess()) {
+      try {
+        if (getPriority(thread) < wanted) setPriority(thread, wanted)
+      } catch {
+        // A thread that ended meanwhile; a refusal shows on the main thread's own call below.
+      }
+    }
     setPriority(wanted)
   } catch (error) {
-    return { kind: 'refused', now: before, reason: error instanceof Error ? error.message : String(error) }
+    return { kind: 'refused', now: getPriority(), reason: error instanceof Error ? error.message : String(error) }
   }
   return { kind: 'taken', before, now: getPriority() }
+}
+
+/** The ids of this process's threads (Linux's /proc); none where there is no /proc. */
+function threadsOfThisProcess(): number[] {
+  try {
+    return readdirSync('/proc/self/task').map(Number).filter((id) => Number.isInteger(id) && id > 0)
+  } catch {
+    return []
+  }
 }
