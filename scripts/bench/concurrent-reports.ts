@@ -114,15 +114,21 @@ async function httpReports(url: string, until: number, signal: AbortSignal, head
 async function curlReports(url: string, until: number, signal: AbortSignal): Promise<Tally> {
   const t = tally()
   const running = new Set<ChildProcess>()
+  // What is still in flight when the window ends is not counted and goes, as the floor's clients do.
   const stop = () => { for (const child of running) child.kill('SIGKILL') }
+  const timer = setTimeout(stop, Math.max(0, until - Date.now()))
   signal.addEventListener('abort', stop, { once: true })
   await Promise.all(Array.from({ length: REPORT_CLIENTS }, async () => {
     while (Date.now() < until && !signal.aborted) {
-      const child = spawn('curl', ['-s', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '120', url], { stdio: ['ignore', 'pipe', 'ignore'] })
+      // -q: no ~/.curlrc; --noproxy: straight to loopback, as node:http went.
+      const child = spawn('curl', ['-q', '-s', '--noproxy', '*', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '120', url], { stdio: ['ignore', 'pipe', 'ignore'] })
       running.add(child)
       let out = ''
       child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
-      const code = await new Promise<number | null>((resolve) => child.once('close', (exitCode) => resolve(exitCode)))
+      const code = await new Promise<number | null>((resolve) => {
+        child.once('error', () => resolve(-1))
+        child.once('close', (exitCode) => resolve(exitCode))
+      })
       running.delete(child)
       if (Date.now() > until || signal.aborted) break
       const status = Number(out.trim())
@@ -138,6 +144,7 @@ async function curlReports(url: string, until: number, signal: AbortSignal): Pro
       }
     }
   }))
+  clearTimeout(timer)
   signal.removeEventListener('abort', stop)
   return t
 }
@@ -219,6 +226,13 @@ function kindsOf(t: Tally | undefined): string {
   return t && t.kinds.size > 0 ? ` (${[...t.kinds].map(([kind, n]) => `${n}× ${kind}`).join(', ')})` : ''
 }
 
+/** How the service is set for this load: its defaults, or the settings the bench's environment gives it. */
+function serviceSettings(): string {
+  const given = ['SERVICE_NICENESS', 'DB_STREAM_CONNECTIONS', 'DB_QUEUE_LENGTH', 'DB_QUEUE_TIMEOUT_MS'].filter((name) => process.env[name] !== undefined)
+  if (given.length === 0) return 'The service runs at its default settings (`SERVICE_NICENESS`, `DB_STREAM_CONNECTIONS`, `DB_QUEUE_*` unset).'
+  return `The service runs at its defaults but for ${given.map((name) => `\`${name}=${process.env[name]}\``).join(', ')}, from the bench's environment.`
+}
+
 /**
  * The load of issue 43. `serviceUrl`: a service at its default settings.
  * `reportPath`: the year report's path and query under the namespace.
@@ -247,7 +261,7 @@ export async function benchConcurrentReports(ctx: BenchContext, serviceUrl: stri
     return `| ${label} | ${t ? t.ok : '—'} | ${t ? t.notOk : '—'}${kindsOf(t)} | ${t ? t.errors : '—'} | ${ms(run.probe.p50)} / ${ms(run.probe.p99)} | ${run.probe.answered} of ${run.probe.sent} |`
   }
   ctx.table('', `### Concurrent reports: ${REPORT_CLIENTS} clients asking for \`${reportPath}\` back to back for ${REPORT_SECONDS} s, beside the site`, '',
-    `The site's visitors: \`GET ${PROBE_PATH}\` of WordPress every ${PROBE_EVERY_MS} ms, timed to its last byte. The service runs at its default settings (\`DB_STREAM_CONNECTIONS\`, \`DB_QUEUE_*\`, \`WORKERS\` unset). Each report through WordPress or the service is a \`curl\` process of its own (a fresh connection, the body dropped). The floor is ${REPORT_CLIENTS} \`mariadb\` command-line clients, a process per statement, running the service's own statement (rows read and dropped). Between loads the bench waits until WordPress answers the probe within a second again (php -S works off what a load left queued).`, '',
+    `The site's visitors: \`GET ${PROBE_PATH}\` of WordPress every ${PROBE_EVERY_MS} ms, timed to its last byte. ${serviceSettings()} Each report through WordPress or the service is a \`curl\` process of its own (a fresh connection, the body dropped). The floor is ${REPORT_CLIENTS} \`mariadb\` command-line clients, a process per statement, running the service's own statement (rows read and dropped). Between loads the bench waits until WordPress answers the probe within a second again (php -S works off what a load left queued).`, '',
     '| reports through | reports done (2xx) | non-2xx | errors | the site\'s p50 / p99 ms meanwhile | probes answered |', '|---|---:|---:|---:|---|---:|',
     row('nothing (idle)', idle),
     row('WordPress\'s PHP route', throughWordPress),

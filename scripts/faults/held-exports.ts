@@ -28,6 +28,8 @@ import { join } from 'node:path'
 import mysql from 'mysql2/promise'
 import { startMariaDb, stopOnExit, findFreePort } from '../mariadb.ts'
 import { FIRST_SERVICE_ID } from '../../db/demo-data.ts'
+import { DEFAULT_STREAM_CONNECTIONS } from '../../server/tools.ts'
+import { DEFAULT_SERVICE_NICENESS } from '../../server/config.ts'
 import { FAULTS_READER as READER, seedFaultsDatabase } from './faults-database.ts'
 
 const BOOKINGS = Number(process.env.FAULTS_BOOKINGS ?? process.env.BENCH_BOOKINGS ?? 100_000)
@@ -37,7 +39,7 @@ const READ_SECONDS = Number(process.env.READ_SECONDS ?? 20)
 const FLOOD_CLIENTS = 24
 const FLOOD_SECONDS = Number(process.env.FLOOD_SECONDS ?? 10)
 const SMALL_WORKERS = 4
-const STREAM_PERMITS = Number(process.env.DB_STREAM_CONNECTIONS ?? 2)
+const STREAM_PERMITS = Number(process.env.DB_STREAM_CONNECTIONS ?? DEFAULT_STREAM_CONNECTIONS)
 const DISK_BOUND_MB = process.env.FAULTS_DISK_BOUND_MB === undefined ? undefined : Number(process.env.FAULTS_DISK_BOUND_MB)
 const PREFIX = '/wp-json/booking-calendar/v1'
 const EVERYTHING = `${PREFIX}/slots`
@@ -129,8 +131,8 @@ try {
   // The cluster's workers run main.js too.
   const workerPids = () => spawnSync('pgrep', ['-P', String(service!.pid)], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean).map(Number)
     .filter((pid) => { try { return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('main.js') } catch { return false } })
-  const niceness = process.env.SERVICE_NICENESS === undefined ? '' : `, SERVICE_NICENESS=${process.env.SERVICE_NICENESS}`
-  say(`service: DB_STREAM_CONNECTIONS=${STREAM_PERMITS}${niceness}${process.env.DB_STREAM_CONNECTIONS === undefined && niceness === '' ? ' (defaults)' : ''}, ${workerPids().length || 1} worker(s), TMPDIR ${serviceTmp}`)
+  const setting = (name: string, fallback: number) => `${name}=${process.env[name] ?? `${fallback} (default)`}`
+  say(`service: ${setting('DB_STREAM_CONNECTIONS', DEFAULT_STREAM_CONNECTIONS)}, ${setting('SERVICE_NICENESS', DEFAULT_SERVICE_NICENESS)}, ${workerPids().length || 1} worker(s), TMPDIR ${serviceTmp}`)
 
   // --- (i) alone -------------------------------------------------------------------
   const alone = { quarter: [] as number[], feed: [] as number[] }
