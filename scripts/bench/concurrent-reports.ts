@@ -103,6 +103,44 @@ async function httpReports(url: string, until: number, signal: AbortSignal, head
   return t
 }
 
+/** What one report's process left: its exit code (-1: it could not start) and the output taken from it. */
+interface Ended { code: number | null; output: string }
+
+/**
+ * REPORT_CLIENTS clients, each running `command` as a process of its own per
+ * report, back to back until `until` (or `signal`). What is still running when
+ * the window ends is killed and not counted. `judge` tallies each report that
+ * ended within the window from its exit code and its `output` (stdout or
+ * stderr), and says how many ms its client waits before the next.
+ */
+async function processReports(command: string, args: readonly string[], output: 'stdout' | 'stderr', until: number, signal: AbortSignal | undefined,
+  judge: (t: Tally, ended: Ended) => number): Promise<Tally> {
+  const t = tally()
+  const running = new Set<ChildProcess>()
+  const stop = () => { for (const child of running) child.kill('SIGKILL') }
+  const timer = setTimeout(stop, Math.max(0, until - Date.now()))
+  signal?.addEventListener('abort', stop, { once: true })
+  await Promise.all(Array.from({ length: REPORT_CLIENTS }, async () => {
+    while (Date.now() < until && !signal?.aborted) {
+      const child = spawn(command, args, { stdio: ['ignore', output === 'stdout' ? 'pipe' : 'ignore', output === 'stderr' ? 'pipe' : 'ignore'] })
+      running.add(child)
+      let text = ''
+      child[output]!.on('data', (chunk: Buffer) => { text += chunk.toString() })
+      const code = await new Promise<number | null>((resolve) => {
+        child.once('error', () => resolve(-1))
+        child.once('close', (exitCode) => resolve(exitCode))
+      })
+      running.delete(child)
+      if (Date.now() > until || signal?.aborted) break
+      const wait = judge(t, { code, output: text })
+      if (wait > 0) await sleep(Math.min(wait, until - Date.now()))
+    }
+  }))
+  clearTimeout(timer)
+  signal?.removeEventListener('abort', stop)
+  return t
+}
+
 /**
  * REPORT_CLIENTS clients asking `url` back to back until `until`, each report
  * by a `curl` process of its own (a fresh connection, the body dropped), as
@@ -111,67 +149,38 @@ async function httpReports(url: string, until: number, signal: AbortSignal, head
  * service, MariaDB and WordPress share, and held up the probe's own timing
  * (docs/performance.md, "2026-12-02, evening").
  */
-async function curlReports(url: string, until: number, signal: AbortSignal): Promise<Tally> {
-  const t = tally()
-  const running = new Set<ChildProcess>()
-  // What is still in flight when the window ends is not counted and goes, as the floor's clients do.
-  const stop = () => { for (const child of running) child.kill('SIGKILL') }
-  const timer = setTimeout(stop, Math.max(0, until - Date.now()))
-  signal.addEventListener('abort', stop, { once: true })
-  await Promise.all(Array.from({ length: REPORT_CLIENTS }, async () => {
-    while (Date.now() < until && !signal.aborted) {
-      // -q: no ~/.curlrc; --noproxy: straight to loopback, as node:http went.
-      const child = spawn('curl', ['-q', '-s', '--noproxy', '*', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '120', url], { stdio: ['ignore', 'pipe', 'ignore'] })
-      running.add(child)
-      let out = ''
-      child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
-      const code = await new Promise<number | null>((resolve) => {
-        child.once('error', () => resolve(-1))
-        child.once('close', (exitCode) => resolve(exitCode))
-      })
-      running.delete(child)
-      if (Date.now() > until || signal.aborted) break
-      const status = Number(out.trim())
-      if (code !== 0) {
-        t.errors++
-        count(t, `curl exit ${code}`)
-      } else if (status >= 200 && status < 300) t.ok++
-      else {
-        t.notOk++
-        count(t, String(status))
-        // A refused client waits as a report tool would before asking again (at most a second here).
-        await sleep(Math.min(1_000, until - Date.now()))
-      }
+function curlReports(url: string, until: number, signal: AbortSignal): Promise<Tally> {
+  // -q: no ~/.curlrc; --noproxy: straight to loopback, as node:http went.
+  const args = ['-q', '-s', '--noproxy', '*', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '120', url]
+  return processReports('curl', args, 'stdout', until, signal, (t, { code, output }) => {
+    const status = Number(output.trim())
+    if (code !== 0) {
+      t.errors++
+      count(t, `curl exit ${code}`)
+      return 0
     }
-  }))
-  clearTimeout(timer)
-  signal.removeEventListener('abort', stop)
-  return t
+    if (status >= 200 && status < 300) {
+      t.ok++
+      return 0
+    }
+    t.notOk++
+    count(t, String(status))
+    // A refused client waits as a report tool would before asking again (at most a second here).
+    return 1_000
+  })
 }
 
 /** REPORT_CLIENTS `mariadb` command-line clients running `statement` back to back until `until`. */
-async function mariadbReports(db: ReaderDb, statement: string, until: number): Promise<Tally> {
-  const t = tally()
-  const running = new Set<ChildProcess>()
-  const timer = setTimeout(() => { for (const child of running) child.kill('SIGKILL') }, Math.max(0, until - Date.now()))
-  await Promise.all(Array.from({ length: REPORT_CLIENTS }, async () => {
-    while (Date.now() < until) {
-      const child = spawn('mariadb', ['--quick', '--batch', '--skip-column-names', `--host=${db.host}`, `--port=${db.port}`, `--user=${db.user}`, `--password=${db.password}`, db.database, '-e', statement], { stdio: ['ignore', 'ignore', 'pipe'] })
-      running.add(child)
-      let stderr = ''
-      child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
-      const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)))
-      running.delete(child)
-      if (Date.now() > until) break
-      if (code === 0) t.ok++
-      else {
-        t.errors++
-        count(t, stderr.trim().split('\n')[0]?.slice(0, 60) || `exit ${code}`)
-      }
+function mariadbReports(db: ReaderDb, statement: string, until: number): Promise<Tally> {
+  const args = ['--quick', '--batch', '--skip-column-names', `--host=${db.host}`, `--port=${db.port}`, `--user=${db.user}`, `--password=${db.password}`, db.database, '-e', statement]
+  return processReports('mariadb', args, 'stderr', until, undefined, (t, { code, output }) => {
+    if (code === 0) t.ok++
+    else {
+      t.errors++
+      count(t, output.trim().split('\n')[0]?.slice(0, 60) || `exit ${code}`)
     }
-  }))
-  clearTimeout(timer)
-  return t
+    return 0
+  })
 }
 
 /** REPORT_CLIENTS mysql2 connections in a process of their own (mysql2-clients.ts), running `statement` back to back until `until`. */
