@@ -25,6 +25,8 @@ export interface Admission {
   size?: AnswerSize
   /** Set by the gate: how long this request waited in line, for its log line. */
   waitedMs?: number
+  /** Called by the gate once the permit is granted, with the answer's size (the request's end: http/admission.ts). */
+  onGranted?: (size: AnswerSize) => void
 }
 
 /** The queue refused a place, or the wait ran out: 503 rest_database_unavailable with this Retry-After. */
@@ -89,6 +91,7 @@ export function gateOver(enterLine: EnterLine, timeoutMs: number, stats: GateSta
         if (!waiting) return
         stopWaiting()
         stats.holding++
+        admission.onGranted?.(admission.size ?? 'long')
         let held = true
         resolve(() => {
           if (!held) return

@@ -23,6 +23,7 @@ import { asksForEnvelope, envelopeAnswer } from './http/envelope.ts'
 import { decodedPairName } from './http/params.ts'
 import { apiRootLink, ROOT_INDEX_PATHS } from './http/api-root-link.ts'
 import { rootIndexHandler } from './routes/root-index.ts'
+import type { ReportNiceness } from './niceness.ts'
 
 export interface AppOptions {
   db: Db
@@ -33,6 +34,8 @@ export interface AppOptions {
   now?: () => number
   /** The access guard; by default built from config (tests pass one with a counting HTTP client). */
   access?: Access
+  /** The process's niceness while reports run (server/niceness.ts); none in tests, or where it is taken for good at start. */
+  reportNiceness?: ReportNiceness
 }
 
 /**
@@ -159,6 +162,7 @@ export function createApp(options: AppOptions): Express {
     exposeCustomer: access.exposeCustomer,
     ruleProblems: new RuleProblemLog(log),
     holding: new AnswerHolding(config.hold),
+    reportNiceness: options.reportNiceness,
   }
 
   const app = express()

@@ -8,6 +8,7 @@ import type { Config } from './config.ts'
 import type { SiteTimezone } from './site-timezone.ts'
 import type { RuleProblemLog } from './domain/disabled-time.ts'
 import type { AnswerHolding } from './http/held-answer.ts'
+import type { ReportNiceness } from './niceness.ts'
 
 export interface Deps {
   db: Db
@@ -24,4 +25,6 @@ export interface Deps {
   holding: AnswerHolding
   /** Broken disabled-time rules already logged. */
   ruleProblems: RuleProblemLog
+  /** SERVICE_NICENESS taken while reports run, where the process may lower it again; else undefined (server/niceness.ts). */
+  reportNiceness?: ReportNiceness
 }

@@ -53,13 +53,37 @@ if (cluster.isPrimary && config.workers > 1) {
   await serve(config, log)
 }
 
-/** SERVICE_NICENESS, taken by the process that forks the others or serves alone (server/niceness.ts). */
+/**
+ * SERVICE_NICENESS, in the process that forks the others or serves alone
+ * (server/niceness.ts). Where a niceness can be lowered again, it is left as it
+ * is here: each serving process steps back while it runs reports
+ * (reportNicenessOf). Elsewhere it is taken now, for good, and inherited.
+ */
 async function takeServiceNiceness(config: Config, log: Logger): Promise<void> {
-  const { takeNiceness } = await import('./niceness.ts')
-  const niceness = takeNiceness(config.serviceNiceness)
-  if (niceness.kind === 'refused') log.warn({ niceness: niceness.now }, `SERVICE_NICENESS ${config.serviceNiceness} was refused (${niceness.reason}): the service runs at niceness ${niceness.now}`)
+  const { takeNiceness, thisProcessMayLowerNiceness } = await import('./niceness.ts')
+  const { getPriority } = await import('node:os')
+  const wanted = config.serviceNiceness
+  const started = getPriority()
+  if (started < wanted && thisProcessMayLowerNiceness(started)) {
+    log.info({ niceness: started, reportNiceness: wanted }, `niceness ${started}, and ${wanted} while a report is made or sent: the site beside goes first when the cores are short`)
+    return
+  }
+  const niceness = takeNiceness(wanted)
+  if (niceness.kind === 'refused') log.warn({ niceness: niceness.now }, `SERVICE_NICENESS ${wanted} was refused (${niceness.reason}): the service runs at niceness ${niceness.now}`)
   else if (niceness.now === 0) log.info({ niceness: 0 }, 'niceness 0 (SERVICE_NICENESS=0): the service does not step back for the site when the cores are short')
-  else log.info({ niceness: niceness.now }, `niceness ${niceness.now}: the site beside goes first when the cores are short`)
+  else if (niceness.kind === 'kept') log.info({ niceness: niceness.now }, `niceness ${niceness.now}, as started: the site beside goes first when the cores are short`)
+  else log.info({ niceness: niceness.now }, `niceness ${niceness.now} for good (it could not be lowered again here: docs/operations.md, "Under load"): the site beside goes first when the cores are short`)
+}
+
+/** In a serving process: SERVICE_NICENESS while reports run, where takeServiceNiceness left the niceness as it was. */
+async function reportNicenessOf(config: Config, log: Logger): Promise<import('./niceness.ts').ReportNiceness | undefined> {
+  const { ReportNiceness, thisProcessMayLowerNiceness } = await import('./niceness.ts')
+  const { getPriority } = await import('node:os')
+  const base = getPriority()
+  if (base >= config.serviceNiceness || !thisProcessMayLowerNiceness(base)) return undefined
+  return new ReportNiceness(base, config.serviceNiceness, (reason) => {
+    log.warn({ niceness: config.serviceNiceness }, `niceness could not be lowered again after a report (${reason}): this process stays at ${config.serviceNiceness}`)
+  })
 }
 
 /**
@@ -100,7 +124,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
   const access = cluster.isWorker && config.authMode === 'wordpress'
     ? (await import('./access.ts')).createAccess(config, log, { check: (await import('./shared-verdicts.ts')).askPrimaryForVerdicts({ timeoutMs: 7_000 /* WordPress's own bound, 5 s, and some */ }) })
     : undefined
-  const app = createApp({ db: handle.db, pool: handle.pool, config, log, access })
+  const app = createApp({ db: handle.db, pool: handle.pool, config, log, access, reportNiceness: await reportNicenessOf(config, log) })
   const server = createAppServer(app, { headersTimeoutMs: config.headersTimeoutMs, reusePrototypes: config.httpPrototypeReuse }).listen(config.port, () => {
     log.info({ port: config.port, authMode: config.authMode, tablePrefix: config.tablePrefix }, 'listening')
   })

@@ -2,9 +2,15 @@
 // (decision 0032). On a machine where reports, MariaDB and WordPress share the
 // cores, the kernel then gives the site's PHP and the database's threads the
 // CPU first, and the service's processes what is left; with cores to spare it
-// changes nothing. Taken once by the primary (or the one process of
-// WORKERS=1) before it forks: workers, and every thread they start, inherit it.
-import { readdirSync } from 'node:fs'
+// changes nothing.
+//
+// Where a process may lower its niceness again (mayLowerNiceness: CAP_SYS_NICE,
+// or docker-compose's `ulimits: nice`), each serving process steps back only
+// while it makes or sends a report (ReportNiceness), so that small requests
+// keep the speed they had beside a load of their own. Elsewhere the primary (or
+// the one process of WORKERS=1) takes it once, before it forks (takeNiceness):
+// workers, and every thread they start, inherit it.
+import { readdirSync, readFileSync } from 'node:fs'
 import { getPriority, setPriority } from 'node:os'
 
 export type NicenessTaken =
@@ -35,6 +41,92 @@ export function takeNiceness(wanted: number): NicenessTaken {
     return { kind: 'refused', now: getPriority(), reason: error instanceof Error ? error.message : String(error) }
   }
   return { kind: 'taken', before, now: getPriority() }
+}
+
+/**
+ * Whether a process may set its niceness back down to `to` once raised, from
+ * its /proc/self/status and /proc/self/limits: CAP_SYS_NICE among its effective
+ * capabilities, or a soft RLIMIT_NICE of at least 20 - `to` (setpriority(2):
+ * the lowest niceness it may set is 20 - the limit; "unlimited" allows any).
+ */
+export function mayLowerNiceness(to: number, status: string, limits: string): boolean {
+  const effective = /^CapEff:\s*([0-9a-f]+)\s*$/m.exec(status)?.[1]
+  if (effective !== undefined && ((BigInt(`0x${effective}`) >> CAP_SYS_NICE) & 1n) === 1n) return true
+  const soft = /^Max nice priority\s+(\S+)/m.exec(limits)?.[1]
+  if (soft === 'unlimited') return true
+  return soft !== undefined && /^\d+$/.test(soft) && 20 - Number(soft) <= to
+}
+
+/** capability.h's number of CAP_SYS_NICE. */
+const CAP_SYS_NICE = 23n
+
+/** mayLowerNiceness of this process; false where there is no /proc to tell. */
+export function thisProcessMayLowerNiceness(to: number): boolean {
+  try {
+    return mayLowerNiceness(to, readFileSync('/proc/self/status', 'utf8'), readFileSync('/proc/self/limits', 'utf8'))
+  } catch {
+    return false
+  }
+}
+
+/**
+ * A serving process's niceness while reports run: `base` (what it was started
+ * at) with no report, `reporting` (SERVICE_NICENESS) from the moment a report
+ * has its stream permit until the last one it runs is sent or cut. A report is
+ * an answer wider than 'short' (answerSize, server/domain/slots.ts); its
+ * request's end of this is in http/admission.ts.
+ */
+export class ReportNiceness {
+  readonly base: number
+  readonly reporting: number
+  readonly #onStuck: (reason: string) => void
+  #reports = 0
+  #stuck = false
+
+  /** `onStuck`: lowering was refused after all (a sandbox the check cannot see); the process stays at `reporting`. */
+  constructor(base: number, reporting: number, onStuck: (reason: string) => void) {
+    this.base = base
+    this.reporting = reporting
+    this.#onStuck = onStuck
+  }
+
+  /** Reports running in this process now. */
+  get reports(): number {
+    return this.#reports
+  }
+
+  /** A report starts; the function returned ends it (once, whatever calls it after). */
+  startReport(): () => void {
+    if (this.#reports++ === 0 && !this.#stuck) setEveryThread(this.reporting)
+    let ended = false
+    return () => {
+      if (ended) return
+      ended = true
+      if (--this.#reports > 0 || this.#stuck) return
+      const refused = setEveryThread(this.base)
+      if (refused !== undefined) {
+        this.#stuck = true
+        this.#onStuck(refused)
+      }
+    }
+  }
+}
+
+/** Sets every thread of this process to `niceness`: undefined, or why the main thread's was refused. */
+function setEveryThread(niceness: number): string | undefined {
+  for (const thread of threadsOfThisProcess()) {
+    try {
+      setPriority(thread, niceness)
+    } catch {
+      // A thread that ended meanwhile; a refusal shows on the main thread's own call below.
+    }
+  }
+  try {
+    setPriority(niceness)
+    return undefined
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  }
 }
 
 /** The ids of this process's threads (Linux's /proc); none where there is no /proc. */

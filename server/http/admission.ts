@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto'
 import type { Request, Response } from 'express'
 import type { Admission } from '../../db/stream-gate.ts'
+import type { ReportNiceness } from '../niceness.ts'
 import { signalClientGone } from './cut-answer.ts'
 
 /** The caller's key: `credential:<hash>` for an Authorization header or a feed's access_token, else `address:<ip>`. */
@@ -18,10 +19,22 @@ export function callerOf(req: Request): string {
 /**
  * The request's admission: its caller and the signal of its client hanging up
  * (which also ends a wait in line). Kept in res.locals, where the request's log
- * line reads how long it waited (http/request-log.ts).
+ * line reads how long it waited (http/request-log.ts). With `niceness`, a
+ * report steps its process back from its permit to its answer's end.
  */
-export function admitRequest(req: Request, res: Response): Admission {
+export function admitRequest(req: Request, res: Response, niceness?: ReportNiceness): Admission {
   const admission: Admission = { caller: callerOf(req), signal: signalClientGone(res) }
+  if (niceness !== undefined) admission.onGranted = (size) => stepBackWhileReporting(res, size, niceness)
   res.locals.admission = admission
   return admission
+}
+
+/**
+ * A report (an answer wider than 'short') has its permit: its process runs at
+ * SERVICE_NICENESS until the answer is sent, cut or hung up on, held bytes and
+ * slow clients included (server/niceness.ts). A short answer leaves it as it is.
+ */
+function stepBackWhileReporting(res: Response, size: string, niceness: ReportNiceness): void {
+  if (size === 'short' || res.closed) return
+  res.once('close', niceness.startReport())
 }

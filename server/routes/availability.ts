@@ -48,7 +48,7 @@ export const availabilityHandler = (deps: Deps): RequestHandler => async (req, r
   if (csv && columns.length === 0) throw invalidParams({ _fields: `_fields names no column of this CSV export; use one or more of ${every.join(', ')}.` })
   const answer = await answerAvailability(deps.db, deps.pool, params, {
     zone: deps.siteTimezone.known() ?? await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, maxItems: deps.config.availabilityMaxItems,
-    problems: deps.ruleProblems, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res),
+    problems: deps.ruleProblems, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res, deps.reportNiceness),
   })
   // The items are made from what was read for this request, and the tag names it all (docs/conditional-requests.md).
   const tag = weakTag(['availability', csv ? 'csv' : 'json', columns, params._fields ?? null, csv && params.bom, ...answer.tagParts])

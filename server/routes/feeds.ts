@@ -54,7 +54,7 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
   // The feed's data besides its events: its name, zone and the host in every UID; DTSTAMP is the time of the answer, not data.
   const tagContext = ['slots', 'ics', exposeCustomer, zone, calendar, context.host]
   const options = {
-    mapping: bookingMapping(zone, exposeCustomer), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res),
+    mapping: bookingMapping(zone, exposeCustomer), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res, deps.reportNiceness),
     tagged: true, maxTaggedRows: deps.config.etagMaxRows,
   }
   await answerSlots(deps.db, deps.pool, feedParams, options, async (answer) => {

@@ -60,7 +60,7 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   const mapping = bookingMapping(zone, exposeCustomer)
   const slotsBody = new SlotsBody(csv ? 'csv' : 'json', params._fields, grouped, mapping, csv && params.bom)
   const options = {
-    mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res), sink: slotsBody.sink, tagged: true, maxTaggedRows: deps.config.etagMaxRows,
+    mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res, deps.reportNiceness), sink: slotsBody.sink, tagged: true, maxTaggedRows: deps.config.etagMaxRows,
   }
   await answerSlots(deps.db, deps.pool, params, options, (answer) =>
     sendSlotsAnswer(req, res, answer, { body: slotsBody, csv, context, sendTimeoutMs: deps.config.sendTimeoutMs, holding: deps.holding }))

@@ -10,6 +10,7 @@ import { connect, type Socket } from 'node:net'
 import { get as httpGet } from 'node:http'
 import { readdirSync, readFileSync } from 'node:fs'
 import { getPriority } from 'node:os'
+import { spawnSync } from 'node:child_process'
 import { createTestDatabase, describeOwnServer, type TestDatabase } from '../support/database.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { spawnService, type ServiceDatabase, type ServiceProcess } from '../support/service.ts'
@@ -47,6 +48,16 @@ async function startSlowRequest(port: number, path = '/wp-json/booking-calendar/
     socket.write(`GET ${path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n`)
   })
   return { socket, received, ended }
+}
+
+/** The niceness of each thread of a process: Linux gives each thread one of its own (V8's and libuv's too). */
+function nicenessOfThreads(pid: number): number[] {
+  return readdirSync(`/proc/${pid}/task`).map((thread) => getPriority(Number(thread)))
+}
+
+/** The nicenesses found over every thread of these processes, each once, in order. */
+function nicenessesOf(pids: number[]): number[] {
+  return [...new Set(pids.flatMap(nicenessOfThreads))].sort((a, b) => a - b)
 }
 
 async function until(condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
@@ -220,28 +231,63 @@ describe('WORKERS=2 (node:cluster)', function () {
     }
   })
 
-  it('runs the primary and every worker at SERVICE_NICENESS (10 unless set), never nicer than it was started; WORKERS=1 too', async () => {
-    // What the test runner runs at: a process may raise its niceness, not lower it.
+  it('steps a serving process back to SERVICE_NICENESS (10 unless set) while a report is made or sent, and back after; WORKERS=1 too', async () => {
+    // What the test runner runs at: a process may raise its niceness; lowering it again needs CAP_SYS_NICE, which root has here.
     const started = getPriority()
-    const cases: { workers: number; env: Record<string, string>; expected: number }[] = [{ workers: 2, env: {}, expected: Math.max(10, started) }, { workers: 2, env: { SERVICE_NICENESS: '0' }, expected: started },
-      { workers: 2, env: { SERVICE_NICENESS: '19' }, expected: 19 }, { workers: 1, env: {}, expected: Math.max(10, started) }]
-    for (const { workers, env, expected } of cases) {
+    const cases: { workers: number; env: Record<string, string>; reporting: number }[] = [{ workers: 2, env: {}, reporting: Math.max(10, started) },
+      { workers: 2, env: { SERVICE_NICENESS: '0' }, reporting: started }, { workers: 2, env: { SERVICE_NICENESS: '19' }, reporting: 19 }, { workers: 1, env: {}, reporting: Math.max(10, started) }]
+    for (const { workers, env, reporting } of cases) {
       const service = await startService(db, { WORKERS: String(workers), ...env })
       try {
         const forked = service.logs.filter((line) => line.msg === 'worker started').map((line) => line.pid as number)
         expect(forked).to.have.length(workers === 1 ? 0 : workers)
+        const serving = workers === 1 ? [service.child.pid!] : forked
         const what = JSON.stringify({ workers, ...env })
-        // Every thread of every process: Linux gives each thread a niceness of its own (V8's and libuv's too).
-        const threads = [service.child.pid!, ...forked].flatMap((pid) => readdirSync(`/proc/${pid}/task`).map(Number))
-        expect(threads.length, what).to.be.above(workers === 1 ? 4 : 12)
-        expect(threads.map((thread) => getPriority(thread)), what).to.deep.equal(threads.map(() => expected))
-        expect(service.logs.find((line) => typeof line.niceness === 'number'), what).to.include({ level: 30, niceness: expected })
+        expect(nicenessOfThreads(service.child.pid!).length, what).to.be.above(4)
+        // With no report, every thread of every process runs as the service was started.
+        expect(nicenessesOf([service.child.pid!, ...forked]), what).to.deep.equal([started])
+        expect(service.logs.find((line) => typeof line.niceness === 'number'), what).to.include(reporting === started ? { level: 30, niceness: started } : { level: 30, niceness: started, reportNiceness: reporting })
+        // A whole-table export (26 MB) held for a client that stopped reading: one serving process steps back, every thread of it.
+        const report = await startSlowRequest(service.port, '/wp-json/booking-calendar/v1/slots?flat')
+        const runningAt = (niceness: number) => serving.filter((pid) => nicenessesOf([pid]).join() === String(niceness)).length
+        if (reporting === started) {
+          // SERVICE_NICENESS=0: the answer is in flight (its first bytes came), and nothing stepped back.
+          expect(nicenessesOf([service.child.pid!, ...forked]), what).to.deep.equal([started])
+        } else {
+          await until(() => runningAt(reporting) === 1, 5_000)
+          expect(runningAt(started), what).to.equal(serving.length - 1)
+          if (workers > 1) expect(nicenessesOf([service.child.pid!]), `${what}: the primary`).to.deep.equal([started])
+        }
+        // The client hangs up: back to the niceness it was started at.
+        report.socket.destroy()
+        await until(() => nicenessesOf([service.child.pid!, ...forked]).join() === String(started), 5_000)
         expect((await getOnce(service.port, '/wp-json/booking-calendar/v1/slots?flat&per_page=1&_fields=id')).status).to.equal(200)
         service.child.kill('SIGTERM')
         expect(await service.exited).to.equal(0)
       } finally {
         service.child.kill('SIGKILL')
       }
+    }
+  })
+
+  it('takes SERVICE_NICENESS for good at start where a niceness cannot be lowered again (no CAP_SYS_NICE, RLIMIT_NICE 0)', async function () {
+    if (getPriority() !== 0 || spawnSync('setpriv', ['--version']).status !== 0) this.skip()
+    const service = await spawnService(db, { SITE_TIMEZONE: 'Europe/Berlin', WORKERS: '2' }, ['setpriv', '--bounding-set=-sys_nice', '--inh-caps=-sys_nice'])
+    try {
+      const forked = service.logs.filter((line) => line.msg === 'worker started').map((line) => line.pid as number)
+      expect(forked).to.have.length(2)
+      expect(nicenessesOf([service.child.pid!, ...forked])).to.deep.equal([10])
+      expect(service.logs.find((line) => typeof line.niceness === 'number')).to.include({ level: 30, niceness: 10 }).and.not.have.property('reportNiceness')
+      const report = await startSlowRequest(service.port, '/wp-json/booking-calendar/v1/slots?flat')
+      report.socket.destroy()
+      await report.ended
+      expect((await getOnce(service.port, '/wp-json/booking-calendar/v1/slots?flat&per_page=1&_fields=id')).status).to.equal(200)
+      expect(nicenessesOf([service.child.pid!, ...forked])).to.deep.equal([10])
+      expect(service.logs.filter((line) => line.level === 40)).to.deep.equal([])
+      service.child.kill('SIGTERM')
+      expect(await service.exited).to.equal(0)
+    } finally {
+      service.child.kill('SIGKILL')
     }
   })
 

@@ -60,9 +60,11 @@ export interface ServiceProcess {
  * server/main.ts as its own process over `db`, once each of its WORKERS (1
  * unless `env` says otherwise) has logged "listening"; SITE_TIMEZONE UTC unless `env` says otherwise.
  */
-export async function spawnService(db: ServiceDatabase, env: Record<string, string> = {}): Promise<ServiceProcess> {
+/** `under`: a command the service runs under, which execs it (setpriv(1)): the child's pid stays the service's. */
+export async function spawnService(db: ServiceDatabase, env: Record<string, string> = {}, under: string[] = []): Promise<ServiceProcess> {
   const port = await findFreePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+  const [command, ...args] = [...under, process.execPath, '--import', 'tsx', 'server/main.ts']
+  const child = spawn(command, args, {
     env: { PATH: process.env.PATH, PORT: String(port), DATABASE_URL: databaseUrlOf(db), TABLE_PREFIX: db.prefix, SITE_TIMEZONE: 'UTC', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
