@@ -24,6 +24,7 @@ import { decodedPairName } from './http/params.ts'
 import { apiRootLink, ROOT_INDEX_PATHS } from './http/api-root-link.ts'
 import { rootIndexHandler } from './routes/root-index.ts'
 import type { ReportNiceness } from './niceness.ts'
+import { closeQueuedWithConnection } from './http/cut-answer.ts'
 
 export interface AppOptions {
   db: Db
@@ -171,6 +172,7 @@ export function createApp(options: AppOptions): Express {
   const handle = routed.handle.bind(app)
   routed.handle = (req, res, done) => {
     readInOriginForm(req)
+    closeQueuedWithConnection(req, res)
     handle(req, res, done)
   }
   app.disable('x-powered-by')

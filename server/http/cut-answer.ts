@@ -2,6 +2,7 @@
 // reading) or by a database failure mid-stream. Each is counted by reason in
 // GET /metrics (booking_calendar_answers_cut_total).
 import type { Response } from 'express'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { ClientGoneError, type GoneSignal } from '../../db/bounded-pool.ts'
 import { requestLogger } from './request-log.ts'
@@ -86,6 +87,50 @@ function queuedInLibuv(socket: Socket): number {
   return (socket as unknown as { _handle?: { writeQueueSize?: number } | null })._handle?.writeQueueSize ?? 0
 }
 
+/** Each connection's pipelined responses still waiting for their turn (closeQueuedWithConnection). */
+const queuedOnConnection = new WeakMap<Socket, Set<ServerResponse>>()
+
+/**
+ * A pipelined request's response waits for the answers before it on its
+ * connection, with no socket of its own. Node 20 gives it no 'close' when the
+ * client hangs up meanwhile, so a statement, a stream permit or a held answer
+ * working for it would wait for good (one hung-up connection with two
+ * exports pipelined held a permit until restart). The connection's close now
+ * ends it as it ends the response in flight: destroyed, with 'close'.
+ */
+export function closeQueuedWithConnection(req: IncomingMessage, res: ServerResponse): void {
+  const socket = req.socket as Socket | null
+  if (res.socket || !socket) return
+  let queued = queuedOnConnection.get(socket)
+  if (!queued) {
+    const responses = new Set<ServerResponse>()
+    queued = responses
+    queuedOnConnection.set(socket, responses)
+    socket.once('close', () => {
+      for (const waiting of responses) {
+        waiting.destroy()
+        waiting.emit('close')
+      }
+      responses.clear()
+    })
+  }
+  const responses = queued
+  if (socket.destroyed) {
+    // Gone before this request was handled: ended once its handler has begun.
+    setImmediate(() => {
+      if (res.socket || res.destroyed) return
+      res.destroy()
+      res.emit('close')
+    })
+    return
+  }
+  responses.add(res)
+  // Its turn came (Node's own 'close' takes over), or it ended.
+  const leave = () => { responses.delete(res) }
+  res.once('socket', leave)
+  res.once('close', leave)
+}
+
 /**
  * Aborts when the client hangs up before its answer is done, so a query still
  * working for it (the first row of an export, say) is killed at once instead
@@ -93,6 +138,8 @@ function queuedInLibuv(socket: Socket): number {
  */
 export function signalClientGone(res: Response): GoneSignal {
   const signal = new ClientGoneSignal()
+  // A response already ended for a client gone (closeQueuedWithConnection) has had its 'close'.
+  if (res.destroyed && !res.writableFinished) signal.abort(new ClientGoneError('The client hung up before its answer was done.'))
   res.once('close', () => {
     if (!res.writableFinished) signal.abort(new ClientGoneError('The client hung up before its answer was done.'))
   })

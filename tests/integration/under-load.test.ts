@@ -195,6 +195,28 @@ describe('under load: the line for stream permits', function () {
     }
   })
 
+  it('a pipelined export whose client hangs up before its turn gives its permit back, and a pipelined one waiting in line leaves it', async () => {
+    const service = await startService(db, { DB_STREAM_CONNECTIONS: '2' })
+    try {
+      const { stats } = service.handle.pool.gate
+      // Three requests in one packet: the first held by a client that stops reading, the next two queued behind it on the connection.
+      const socket = connect(service.port, '127.0.0.1')
+      socket.on('error', () => { /* hung up below */ })
+      const firstByte = new Promise<void>((resolve) => socket.once('data', () => { socket.pause(); resolve() }))
+      socket.write(`GET ${EXPORT} HTTP/1.1\r\nHost: test\r\n\r\nGET ${LONG_EXPORT} HTTP/1.1\r\nHost: test\r\n\r\nGET ${LONG_EXPORT} HTTP/1.1\r\nHost: test\r\n\r\n`)
+      await firstByte
+      await until(() => stats.holding === 2 && stats.waiting === 1, 5_000, 'two permits held and the third request waiting')
+      socket.destroy()
+      await until(() => stats.holding === 0 && stats.waiting === 0, 5_000, 'every permit given back and the line empty')
+      // Both permits work for the next clients.
+      const [one, two] = [rawRequest(service.port, SHORT_EXPORT), rawRequest(service.port, SHORT_EXPORT)]
+      await Promise.all([one.ended, two.ended])
+      expect([one.status(), two.status()]).to.deep.equal([200, 200])
+    } finally {
+      await service.close()
+    }
+  })
+
   it('wide answers hold all permits but one: behind a held export of the whole table, a second waits and a quarter starts at once', async () => {
     const service = await startService(db, { DB_STREAM_CONNECTIONS: '2' })
     try {
