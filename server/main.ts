@@ -9,6 +9,7 @@ import type { Logger } from 'pino'
 import { loadConfig, ConfigError, dbSettings, type Config } from './config.ts'
 import { createLogger } from './log.ts'
 import { isIanaZone } from './domain/zone-offsets.ts'
+import type { NicenessPlan, ReportNiceness } from './niceness.ts'
 
 let config
 try {
@@ -48,41 +49,40 @@ if (cluster.isPrimary && config.workers > 1) {
     onFork: (worker) => verdicts?.attach(worker),
   })
 } else {
-  // A worker inherited the primary's niceness; the one process of WORKERS=1 takes it here.
-  if (cluster.isPrimary) await takeServiceNiceness(config, log)
-  await serve(config, log)
+  // A worker inherited the primary's niceness and plans its own (reportNicenessOf); the one process of WORKERS=1 plans it here.
+  await serve(config, log, cluster.isPrimary ? await takeServiceNiceness(config, log) : undefined)
 }
 
 /**
  * SERVICE_NICENESS, in the process that forks the others or serves alone
- * (server/niceness.ts). Where a niceness can be lowered again, it is left as it
- * is here: each serving process steps back while it runs reports
- * (reportNicenessOf). Elsewhere it is taken now, for good, and inherited.
+ * (server/niceness.ts): taken for good where a niceness cannot be lowered
+ * again, and inherited; elsewhere left as it was, and each serving process
+ * steps back while it runs reports (reportNicenessOf).
  */
-async function takeServiceNiceness(config: Config, log: Logger): Promise<void> {
-  const { takeNiceness, thisProcessMayLowerNiceness } = await import('./niceness.ts')
-  const { getPriority } = await import('node:os')
+async function takeServiceNiceness(config: Config, log: Logger): Promise<NicenessPlan> {
+  const { planNiceness } = await import('./niceness.ts')
   const wanted = config.serviceNiceness
-  const started = getPriority()
-  if (started < wanted && thisProcessMayLowerNiceness(started)) {
-    log.info({ niceness: started, reportNiceness: wanted }, `niceness ${started}, and ${wanted} while a report is made or sent: the site beside goes first when the cores are short`)
-    return
-  }
-  const niceness = takeNiceness(wanted)
-  if (niceness.kind === 'refused') log.warn({ niceness: niceness.now }, `SERVICE_NICENESS ${wanted} was refused (${niceness.reason}): the service runs at niceness ${niceness.now}`)
-  else if (niceness.now === 0) log.info({ niceness: 0 }, 'niceness 0 (SERVICE_NICENESS=0): the service does not step back for the site when the cores are short')
-  else if (niceness.kind === 'kept') log.info({ niceness: niceness.now }, `niceness ${niceness.now}, as started: the site beside goes first when the cores are short`)
-  else log.info({ niceness: niceness.now }, `niceness ${niceness.now} for good (it could not be lowered again here: docs/operations.md, "Under load"): the site beside goes first when the cores are short`)
+  const plan = planNiceness(wanted)
+  if (plan.kind === 'while-reporting') log.info({ niceness: plan.base, reportNiceness: wanted }, `niceness ${plan.base}, and ${wanted} while a report is made or sent: the site beside goes first when the cores are short`)
+  else if (plan.kind === 'refused') log.warn({ niceness: plan.now }, `SERVICE_NICENESS ${wanted} was refused (${plan.reason}): the service runs at niceness ${plan.now}`)
+  else if (plan.now === 0) log.info({ niceness: 0 }, 'niceness 0 (SERVICE_NICENESS=0): the service does not step back for the site when the cores are short')
+  else if (plan.kind === 'kept') log.info({ niceness: plan.now }, `niceness ${plan.now}, as started: the site beside goes first when the cores are short`)
+  else log.info({ niceness: plan.now }, `niceness ${plan.now} for good (it cannot be lowered again here: docs/operations.md, "Under load"): the site beside goes first when the cores are short`)
+  return plan
 }
 
-/** In a serving process: SERVICE_NICENESS while reports run, where takeServiceNiceness left the niceness as it was. */
-async function reportNicenessOf(config: Config, log: Logger): Promise<import('./niceness.ts').ReportNiceness | undefined> {
-  const { ReportNiceness, thisProcessMayLowerNiceness } = await import('./niceness.ts')
-  const { getPriority } = await import('node:os')
-  const base = getPriority()
-  if (base >= config.serviceNiceness || !thisProcessMayLowerNiceness(base)) return undefined
-  return new ReportNiceness(base, config.serviceNiceness, (reason) => {
-    log.warn({ niceness: config.serviceNiceness }, `niceness could not be lowered again after a report (${reason}): this process stays at ${config.serviceNiceness}`)
+/**
+ * A serving process's niceness while reports run, from the plan of the process
+ * that serves alone, or a worker's own (the same as its primary's: it inherited
+ * its niceness, credentials and limits; a worker that cannot lower stays at
+ * SERVICE_NICENESS for good).
+ */
+async function reportNicenessOf(config: Config, log: Logger, given: NicenessPlan | undefined): Promise<ReportNiceness | undefined> {
+  const { planNiceness, ReportNiceness } = await import('./niceness.ts')
+  const plan = given ?? planNiceness(config.serviceNiceness)
+  if (plan.kind !== 'while-reporting') return undefined
+  return new ReportNiceness(plan.base, plan.reporting, (reason) => {
+    log.warn({ niceness: plan.reporting }, `niceness could not be lowered again after a report (${reason}): this process stays at ${plan.reporting}`)
   })
 }
 
@@ -107,7 +107,7 @@ async function checkDatabaseAtStart(db: import('../db/connect.ts').Db, log: Logg
   }
 }
 
-async function serve(config: Config, log: Logger): Promise<void> {
+async function serve(config: Config, log: Logger, niceness: NicenessPlan | undefined): Promise<void> {
   const [{ createDb }, { createApp }, { shutDownGracefully, watchConnections }, { configureServer }, { createAppServer }] = await Promise.all([
     import('../db/connect.ts'), import('./app.ts'), import('./shutdown.ts'), import('./http/server-setup.ts'), import('./http/app-server.ts'),
   ])
@@ -124,7 +124,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
   const access = cluster.isWorker && config.authMode === 'wordpress'
     ? (await import('./access.ts')).createAccess(config, log, { check: (await import('./shared-verdicts.ts')).askPrimaryForVerdicts({ timeoutMs: 7_000 /* WordPress's own bound, 5 s, and some */ }) })
     : undefined
-  const app = createApp({ db: handle.db, pool: handle.pool, config, log, access, reportNiceness: await reportNicenessOf(config, log) })
+  const app = createApp({ db: handle.db, pool: handle.pool, config, log, access, reportNiceness: await reportNicenessOf(config, log, niceness) })
   const server = createAppServer(app, { headersTimeoutMs: config.headersTimeoutMs, reusePrototypes: config.httpPrototypeReuse }).listen(config.port, () => {
     log.info({ port: config.port, authMode: config.authMode, tablePrefix: config.tablePrefix }, 'listening')
   })

@@ -4,13 +4,13 @@
 // CPU first, and the service's processes what is left; with cores to spare it
 // changes nothing.
 //
-// Where a process may lower its niceness again (mayLowerNiceness: CAP_SYS_NICE,
-// or docker-compose's `ulimits: nice`), each serving process steps back only
-// while it makes or sends a report (ReportNiceness), so that small requests
-// keep the speed they had beside a load of their own. Elsewhere the primary (or
-// the one process of WORKERS=1) takes it once, before it forks (takeNiceness):
-// workers, and every thread they start, inherit it.
-import { readdirSync, readFileSync } from 'node:fs'
+// Where a process may lower its niceness again (CAP_SYS_NICE, or an
+// RLIMIT_NICE that allows it: planNiceness tries), each serving process steps
+// back only while it makes or sends a report (ReportNiceness), so that small
+// requests keep the speed they had beside a load of their own. Elsewhere the
+// primary (or the one process of WORKERS=1) takes it for good, before it
+// forks: workers, and every thread they start, inherit it.
+import { readdirSync } from 'node:fs'
 import { getPriority, setPriority } from 'node:os'
 
 export type NicenessTaken =
@@ -43,30 +43,24 @@ export function takeNiceness(wanted: number): NicenessTaken {
   return { kind: 'taken', before, now: getPriority() }
 }
 
+/** What SERVICE_NICENESS comes to in a process (planNiceness). */
+export type NicenessPlan = NicenessTaken | { kind: 'while-reporting'; base: number; reporting: number }
+
 /**
- * Whether a process may set its niceness back down to `to` once raised, from
- * its /proc/self/status and /proc/self/limits: CAP_SYS_NICE among its effective
- * capabilities, or a soft RLIMIT_NICE of at least 20 - `to` (setpriority(2):
- * the lowest niceness it may set is 20 - the limit; "unlimited" allows any).
+ * SERVICE_NICENESS for this process: raised on every thread, then set back to
+ * what it was started at if the kernel allows that (CAP_SYS_NICE, or a soft
+ * RLIMIT_NICE that reaches it). Then it is taken only while reports run
+ * (ReportNiceness). Where lowering is refused, the raise stays: taken for good.
+ * Trying is the one sure test: a capability held in a user namespace, seccomp
+ * or a security module can refuse what /proc/self/status would allow.
  */
-export function mayLowerNiceness(to: number, status: string, limits: string): boolean {
-  const effective = /^CapEff:\s*([0-9a-f]+)\s*$/m.exec(status)?.[1]
-  if (effective !== undefined && ((BigInt(`0x${effective}`) >> CAP_SYS_NICE) & 1n) === 1n) return true
-  const soft = /^Max nice priority\s+(\S+)/m.exec(limits)?.[1]
-  if (soft === 'unlimited') return true
-  return soft !== undefined && /^\d+$/.test(soft) && 20 - Number(soft) <= to
-}
-
-/** capability.h's number of CAP_SYS_NICE. */
-const CAP_SYS_NICE = 23n
-
-/** mayLowerNiceness of this process; false where there is no /proc to tell. */
-export function thisProcessMayLowerNiceness(to: number): boolean {
-  try {
-    return mayLowerNiceness(to, readFileSync('/proc/self/status', 'utf8'), readFileSync('/proc/self/limits', 'utf8'))
-  } catch {
-    return false
-  }
+export function planNiceness(wanted: number): NicenessPlan {
+  const taken = takeNiceness(wanted)
+  if (taken.kind !== 'taken') return taken
+  if (setEveryThread(taken.before) === undefined) return { kind: 'while-reporting', base: taken.before, reporting: wanted }
+  // Refused: a thread lowered before the refusal goes back up with the others.
+  takeNiceness(wanted)
+  return { kind: 'taken', before: taken.before, now: getPriority() }
 }
 
 /**

@@ -16,6 +16,7 @@ import { checkTimedRange, expandRules, readRules, type DateRange, type ValidRule
 import type { RuleProblemLog } from './disabled-time.ts'
 import { resolveService, serviceLookups, type ServiceLookups } from './services.ts'
 import { decodeSlug } from './slugs.ts'
+import { answerSizeOfDays } from './slots.ts'
 import { wallClockFor, type WallClock } from './wall-clock.ts'
 import { offsetAt, todayInZone, zoneLabel, type SiteZone } from './zone-offsets.ts'
 
@@ -96,6 +97,8 @@ export async function answerAvailability(
   const wanted = new Set(services.map((service) => service.ID))
   const limit = params.limit ?? Number.POSITIVE_INFINITY
   const days = daysInclusive(range.start, range.end)
+  // Its place in the line for stream permits, as a slots/ answer of as many days: a week's lookup is short, and no report.
+  if (options.admission) options.admission.size = answerSizeOfDays(days)
   // Start times: bounded before anything is read, from the grid alone (the count of services free all the range long).
   if (params.duration !== undefined) {
     const step = params.step ?? params.duration

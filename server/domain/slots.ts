@@ -126,7 +126,11 @@ export function countedAsRead(filter: BookingFilter): boolean {
 
 /** The expected size of an answer of `filter`, for the line for stream permits (SHORT_ANSWER_MAX_DAYS, WIDE_ANSWER_MIN_DAYS). */
 export function answerSize(filter: BookingFilter): AnswerSize {
-  const days = rangeDays(filter)
+  return answerSizeOfDays(rangeDays(filter))
+}
+
+/** The expected size of an answer over this many days (slots/, availability/). */
+export function answerSizeOfDays(days: number): AnswerSize {
   if (days <= SHORT_ANSWER_MAX_DAYS) return 'short'
   return days >= WIDE_ANSWER_MIN_DAYS ? 'wide' : 'long'
 }

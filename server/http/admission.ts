@@ -30,11 +30,13 @@ export function admitRequest(req: Request, res: Response, niceness?: ReportNicen
 }
 
 /**
- * A report (an answer wider than 'short') has its permit: its process runs at
- * SERVICE_NICENESS until the answer is sent, cut or hung up on, held bytes and
- * slow clients included (server/niceness.ts). A short answer leaves it as it is.
+ * A report (an answer wider than 'short') has its permit, or a summary/ of as
+ * many days begins: its process runs at SERVICE_NICENESS until the answer is
+ * sent, cut or hung up on, held bytes and slow clients included
+ * (server/niceness.ts). A short answer leaves it as it is.
  */
-function stepBackWhileReporting(res: Response, size: string, niceness: ReportNiceness): void {
-  if (size === 'short' || res.closed) return
+export function stepBackWhileReporting(res: Response, size: string, niceness: ReportNiceness): void {
+  // Closed, or closing (destroyed: its 'close' is on its way, or was emitted by closeQueuedWithConnection).
+  if (size === 'short' || res.closed || res.destroyed) return
   res.once('close', niceness.startReport())
 }

@@ -17,6 +17,9 @@ import type { Deps } from '../deps.ts'
 import { invalidParams } from '../errors.ts'
 import { sendNotModifiedIfHeld, setTagHeaders } from '../http/conditional.ts'
 import { weakTag } from '../http/entity-tag.ts'
+import { stepBackWhileReporting } from '../http/admission.ts'
+import { answerSizeOfDays } from '../domain/slots.ts'
+import { daysInclusive } from '../domain/day-arithmetic.ts'
 
 /** group_by: comma-separated (or repeated, or group_by[]), any order and letter case; see parseGroupBy. */
 const groupByParam = z.array(z.string()).optional().transform((list, ctx) => {
@@ -56,6 +59,10 @@ export const summaryHandler = (deps: Deps): RequestHandler => async (req, res) =
   if (csv && summaryColumns(groupByNames(params.group_by), params._fields).length === 0) {
     const columns = summaryColumns(groupByNames(params.group_by), undefined)
     throw invalidParams({ _fields: `_fields names no column of this CSV export; use one or more of ${columns.join(', ')}.` })
+  }
+  // Over more than a quarter it is a report, though it takes no stream permit: its process steps back (SERVICE_NICENESS).
+  if (deps.reportNiceness && params.start !== undefined && params.end !== undefined) {
+    stepBackWhileReporting(res, answerSizeOfDays(daysInclusive(params.start, params.end)), deps.reportNiceness)
   }
   const answer = await answerSummary(deps.db, deps.pool.short, params, {
     zone: deps.siteTimezone.known() ?? await deps.siteTimezone(), now: deps.now(), maxRangeDays: deps.config.maxRangeDays, problems: deps.ruleProblems,

@@ -10,7 +10,6 @@ import { connect, type Socket } from 'node:net'
 import { get as httpGet } from 'node:http'
 import { readdirSync, readFileSync } from 'node:fs'
 import { getPriority } from 'node:os'
-import { spawnSync } from 'node:child_process'
 import { createTestDatabase, describeOwnServer, type TestDatabase } from '../support/database.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { spawnService, type ServiceDatabase, type ServiceProcess } from '../support/service.ts'
@@ -18,7 +17,7 @@ import { FIRST_SERVICE_ID } from '../../db/demo-data.ts'
 import { startPrivateMariaDb, type PrivateMariaDb } from '../support/private-mariadb.ts'
 import { bodyText, dechunk } from '../support/chunked.ts'
 import { DEFAULT_WORKER_V8_FLAGS } from '../../server/config.ts'
-import { thisProcessMayLowerNiceness } from '../../server/niceness.ts'
+import { NO_LOWERING, noLoweringRuns, runnerMayLowerNiceness } from '../support/niceness.ts'
 
 const BOOKINGS = 100_000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -61,10 +60,11 @@ function nicenessesOf(pids: number[]): number[] {
   return [...new Set(pids.flatMap(nicenessOfThreads))].sort((a, b) => a - b)
 }
 
-async function until(condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+/** Waits for `condition`; on timeout, `state` says what was seen instead. */
+async function until(condition: () => boolean | Promise<boolean>, ms = 10_000, state?: () => string): Promise<void> {
   const deadline = Date.now() + ms
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting')
+    if (Date.now() > deadline) throw new Error(`timed out waiting${state ? `: ${state()}` : ''}`)
     await sleep(20)
   }
 }
@@ -232,69 +232,6 @@ describe('WORKERS=2 (node:cluster)', function () {
     }
   })
 
-  it('steps a serving process back to SERVICE_NICENESS (10 unless set) while a report is made or sent, and back after; WORKERS=1 too', async function () {
-    // What the test runner runs at: a process may raise its niceness; lowering it again needs CAP_SYS_NICE (root has it here) or an RLIMIT_NICE.
-    const started = getPriority()
-    if (!thisProcessMayLowerNiceness(started)) this.skip()
-    const cases: { workers: number; env: Record<string, string>; reporting: number }[] = [{ workers: 2, env: {}, reporting: Math.max(10, started) },
-      { workers: 2, env: { SERVICE_NICENESS: '0' }, reporting: started }, { workers: 2, env: { SERVICE_NICENESS: '19' }, reporting: 19 }, { workers: 1, env: {}, reporting: Math.max(10, started) }]
-    for (const { workers, env, reporting } of cases) {
-      const service = await startService(db, { WORKERS: String(workers), ...env })
-      try {
-        const forked = service.logs.filter((line) => line.msg === 'worker started').map((line) => line.pid as number)
-        expect(forked).to.have.length(workers === 1 ? 0 : workers)
-        const serving = workers === 1 ? [service.child.pid!] : forked
-        const what = JSON.stringify({ workers, ...env })
-        expect(nicenessOfThreads(service.child.pid!).length, what).to.be.above(4)
-        // With no report, every thread of every process runs as the service was started.
-        expect(nicenessesOf([service.child.pid!, ...forked]), what).to.deep.equal([started])
-        expect(service.logs.find((line) => typeof line.niceness === 'number'), what).to.include(reporting === started ? { level: 30, niceness: started } : { level: 30, niceness: started, reportNiceness: reporting })
-        // A whole-table export (26 MB) held for a client that stopped reading: one serving process steps back, every thread of it.
-        const report = await startSlowRequest(service.port, '/wp-json/booking-calendar/v1/slots?flat')
-        const runningAt = (niceness: number) => serving.filter((pid) => nicenessesOf([pid]).join() === String(niceness)).length
-        if (reporting === started) {
-          // SERVICE_NICENESS=0: the answer is in flight (its first bytes came), and nothing stepped back.
-          expect(nicenessesOf([service.child.pid!, ...forked]), what).to.deep.equal([started])
-        } else {
-          await until(() => runningAt(reporting) === 1, 5_000)
-          expect(runningAt(started), what).to.equal(serving.length - 1)
-          if (workers > 1) expect(nicenessesOf([service.child.pid!]), `${what}: the primary`).to.deep.equal([started])
-        }
-        // The client hangs up: back to the niceness it was started at.
-        report.socket.destroy()
-        await until(() => nicenessesOf([service.child.pid!, ...forked]).join() === String(started), 5_000)
-        expect((await getOnce(service.port, '/wp-json/booking-calendar/v1/slots?flat&per_page=1&_fields=id')).status).to.equal(200)
-        service.child.kill('SIGTERM')
-        expect(await service.exited).to.equal(0)
-      } finally {
-        service.child.kill('SIGKILL')
-      }
-    }
-  })
-
-  it('takes SERVICE_NICENESS for good at start where a niceness cannot be lowered again (no CAP_SYS_NICE, RLIMIT_NICE 0)', async function () {
-    // A runner that may lower a niceness runs the service under setpriv(1), without CAP_SYS_NICE; one that may not runs it as it is.
-    const lowerable = thisProcessMayLowerNiceness(0)
-    if (getPriority() !== 0 || (lowerable && spawnSync('setpriv', ['--version']).status !== 0)) this.skip()
-    const service = await spawnService(db, { SITE_TIMEZONE: 'Europe/Berlin', WORKERS: '2' }, lowerable ? ['setpriv', '--bounding-set=-sys_nice', '--inh-caps=-sys_nice'] : [])
-    try {
-      const forked = service.logs.filter((line) => line.msg === 'worker started').map((line) => line.pid as number)
-      expect(forked).to.have.length(2)
-      expect(nicenessesOf([service.child.pid!, ...forked])).to.deep.equal([10])
-      expect(service.logs.find((line) => typeof line.niceness === 'number')).to.include({ level: 30, niceness: 10 }).and.not.have.property('reportNiceness')
-      const report = await startSlowRequest(service.port, '/wp-json/booking-calendar/v1/slots?flat')
-      report.socket.destroy()
-      await report.ended
-      expect((await getOnce(service.port, '/wp-json/booking-calendar/v1/slots?flat&per_page=1&_fields=id')).status).to.equal(200)
-      expect(nicenessesOf([service.child.pid!, ...forked])).to.deep.equal([10])
-      expect(service.logs.filter((line) => line.level === 40)).to.deep.equal([])
-      service.child.kill('SIGTERM')
-      expect(await service.exited).to.equal(0)
-    } finally {
-      service.child.kill('SIGKILL')
-    }
-  })
-
   it('starts another worker when one dies, logs it, and keeps answering', async () => {
     const service = await startService(db, { WORKERS: '2' })
     try {
@@ -390,6 +327,89 @@ describe('WORKERS=2 (node:cluster)', function () {
       expect(answers, 'both requests answered, none reset').to.have.length(2)
       expect(answers[1]!.startsWith('200 OK')).to.equal(true)
       expect(answers[1]).to.match(/\r\nConnection: close\r\n/i)
+      expect(await service.exited).to.equal(0)
+    } finally {
+      service.child.kill('SIGKILL')
+    }
+  })
+})
+
+describe('SERVICE_NICENESS', function () {
+  this.timeout(90_000)
+  let db: TestDatabase
+
+  // Enough bookings that a whole-table export (26 MB) and two years of summary/ by day outlast the sockets' buffers.
+  before(async () => {
+    db = await createTestDatabase('niceness')
+    for (const statement of demoDataSql({ prefix: db.prefix, bookings: BOOKINGS })) await db.admin.query(statement)
+  })
+  after(async () => { await db.drop() })
+
+  it('steps a serving process back to SERVICE_NICENESS (10 unless set) while a report is made or sent, and back after; WORKERS=1 too', async function () {
+    // What the test runner runs at: a process may raise its niceness; lowering it again needs CAP_SYS_NICE (root has it here) or an RLIMIT_NICE.
+    const started = getPriority()
+    if (!runnerMayLowerNiceness()) this.skip()
+    const cases: { workers: number; env: Record<string, string>; reporting: number }[] = [{ workers: 2, env: {}, reporting: Math.max(10, started) },
+      { workers: 2, env: { SERVICE_NICENESS: '0' }, reporting: started }, { workers: 2, env: { SERVICE_NICENESS: '19' }, reporting: 19 }, { workers: 1, env: {}, reporting: Math.max(10, started) }]
+    for (const { workers, env, reporting } of cases) {
+      const service = await startService(db, { WORKERS: String(workers), ...env })
+      try {
+        const forked = service.logs.filter((line) => line.msg === 'worker started').map((line) => line.pid as number)
+        expect(forked).to.have.length(workers === 1 ? 0 : workers)
+        const serving = workers === 1 ? [service.child.pid!] : forked
+        const what = JSON.stringify({ workers, ...env })
+        expect(nicenessOfThreads(service.child.pid!).length, what).to.be.above(4)
+        // With no report, every thread of every process runs as the service was started.
+        expect(nicenessesOf([service.child.pid!, ...forked]), what).to.deep.equal([started])
+        expect(service.logs.find((line) => typeof line.niceness === 'number'), what).to.include(reporting === started ? { level: 30, niceness: started } : { level: 30, niceness: started, reportNiceness: reporting })
+        // A whole-table export (26 MB) held for a client that stopped reading: one serving process steps back, every thread of it.
+        const report = await startSlowRequest(service.port, '/wp-json/booking-calendar/v1/slots?flat')
+        const runningAt = (niceness: number) => serving.filter((pid) => nicenessesOf([pid]).join() === String(niceness)).length
+        const seen = () => `${what}: ${JSON.stringify([service.child.pid!, ...forked].map((pid) => nicenessOfThreads(pid)))}; the export's first bytes: ${JSON.stringify(report.received[0]?.toString('latin1', 0, 300))}; logs: ${JSON.stringify(service.logs.slice(-6))}`
+        if (reporting === started) {
+          // SERVICE_NICENESS=0: the answer is in flight (its first bytes came), and nothing stepped back.
+          expect(nicenessesOf([service.child.pid!, ...forked]), what).to.deep.equal([started])
+        } else {
+          await until(() => runningAt(reporting) === 1, 5_000, seen)
+          expect(runningAt(started), what).to.equal(serving.length - 1)
+          if (workers > 1) expect(nicenessesOf([service.child.pid!]), `${what}: the primary`).to.deep.equal([started])
+        }
+        // The client hangs up: back to the niceness it was started at.
+        report.socket.destroy()
+        await until(() => nicenessesOf([service.child.pid!, ...forked]).join() === String(started), 5_000, seen)
+        if (reporting !== started) {
+          // Two years of summary/ by day (made whole, then sent as its client reads) is a report too, though it takes no permit.
+          const summary = await startSlowRequest(service.port, LARGE_SUMMARY)
+          await until(() => runningAt(reporting) === 1, 5_000, seen)
+          summary.socket.destroy()
+          await until(() => nicenessesOf([service.child.pid!, ...forked]).join() === String(started), 5_000, seen)
+        }
+        expect((await getOnce(service.port, '/wp-json/booking-calendar/v1/slots?flat&per_page=1&_fields=id')).status).to.equal(200)
+        service.child.kill('SIGTERM')
+        expect(await service.exited).to.equal(0)
+      } finally {
+        service.child.kill('SIGKILL')
+      }
+    }
+  })
+
+  it('takes SERVICE_NICENESS for good at start where a niceness cannot be lowered again (no CAP_SYS_NICE, RLIMIT_NICE 0)', async function () {
+    // A runner that may lower a niceness runs the service under prlimit(1) and setpriv(1); one that may not runs it as it is.
+    const under = runnerMayLowerNiceness() ? NO_LOWERING : []
+    if (getPriority() !== 0 || (under.length > 0 && !noLoweringRuns())) this.skip()
+    const service = await spawnService(db, { SITE_TIMEZONE: 'Europe/Berlin', WORKERS: '2' }, under)
+    try {
+      const forked = service.logs.filter((line) => line.msg === 'worker started').map((line) => line.pid as number)
+      expect(forked).to.have.length(2)
+      expect(nicenessesOf([service.child.pid!, ...forked])).to.deep.equal([10])
+      expect(service.logs.find((line) => typeof line.niceness === 'number')).to.include({ level: 30, niceness: 10 }).and.not.have.property('reportNiceness')
+      const report = await startSlowRequest(service.port, '/wp-json/booking-calendar/v1/slots?flat')
+      report.socket.destroy()
+      await report.ended
+      expect((await getOnce(service.port, '/wp-json/booking-calendar/v1/slots?flat&per_page=1&_fields=id')).status).to.equal(200)
+      expect(nicenessesOf([service.child.pid!, ...forked])).to.deep.equal([10])
+      expect(service.logs.filter((line) => line.level === 40)).to.deep.equal([])
+      service.child.kill('SIGTERM')
       expect(await service.exited).to.equal(0)
     } finally {
       service.child.kill('SIGKILL')

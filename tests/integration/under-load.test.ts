@@ -195,6 +195,23 @@ describe('under load: the line for stream permits', function () {
     }
   })
 
+  it('availability/ over a week is a short answer: it goes ahead of a long export waiting before it', async () => {
+    const service = await startService(db, { DB_STREAM_CONNECTIONS: '1' })
+    try {
+      const held = await holdExport(service.port)
+      const long = rawRequest(service.port, LONG_EXPORT)
+      await until(() => service.handle.pool.gate.stats.waiting === 1, 5_000, 'the long export to wait')
+      const week = rawRequest(service.port, '/wp-json/booking-calendar/v1/availability?start=2025-03-03&end=2025-03-09')
+      await until(() => service.handle.pool.gate.stats.waiting === 2, 5_000, 'the week of availability to wait')
+      held.socket.destroy()
+      await Promise.all([long.ended, week.ended])
+      expect([long.status(), week.status()]).to.deep.equal([200, 200])
+      expect(week.firstByteAt!, 'the week answered before the long export began').to.be.below(long.firstByteAt!)
+    } finally {
+      await service.close()
+    }
+  })
+
   it('a pipelined export whose client hangs up before its turn gives its permit back, and a pipelined one waiting in line leaves it', async () => {
     const service = await startService(db, { DB_STREAM_CONNECTIONS: '2' })
     try {

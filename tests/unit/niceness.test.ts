@@ -1,11 +1,11 @@
 // takeNiceness (server/niceness.ts) in a process of its own each time, started
 // at a given niceness with nice(1): it raises, never lowers, says which, and
-// reaches every thread. mayLowerNiceness reads /proc's text; ReportNiceness steps a
-// process back while reports run, in a process of its own too.
+// reaches every thread. planNiceness and ReportNiceness, each in a process of its
+// own too: taken for good, or only while reports run.
 import { expect } from 'chai'
 import { spawnSync } from 'node:child_process'
 import { getPriority } from 'node:os'
-import { mayLowerNiceness, thisProcessMayLowerNiceness } from '../../server/niceness.ts'
+import { NO_LOWERING, noLoweringRuns, planIn, runNodeScript, runnerMayLowerNiceness } from '../support/niceness.ts'
 
 const niceness = new URL('../../server/niceness.ts', import.meta.url).pathname
 
@@ -45,53 +45,33 @@ describe('takeNiceness (SERVICE_NICENESS)', function () {
   })
 })
 
-describe('mayLowerNiceness (whether SERVICE_NICENESS can be taken only while reports run)', () => {
-  const status = (capEff: string) => `Name:\tnode\nCapInh:\t0000000000000000\nCapPrm:\t${capEff}\nCapEff:\t${capEff}\nCapBnd:\t000001ffffffffff\n`
-  const limits = (soft: string, hard = soft) => `Limit                     Soft Limit           Hard Limit           Units     \nMax open files            1024                 1048576              files     \nMax nice priority         ${soft.padEnd(20)} ${hard.padEnd(20)} \nMax realtime priority     0                    0                    \n`
-
-  it('says yes with CAP_SYS_NICE (bit 23) among the effective capabilities, whatever the limit', () => {
-    expect(mayLowerNiceness(0, status('000001ffffffffff'), limits('0'))).to.equal(true)
-    expect(mayLowerNiceness(0, status('0000000000800000'), limits('0'))).to.equal(true)
+describe('planNiceness (SERVICE_NICENESS for good, or only while reports run)', function () {
+  before(function () {
+    if (getPriority() !== 0) this.skip()
   })
 
-  it('says no without it and with the default RLIMIT_NICE of 0, or without the capability bit next to it', () => {
-    expect(mayLowerNiceness(0, status('0000000000000000'), limits('0'))).to.equal(false)
-    expect(mayLowerNiceness(0, status('00000000a87fffff'), limits('0'))).to.equal(false)
-    expect(mayLowerNiceness(0, status('0000000001000000'), limits('0'))).to.equal(false)
+  it('where a niceness can be lowered again (root here): every thread back as started, to step back while reports run', function () {
+    if (!runnerMayLowerNiceness()) this.skip()
+    expect(planIn(10)).to.deep.equal({ plan: { kind: 'while-reporting', base: 0, reporting: 10 }, threads: [0] })
+    expect(planIn(19, ['nice', '-n', '3'])).to.deep.equal({ plan: { kind: 'while-reporting', base: 3, reporting: 19 }, threads: [3] })
   })
 
-  it('says yes for a soft RLIMIT_NICE that reaches the niceness to go back to (20 - limit), and no for one short of it', () => {
-    const none = status('0000000000000000')
-    expect(mayLowerNiceness(0, none, limits('20'))).to.equal(true)
-    expect(mayLowerNiceness(0, none, limits('19', '20'))).to.equal(false)
-    expect(mayLowerNiceness(3, none, limits('17'))).to.equal(true)
-    expect(mayLowerNiceness(3, none, limits('16'))).to.equal(false)
-    expect(mayLowerNiceness(0, none, limits('40'))).to.equal(true)
-    expect(mayLowerNiceness(0, none, limits('unlimited'))).to.equal(true)
+  it('where it cannot (RLIMIT_NICE 0, no CAP_SYS_NICE): every thread raised for good', function () {
+    const under = runnerMayLowerNiceness() ? NO_LOWERING : []
+    if (under.length > 0 && !noLoweringRuns()) this.skip()
+    expect(planIn(10, under)).to.deep.equal({ plan: { kind: 'taken', before: 0, now: 10 }, threads: [10] })
   })
 
-  it('says no when it cannot tell: no such lines, or a limit it cannot read', () => {
-    expect(mayLowerNiceness(0, '', '')).to.equal(false)
-    expect(mayLowerNiceness(0, status('0000000000000000'), limits('-1'))).to.equal(false)
-    expect(mayLowerNiceness(0, 'CapEff:\tzz\n', limits('x'))).to.equal(false)
+  it('keeps a process started as nice as wanted or nicer, whatever it may do', () => {
+    expect(planIn(10, ['nice', '-n', '15'])).to.deep.equal({ plan: { kind: 'kept', now: 15 }, threads: [15] })
+    expect(planIn(0)).to.deep.equal({ plan: { kind: 'kept', now: 0 }, threads: [0] })
   })
 })
-
-/** What a script prints, run in a node process of its own (before: a command it runs under, as setpriv). */
-function runScript(script: string, before: string[] = []): unknown {
-  const [command, ...args] = [...before, process.execPath, '--import', 'tsx', '--input-type=module', '-e', script]
-  const run = spawnSync(command, args, { encoding: 'utf8' })
-  expect(run.status, run.stderr).to.equal(0)
-  return JSON.parse(run.stdout)
-}
-
-/** setpriv(1) (util-linux) taking CAP_SYS_NICE away from what it runs, even as root. */
-const WITHOUT_SYS_NICE = ['setpriv', '--bounding-set=-sys_nice', '--inh-caps=-sys_nice']
 
 describe('ReportNiceness (SERVICE_NICENESS while reports run)', function () {
   before(function () {
     // Lowering again needs CAP_SYS_NICE here (the test runner's RLIMIT_NICE is 0 and cannot be raised without CAP_SYS_RESOURCE).
-    if (getPriority() !== 0 || !thisProcessMayLowerNiceness(0)) this.skip()
+    if (getPriority() !== 0 || !runnerMayLowerNiceness()) this.skip()
   })
 
   const script = `import { readdirSync } from 'node:fs'; import { getPriority } from 'node:os'; import { ReportNiceness } from ${JSON.stringify(niceness)};
@@ -105,11 +85,11 @@ describe('ReportNiceness (SERVICE_NICENESS while reports run)', function () {
     process.stdout.write(JSON.stringify(seen))`
 
   it('steps every thread back from the first report to the end of the last, once per end, then back', () => {
-    expect(runScript(script)).to.deep.equal({ before: [0], one: [10], afterFirstEnded: [10], running: 1, afterBoth: [0], running2: 0, stuck: 0 })
+    expect(runNodeScript(script)).to.deep.equal({ before: [0], one: [10], afterFirstEnded: [10], running: 1, afterBoth: [0], running2: 0, stuck: 0 })
   })
 
   it('stays stepped back, and says so once, where lowering is refused after all', function () {
-    if (spawnSync('setpriv', ['--version']).status !== 0) this.skip()
-    expect(runScript(script, WITHOUT_SYS_NICE)).to.deep.equal({ before: [0], one: [10], afterFirstEnded: [10], running: 1, afterBoth: [10], running2: 0, stuck: 1 })
+    if (!noLoweringRuns()) this.skip()
+    expect(runNodeScript(script, NO_LOWERING)).to.deep.equal({ before: [0], one: [10], afterFirstEnded: [10], running: 1, afterBoth: [10], running2: 0, stuck: 1 })
   })
 })
