@@ -26,20 +26,8 @@ export type NicenessTaken =
 export function takeNiceness(wanted: number): NicenessTaken {
   const before = getPriority()
   if (before >= wanted) return { kind: 'kept', now: before }
-  try {
-    // Linux gives each thread its own niceness, and setpriority(2) on the process changes the calling
-    // thread's only: V8's and libuv's threads, started before this, are raised one by one.
-    for (const thread of threadsOfThisProcess()) {
-      try {
-        if (getPriority(thread) < wanted) setPriority(thread, wanted)
-      } catch {
-        // A thread that ended meanwhile; a refusal shows on the main thread's own call below.
-      }
-    }
-    setPriority(wanted)
-  } catch (error) {
-    return { kind: 'refused', now: getPriority(), reason: error instanceof Error ? error.message : String(error) }
-  }
+  const refused = setEveryThread(wanted, 'raise only')
+  if (refused !== undefined) return { kind: 'refused', now: getPriority(), reason: refused }
   return { kind: 'taken', before, now: getPriority() }
 }
 
@@ -106,11 +94,16 @@ export class ReportNiceness {
   }
 }
 
-/** Sets every thread of this process to `niceness`: undefined, or why the main thread's was refused. */
-function setEveryThread(niceness: number): string | undefined {
+/**
+ * Sets every thread of this process to `niceness` ('raise only': those below
+ * it): undefined, or why the main thread's was refused. Linux gives each thread
+ * its own niceness, and setpriority(2) on the process changes the calling
+ * thread's only: V8's and libuv's threads are set one by one.
+ */
+function setEveryThread(niceness: number, which: 'all' | 'raise only' = 'all'): string | undefined {
   for (const thread of threadsOfThisProcess()) {
     try {
-      setPriority(thread, niceness)
+      if (which === 'all' || getPriority(thread) < niceness) setPriority(thread, niceness)
     } catch {
       // A thread that ended meanwhile; a refusal shows on the main thread's own call below.
     }

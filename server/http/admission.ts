@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto'
 import type { Request, Response } from 'express'
 import type { Admission } from '../../db/stream-gate.ts'
+import type { AnswerSize } from '../../db/fair-queue.ts'
 import type { ReportNiceness } from '../niceness.ts'
 import { signalClientGone } from './cut-answer.ts'
 
@@ -35,7 +36,7 @@ export function admitRequest(req: Request, res: Response, niceness?: ReportNicen
  * sent, cut or hung up on, held bytes and slow clients included
  * (server/niceness.ts). A short answer leaves it as it is.
  */
-export function stepBackWhileReporting(res: Response, size: string, niceness: ReportNiceness): void {
+export function stepBackWhileReporting(res: Response, size: AnswerSize, niceness: ReportNiceness): void {
   // Closed, or closing (destroyed: its 'close' is on its way, or was emitted by closeQueuedWithConnection).
   if (size === 'short' || res.closed || res.destroyed) return
   res.once('close', niceness.startReport())

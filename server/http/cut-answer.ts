@@ -101,34 +101,33 @@ const queuedOnConnection = new WeakMap<Socket, Set<ServerResponse>>()
 export function closeQueuedWithConnection(req: IncomingMessage, res: ServerResponse): void {
   const socket = req.socket as Socket | null
   if (res.socket || !socket) return
+  if (socket.destroyed) {
+    // Gone before this request was handled: ended once its handler has begun.
+    setImmediate(() => { if (!res.socket && !res.destroyed) endUnsent(res) })
+    return
+  }
   let queued = queuedOnConnection.get(socket)
   if (!queued) {
     const responses = new Set<ServerResponse>()
-    queued = responses
     queuedOnConnection.set(socket, responses)
     socket.once('close', () => {
-      for (const waiting of responses) {
-        waiting.destroy()
-        waiting.emit('close')
-      }
+      for (const waiting of responses) endUnsent(waiting)
       responses.clear()
     })
+    queued = responses
   }
   const responses = queued
-  if (socket.destroyed) {
-    // Gone before this request was handled: ended once its handler has begun.
-    setImmediate(() => {
-      if (res.socket || res.destroyed) return
-      res.destroy()
-      res.emit('close')
-    })
-    return
-  }
   responses.add(res)
   // Its turn came (Node's own 'close' takes over), or it ended.
   const leave = () => { responses.delete(res) }
   res.once('socket', leave)
   res.once('close', leave)
+}
+
+/** Ends a response that never had a socket, as Node ends one whose client hung up: destroyed, with 'close'. */
+function endUnsent(res: ServerResponse): void {
+  res.destroy()
+  res.emit('close')
 }
 
 /**
@@ -138,11 +137,12 @@ export function closeQueuedWithConnection(req: IncomingMessage, res: ServerRespo
  */
 export function signalClientGone(res: Response): GoneSignal {
   const signal = new ClientGoneSignal()
-  // A response already ended for a client gone (closeQueuedWithConnection) has had its 'close'.
-  if (res.destroyed && !res.writableFinished) signal.abort(new ClientGoneError('The client hung up before its answer was done.'))
-  res.once('close', () => {
+  const gone = () => {
     if (!res.writableFinished) signal.abort(new ClientGoneError('The client hung up before its answer was done.'))
-  })
+  }
+  // A response already ended for a client gone (closeQueuedWithConnection) has had its 'close'.
+  if (res.destroyed) gone()
+  res.once('close', gone)
   return signal
 }
 

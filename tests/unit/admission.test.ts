@@ -47,24 +47,24 @@ describe('admitRequest with SERVICE_NICENESS while reports run', () => {
     expect([counted.starts, counted.ends]).to.deep.equal([3, 3])
   })
 
-  it('leaves a short answer as it is', async () => {
+  /** A request of `size` admitted and granted its permit, then given back; `closedFirst`: its response closed before the permit came. */
+  async function grantedOnce(size: AnswerSize, closedFirst: boolean): Promise<{ starts: number; ends: number }> {
     const counted = countingNiceness()
     const res = fakeResponse()
     const admission = admitRequest(request, res, counted.niceness)
-    admission.size = 'short'
+    admission.size = size
+    if (closedFirst) (res as unknown as { closed: boolean }).closed = true
     ;(await gate().enter(admission))()
-    res.emit('close')
-    expect([counted.starts, counted.ends]).to.deep.equal([0, 0])
+    if (!closedFirst) res.emit('close')
+    return { starts: counted.starts, ends: counted.ends }
+  }
+
+  it('leaves a short answer as it is', async () => {
+    expect(await grantedOnce('short', false)).to.deep.equal({ starts: 0, ends: 0 })
   })
 
   it('starts nothing for a response already closed when the permit comes', async () => {
-    const counted = countingNiceness()
-    const res = fakeResponse()
-    const admission = admitRequest(request, res, counted.niceness)
-    admission.size = 'wide'
-    ;(res as unknown as { closed: boolean }).closed = true
-    ;(await gate().enter(admission))()
-    expect([counted.starts, counted.ends]).to.deep.equal([0, 0])
+    expect(await grantedOnce('wide', true)).to.deep.equal({ starts: 0, ends: 0 })
   })
 
   it('adds nothing to an admission without it (tests, or SERVICE_NICENESS taken for good at start)', () => {

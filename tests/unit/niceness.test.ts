@@ -3,7 +3,6 @@
 // reaches every thread. planNiceness and ReportNiceness, each in a process of its
 // own too: taken for good, or only while reports run.
 import { expect } from 'chai'
-import { spawnSync } from 'node:child_process'
 import { getPriority } from 'node:os'
 import { NO_LOWERING, noLoweringRuns, planIn, runNodeScript, runnerMayLowerNiceness } from '../support/niceness.ts'
 
@@ -11,10 +10,7 @@ const niceness = new URL('../../server/niceness.ts', import.meta.url).pathname
 
 /** What takeNiceness(wanted) returns in a node process started `startedAt` nicer than this one. */
 function takeIn(startedAt: number, wanted: number): unknown {
-  const script = `import { takeNiceness } from ${JSON.stringify(niceness)}; process.stdout.write(JSON.stringify(takeNiceness(${wanted})))`
-  const run = spawnSync('nice', ['-n', String(startedAt), process.execPath, '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' })
-  expect(run.status, run.stderr).to.equal(0)
-  return JSON.parse(run.stdout)
+  return runNodeScript(`import { takeNiceness } from ${JSON.stringify(niceness)}; process.stdout.write(JSON.stringify(takeNiceness(${wanted})))`, ['nice', '-n', String(startedAt)])
 }
 
 describe('takeNiceness (SERVICE_NICENESS)', function () {
@@ -37,9 +33,7 @@ describe('takeNiceness (SERVICE_NICENESS)', function () {
   it('raises every thread of the process, not only the one that asks (Linux gives each its own)', () => {
     const script = `import { readdirSync } from 'node:fs'; import { getPriority } from 'node:os'; import { takeNiceness } from ${JSON.stringify(niceness)};
       takeNiceness(10); const threads = readdirSync('/proc/self/task').map(Number); process.stdout.write(JSON.stringify(threads.map((t) => getPriority(t))))`
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' })
-    expect(run.status, run.stderr).to.equal(0)
-    const threads = JSON.parse(run.stdout) as number[]
+    const threads = runNodeScript(script) as number[]
     expect(threads.length).to.be.above(3)
     expect(threads).to.deep.equal(threads.map(() => 10))
   })
