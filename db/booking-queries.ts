@@ -7,6 +7,7 @@ import type { Db } from './connect.ts'
 import { compiledShapesOf } from './compiled-shapes.ts'
 import { matches, type BookingFilter, type BookingOrder } from './booking-filter.ts'
 import { forceIndex, hintedIndex } from './index-hints.ts'
+import { rowsDigestSql, type DigestedColumn } from './row-digest.ts'
 
 /** A booking row with its service's slug and status; both null when the service post is gone. */
 export interface BookingRow {
@@ -30,6 +31,25 @@ export const BOOKING_ROW_COLUMNS = [
   'id', 'service_id', 'status', 'booking_date', 'time_from', 'time_to',
   'customer_name', 'customer_email', 'customer_phone', 'note', 'created_at', 'service_post_name',
 ] as const
+
+/** How the digest of a streamed answer's rows reads each of BOOKING_ROW_COLUMNS (db/row-digest.ts; PLUGIN_TABLES.md's types). */
+const BOOKING_ROW_DIGEST: Record<(typeof BOOKING_ROW_COLUMNS)[number], Omit<DigestedColumn, 'name'>> = {
+  id: { text: false, nullable: false },
+  service_id: { text: false, nullable: false },
+  status: { text: true, nullable: false },
+  booking_date: { text: false, nullable: false },
+  time_from: { text: false, nullable: true },
+  time_to: { text: false, nullable: true },
+  customer_name: { text: true, nullable: false },
+  customer_email: { text: true, nullable: false },
+  customer_phone: { text: true, nullable: false },
+  note: { text: true, nullable: true },
+  created_at: { text: false, nullable: false },
+  // NULL in a streamed answer's statement: the names are hashed apart.
+  service_post_name: { text: true, nullable: true },
+}
+
+const BOOKING_ROW_DIGESTED: readonly DigestedColumn[] = BOOKING_ROW_COLUMNS.map((name) => ({ name, ...BOOKING_ROW_DIGEST[name] }))
 
 /** The count countBookings runs; the bench measures it beside the rows (scripts/bench/raw-sql.ts). */
 export function compileCountQuery(db: Db, filter: BookingFilter): CompiledQuery<{ total: number | string }> {
@@ -84,6 +104,26 @@ export function compileBookings(db: Db, filter: BookingFilter, order: BookingOrd
     const compiled = (limit === undefined ? query : query.limit(limitSlot as number)).compile() as CompiledQuery<BookingRow>
     return index === undefined ? compiled : forceIndex(compiled, index)
   }, limit === undefined ? [] : [limit])
+}
+
+/** The row of compileBookingsDigest: a RowsDigest as the database gives it (db/row-digest.ts). */
+export interface BookingsDigestRow {
+  row_count: number | string
+  row_crc_sum: number | string | null
+}
+
+/**
+ * The digest of the rows compileBookings(…, joinSlug false) would send for
+ * `filter`, in one row (db/row-digest.ts): the same columns (BOOKING_ROW_COLUMNS),
+ * read through the same index, in no order.
+ */
+export function compileBookingsDigest(db: Db, filter: BookingFilter, columns: BookingColumns): CompiledQuery<BookingsDigestRow> {
+  const index = hintedIndex(db, filter, 'booking')
+  return compileFiltered(db, `digest ${columns.customer} ${index ?? ''}`, filter, (probe) => {
+    const compiled = selectBookingColumns(db, columns, false).where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, probe)).compile()
+    const rows = index === undefined ? compiled : forceIndex(compiled, index)
+    return { ...rows, sql: rowsDigestSql(rows.sql, BOOKING_ROW_DIGESTED) }
+  })
 }
 
 /** What a bookings query reads besides a booking's own columns. */

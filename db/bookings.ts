@@ -4,9 +4,11 @@ import type { Snapshot } from './snapshot.ts'
 import type { Db } from './connect.ts'
 import type { BookingFilter, BookingOrder } from './booking-filter.ts'
 import {
-  compileBookings, compileBookingsPage, compileCountQuery, EVERY_COLUMN, readServiceNames, type BookingColumns, type BookingRow,
+  compileBookings, compileBookingsDigest, compileBookingsPage, compileCountQuery, EVERY_COLUMN, readServiceNames, type BookingColumns, type BookingRow, type BookingsDigestRow,
 } from './booking-queries.ts'
 import { readWithoutLostIndex, withoutLostIndex } from './lost-index.ts'
+import { readRowsDigest, serviceNamesDigest, type RowsDigest } from './row-digest.ts'
+import { rowsInTableOrder } from './server-dialect.ts'
 
 /** How many bookings match, read in the snapshot the rows will come from. */
 export async function countBookings(db: Db, snapshot: Snapshot, filter: BookingFilter): Promise<number> {
@@ -28,6 +30,21 @@ export async function* streamBookings(
     for (const row of batch) row.service_post_name = names.get(row.service_id) ?? null
     yield batch
   }
+}
+
+/**
+ * The digest of the bookings streamBookingPackets would hand a sink, and of
+ * the services' names it would tell it (db/row-digest.ts), read in `snapshot`
+ * by one statement that sends no row: what a conditional request compares
+ * with the tag its client holds.
+ */
+export async function digestBookings(db: Db, snapshot: Snapshot, filter: BookingFilter, columns: BookingColumns, rowTimeoutMs: number): Promise<RowsDigest> {
+  const names = await readServiceNames(db, snapshot, rowTimeoutMs)
+  const [row] = await readWithoutLostIndex(db, () => {
+    const compiled = compileBookingsDigest(db, filter, columns)
+    return snapshot.rows<BookingsDigestRow>({ ...compiled, sql: rowsInTableOrder(snapshot.server, compiled.sql) })
+  })
+  return { ...readRowsDigest(row), serviceNames: serviceNamesDigest(names) }
 }
 
 export async function findBookingsPage(db: Db, snapshot: Snapshot, filter: BookingFilter, limit: number, offset: number, columns: BookingColumns = EVERY_COLUMN): Promise<BookingRow[]> {

@@ -137,6 +137,22 @@ export function unlimitedStatement(server: DatabaseServer, sql: string): string 
   return sql
 }
 
+/**
+ * A statement that reads rows through an index in no particular order (a
+ * digest, db/row-digest.ts), told to fetch them in the order of the table's
+ * pages rather than the index's (multi-range read, its keys sorted), with
+ * room to sort 4 MiB of keys at a time instead of 256 KiB: MariaDB then
+ * digested a year's 80,000 bookings in 160 ms instead of 290 (decision 0034).
+ * MariaDB would not choose it by cost. MySQL's MRR is on and chosen by cost
+ * already: its statement is left unchanged.
+ */
+export function rowsInTableOrder(server: DatabaseServer, sql: string): string {
+  if (server.kind === 'mariadb' && atLeast(server, 10, 1, 2)) return `SET STATEMENT ${ROWS_IN_TABLE_ORDER} FOR ${sql}`
+  return sql
+}
+
+const ROWS_IN_TABLE_ORDER = "optimizer_switch = 'mrr=on,mrr_sort_keys=on,mrr_cost_based=off', mrr_buffer_size = 4194304"
+
 /** MariaDB's ER_STATEMENT_TIMEOUT: max_statement_time stopped the statement. */
 export const ER_STATEMENT_TIMEOUT = 1969
 /** MySQL's ER_QUERY_TIMEOUT: max_execution_time (or its hint) stopped the statement. */

@@ -5,7 +5,8 @@ import type { Db, DbPools } from '../../db/connect.ts'
 import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
 import type { Admission } from '../../db/stream-gate.ts'
 import type { AnswerSize } from '../../db/fair-queue.ts'
-import { countBookings, findBookingsPage, findFirstBookings, streamBookings } from '../../db/bookings.ts'
+import { countBookings, digestBookings, findBookingsPage, findFirstBookings, streamBookings } from '../../db/bookings.ts'
+import type { RowsDigest } from '../../db/row-digest.ts'
 import { findFirstBookingPackets, streamBookingPackets, type BookingRowSink } from '../../db/booking-packets.ts'
 import type { BookingFilter } from '../../db/booking-filter.ts'
 import type { BookingColumns, BookingRow } from '../../db/booking-queries.ts'
@@ -60,6 +61,14 @@ export interface SlotsAnswer {
    * The rows are hashed as they are read (server/http/row-tagger.ts).
    */
   rowTagParts?: unknown[] | undefined
+  /**
+   * For a streamed answer: the digest of the rows rowsInto would hand a
+   * sink, read in its snapshot by a statement that sends no row
+   * (db/row-digest.ts); a sink that hashes what rowsInto gives it
+   * (http/row-tagger.ts) comes to the same. An answer not counted first has
+   * its `total` set from it, when within its uncountedUpTo.
+   */
+  rowsDigest?: (() => Promise<RowsDigest>) | undefined
   /**
    * Set for a tagged answer not counted first (countedAsRead): the most rows it
    * may have. Its rows are counted as they are read (`total` is set when
@@ -178,6 +187,7 @@ export function bookingFilter(params: Pick<SlotsQuery, 'status' | 'start' | 'end
 export interface SlotsQueries extends ServiceLookups {
   readSnapshot: typeof readSnapshot
   countBookings: typeof countBookings
+  digestBookings: typeof digestBookings
   streamBookings: typeof streamBookings
   streamBookingPackets: typeof streamBookingPackets
   findBookingsPage: typeof findBookingsPage
@@ -186,7 +196,7 @@ export interface SlotsQueries extends ServiceLookups {
 }
 
 export const slotsQueries: SlotsQueries = {
-  ...serviceLookups, readSnapshot, countBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets,
+  ...serviceLookups, readSnapshot, countBookings, digestBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets,
 }
 
 /** How a slots/ answer's rows become records: in the site's zone, with or without customer data. */
@@ -359,8 +369,15 @@ function streamedAnswer(read: StreamedRead, grouped: boolean): SlotsAnswer {
     count: () => countStreamed(read, answer),
     batches: { [Symbol.asyncIterator]: () => streamedRecords(read, answer) },
     rowsInto: (sink) => streamedRowsInto(read, answer, sink),
+    rowsDigest: () => digestStreamed(read, answer),
   }
   return answer
+}
+
+async function digestStreamed(read: StreamedRead, answer: SlotsAnswer): Promise<RowsDigest> {
+  const digest = await read.queries.digestBookings(read.db, read.snapshot, read.filter, read.columns, read.queryTimeoutMs)
+  if (answer.uncountedUpTo !== undefined && digest.rows <= answer.uncountedUpTo) answer.total = digest.rows
+  return digest
 }
 
 async function countStreamed(read: StreamedRead, answer: SlotsAnswer): Promise<number> {

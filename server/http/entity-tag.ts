@@ -5,9 +5,11 @@ import { SERVICE_VERSION } from './service-version.ts'
 
 /**
  * The scheme: bumped whenever what goes into a tag, or how, changes (v2: a
- * streamed answer's rows hashed as read, the service's version in every tag).
+ * streamed answer's rows hashed as read, the service's version in every tag;
+ * v3: a streamed answer's rows as the sum of their CRC-32s, which the
+ * database computes for a conditional request, decision 0034).
  */
-export const TAG_VERSION = 'v2'
+export const TAG_VERSION = 'v3'
 
 /**
  * A weak tag naming the data `parts` describe: the SHA-256 of their JSON.

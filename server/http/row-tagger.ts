@@ -1,28 +1,29 @@
 // The tag of a streamed slots/ answer, made from its rows as they are read
-// (decision 0028; docs/conditional-requests.md): a SHA-256 over each row as
-// MariaDB sends it (its cells, length-coded, in BOOKING_ROW_COLUMNS' order) and
-// over the services' names read in the same snapshot. The rows are read once:
-// the same pass writes the body (a 200) or only hashes (a 304 decided).
-import { createHash, type Hash } from 'node:crypto'
+// (decisions 0028 and 0034; docs/conditional-requests.md): each row's CRC-32
+// over its cells as MariaDB sends them (db/row-digest.ts), added up, and the
+// services' names read in the same snapshot. The database computes the same
+// digest for a conditional request without sending a row (SlotsAnswer.rowsDigest);
+// a 200 hashes the rows it reads for its body, in the same pass.
 import { BOOKING_ROW_COLUMNS, type BookingRow } from '../../db/booking-queries.ts'
 import type { ParsedRow, ResultColumn } from '../../db/row-packets.ts'
+import { RowCrcSum, rowCellsCrc, rowPacketCrc, serviceNamesDigest, type RowsDigest } from '../../db/row-digest.ts'
 import type { AnswerSink } from '../domain/slots.ts'
 import { acceptsBookingColumns } from './booking-list.ts'
 
 /**
  * A sink that hashes every row it is given and hands it on to `body` (the
  * body's list), or to nothing. It takes the rows as bytes whenever their
- * columns are the booking row's, whatever the body takes, so a 200 and a 304
- * hash the same bytes; to a body that takes records (`_fields`), a row taken as
- * bytes is handed on parsed. A row that reaches it parsed (ROWS_AS_BYTES=false)
- * is hashed as the bytes MariaDB sent for it: the same tag either way.
+ * columns are the booking row's, whatever the body takes; to a body that
+ * takes records (`_fields`), a row taken as bytes is handed on parsed. A row
+ * that reaches it parsed (ROWS_AS_BYTES=false) is hashed as the cells MariaDB
+ * sent for it: the same digest either way.
  */
 export class RowTagger implements AnswerSink {
   readonly #body: AnswerSink | undefined
   readonly #bodyTakesBytes: boolean
-  #hash: Hash = createHash('sha256')
-  #rows = 0
+  #sum = new RowCrcSum()
   #names: ReadonlyMap<number, string> = new Map()
+  #namesDigest = serviceNamesDigest(new Map())
 
   constructor(body: AnswerSink | undefined, bodyTakesBytes: boolean) {
     this.#body = body
@@ -31,12 +32,12 @@ export class RowTagger implements AnswerSink {
 
   /** Rows hashed. */
   get rows(): number {
-    return this.#rows
+    return this.#sum.rows
   }
 
-  /** The SHA-256 (base64url) of the services' names and every row hashed, in their order. */
-  digest(): string {
-    return this.#hash.copy().digest('base64url')
+  /** The digest of the services' names and every row hashed, as SlotsAnswer.rowsDigest gives it. */
+  digest(): RowsDigest {
+    return { rows: this.#sum.rows, crcSum: this.#sum.sum, serviceNames: this.#namesDigest }
   }
 
   accepts(columns: readonly ResultColumn[]): boolean {
@@ -48,14 +49,13 @@ export class RowTagger implements AnswerSink {
 
   serviceNames(names: ReadonlyMap<number, string>): void {
     this.#names = names
-    const sorted = [...names].sort(([a], [b]) => a - b)
-    this.#hash.update(JSON.stringify(sorted))
+    this.#namesDigest = serviceNamesDigest(names)
     this.#body?.serviceNames(names)
   }
 
   row(bytes: Buffer, start: number, end: number, row: ParsedRow<BookingRow>): void {
-    this.#rows++
-    this.#hash.update(bytes.subarray(start, end))
+    // A packet whose cells cannot be walked here never reaches a sink: acceptsBookingColumns checked its columns.
+    this.#sum.add(rowPacketCrc(bytes, start, end, BOOKING_ROW_COLUMNS.length) ?? rowCellsCrc(rowCells(row.parsed())))
     if (this.#body === undefined) return
     if (this.#bodyTakesBytes) {
       this.#body.row(bytes, start, end, row)
@@ -67,46 +67,24 @@ export class RowTagger implements AnswerSink {
   }
 
   parsedRow(row: BookingRow): void {
-    this.#rows++
-    this.#hash.update(rowPacket(row))
+    this.#sum.add(rowCellsCrc(rowCells(row)))
     this.#body?.parsedRow(row)
   }
 
   dropRows(): void {
-    this.#hash = createHash('sha256')
-    this.#rows = 0
+    this.#sum = new RowCrcSum()
     this.#body?.dropRows()
   }
 }
 
 /**
- * A parsed row as the bytes of its packet: each cell length-coded, NULL as
- * 0xFB, numbers in their decimal digits, text in UTF-8; service_post_name as
- * the NULL a streamed answer's statement sends (the names are hashed apart).
+ * A parsed row's cells as the text MariaDB sent: numbers in their decimal
+ * digits; service_post_name as the NULL a streamed answer's statement sends
+ * (the names are hashed apart).
  */
-export function rowPacket(row: BookingRow): Buffer {
-  const parts: Buffer[] = []
-  for (const column of BOOKING_ROW_COLUMNS) {
+export function rowCells(row: BookingRow): Array<string | null> {
+  return BOOKING_ROW_COLUMNS.map((column) => {
     const value = column === 'service_post_name' ? null : row[column]
-    if (value === null) {
-      parts.push(NULL_CELL)
-      continue
-    }
-    const text = Buffer.from(String(value), 'utf8')
-    parts.push(lengthCode(text.length), text)
-  }
-  return Buffer.concat(parts)
-}
-
-const NULL_CELL = Buffer.from([0xfb])
-
-/** MySQL's length-encoded integer. */
-function lengthCode(length: number): Buffer {
-  if (length < 0xfb) return Buffer.from([length])
-  if (length < 0x10000) return Buffer.from([0xfc, length & 0xff, length >> 8])
-  if (length < 0x1000000) return Buffer.from([0xfd, length & 0xff, (length >> 8) & 0xff, length >> 16])
-  const code = Buffer.alloc(9)
-  code[0] = 0xfe
-  code.writeBigUInt64LE(BigInt(length), 1)
-  return code
+    return value === null ? null : String(value)
+  })
 }

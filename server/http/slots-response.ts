@@ -14,6 +14,7 @@ import { ifNoneMatchOf, sendNotModifiedIfHeld, setTagHeaders } from './condition
 import { weakTag } from './entity-tag.ts'
 import { AnswerHolding } from './held-answer.ts'
 import { RowTagger } from './row-tagger.ts'
+import type { RowsDigest } from '../../db/row-digest.ts'
 
 export interface SlotsResponse {
   body: SlotsBody
@@ -50,9 +51,9 @@ export async function sendSlotsAnswer(req: Request, res: Response, answer: Slots
   await streamBody(res, body!, sendTimeoutMs, holding)
 }
 
-/** The tag of a streamed answer tagged by its rows (RowTagger's digest), beside what else shapes its body. */
-export function rowTag(context: readonly unknown[], answer: SlotsAnswer, tagger: RowTagger): string {
-  return weakTag([...context, 'rows', ...answer.rowTagParts!, tagger.rows, tagger.digest()])
+/** The tag of a streamed answer tagged by its rows (SlotsAnswer.rowsDigest, or RowTagger's), beside what else shapes its body. */
+export function rowTag(context: readonly unknown[], answer: SlotsAnswer, digest: RowsDigest): string {
+  return weakTag([...context, 'rows', ...answer.rowTagParts!, digest.rows, digest.crcSum, digest.serviceNames])
 }
 
 /** A process that holds nothing: a tagged answer then goes untagged, streamed. */
@@ -60,9 +61,9 @@ const HOLDING_NOTHING = new AnswerHolding({ memoryBytes: 0, diskBytes: 0, dir: '
 
 /**
  * A streamed answer tagged by its rows, read once, inside its snapshot and
- * its stream permit (decision 0028). With If-None-Match, or for HEAD, the rows
- * are first only hashed: a 304 has read them, encoded and sent nothing. Else
- * they are hashed as the body is made, into a held answer (memory, then a
+ * its stream permit (decision 0028). With If-None-Match, or for HEAD, the
+ * database first computes their digest, sending no row (decision 0034): a 304
+ * has read them once and sent nothing. Else they are hashed as the body is made, into a held answer (memory, then a
  * file), sent whole with its ETag and Content-Length once the rows are out;
  * the permit goes then, whatever the client's pace. Past the process's
  * bounds the answer is streamed without a tag, as one past ETAG_MAX_ROWS is.
@@ -70,12 +71,11 @@ const HOLDING_NOTHING = new AnswerHolding({ memoryBytes: 0, diskBytes: 0, dir: '
 async function sendRowTagged(req: Request, res: Response, answer: SlotsAnswer, { body: slotsBody, csv, context, sendTimeoutMs, holding }: SlotsResponse): Promise<void> {
   const condition = ifNoneMatchOf(req)
   const head = req.method === 'HEAD'
-  if (condition !== undefined || head) {
-    const hashing = new RowTagger(undefined, false)
-    for await (const _rows of answer.rowsInto!(hashing)) { /* hashed only */ }
+  if ((condition !== undefined || head) && answer.rowsDigest) {
+    const digest = await answer.rowsDigest()
     // Not counted first, and more rows than a tagged answer may have: it is no tagged answer.
-    if (hashing.rows > (answer.uncountedUpTo ?? Number.POSITIVE_INFINITY)) throw new RecountNeeded()
-    const tag = rowTag(context, answer, hashing)
+    if (digest.rows > (answer.uncountedUpTo ?? Number.POSITIVE_INFINITY)) throw new RecountNeeded()
+    const tag = rowTag(context, answer, digest)
     if (sendNotModifiedIfHeld(req, res, tag, condition)) return
     if (head) {
       setTagHeaders(res, tag)
@@ -95,7 +95,7 @@ async function sendRowTagged(req: Request, res: Response, answer: SlotsAnswer, {
     await rest.return(undefined)
     throw new RecountNeeded()
   }
-  if (rest === undefined) setTagHeaders(res, rowTag(context, answer, tagger))
+  if (rest === undefined) setTagHeaders(res, rowTag(context, answer, tagger.digest()))
   await setSlotsHeaders(req, res, answer, csv)
   if (rest === undefined) sendHeldWhole(res, held, sendTimeoutMs)
   else await streamHeldThenRest(res, held, rest, sendTimeoutMs)

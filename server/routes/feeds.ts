@@ -16,7 +16,6 @@ import { startIterating, streamBody } from '../http/stream-body.ts'
 import { addRowsSent, countRowsSent } from '../http/response-locals.ts'
 import { lineChunks } from '../http/text-chunks.ts'
 import { rowTag, slotsTag } from '../http/slots-response.ts'
-import { RowTagger } from '../http/row-tagger.ts'
 import { sendNotModifiedIfHeld, setTagHeaders } from '../http/conditional.ts'
 import { weakTag } from '../http/entity-tag.ts'
 
@@ -59,13 +58,13 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
   }
   await answerSlots(deps.db, deps.pool, feedParams, options, async (answer) => {
     // No sink here: an answer read whole holds records, and tagFromContent is their digest. A streamed
-    // one's rows are hashed first, inside its snapshot and permit: a 304 then reads them once, a 200 twice.
+    // one's rows are digested first by the database, inside its snapshot and permit, sending no row
+    // (decision 0034): a 304 then reads them once, a 200 twice (the digest, then the rows).
     let tag = slotsTag(tagContext, answer, undefined)
-    if (answer.rowTagParts && answer.rowsInto) {
-      const hashing = new RowTagger(undefined, false)
-      for await (const _rows of answer.rowsInto(hashing)) { /* hashed only */ }
+    if (answer.rowTagParts && answer.rowsDigest) {
+      const digest = await answer.rowsDigest()
       // Not counted first (answer.uncountedUpTo), and more rows than a tagged answer may have: untagged.
-      if (hashing.rows <= (answer.uncountedUpTo ?? Number.POSITIVE_INFINITY)) tag = rowTag(tagContext, answer, hashing)
+      if (digest.rows <= (answer.uncountedUpTo ?? Number.POSITIVE_INFINITY)) tag = rowTag(tagContext, answer, digest)
     }
     if (tag !== undefined && sendNotModifiedIfHeld(req, res, tag)) return
     if (tag !== undefined) setTagHeaders(res, tag)

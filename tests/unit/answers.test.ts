@@ -12,7 +12,7 @@ import type { RuleRow } from '../../db/disabled-times.ts'
 import type { ServiceRow } from '../../db/services.ts'
 import type { Admission } from '../../db/stream-gate.ts'
 import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
-import { countBookings, findBookingsPage, findFirstBookings, streamBookings } from '../../db/bookings.ts'
+import { countBookings, digestBookings, findBookingsPage, findFirstBookings, streamBookings } from '../../db/bookings.ts'
 import { findFirstBookingPackets, streamBookingPackets } from '../../db/booking-packets.ts'
 import { findAllServices, findServiceById, findServiceBySlug } from '../../db/services.ts'
 import { findRules } from '../../db/disabled-times.ts'
@@ -84,6 +84,11 @@ function slotsQueries(rows: BookingRow[], calls: string[]): SlotsQueries {
       expect(given).to.equal(snapshot)
       calls.push(`count ${describe(filter)}`)
       return rows.length
+    },
+    digestBookings: async (_db, given, filter, columns, timeoutMs) => {
+      expect(given).to.equal(snapshot)
+      calls.push(`digest ${describe(filter)}${columns.customer ? ' with customer data' : ''} ${timeoutMs}`)
+      return { rows: rows.length, crcSum: '0', serviceNames: '' }
     },
     streamBookings: (_db, given, filter, order: BookingOrder, timeoutMs) => {
       expect(given).to.equal(snapshot)
@@ -172,7 +177,7 @@ describe('the queries the answers make by default', () => {
   it('are those of db/', () => {
     expect(dbServiceLookups).to.deep.equal({ findServiceById, findServiceBySlug })
     expect(dbSlotsQueries).to.deep.equal({
-      findServiceById, findServiceBySlug, readSnapshot, countBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets,
+      findServiceById, findServiceBySlug, readSnapshot, countBookings, digestBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets,
     })
     expect(disabledTimeQueries).to.deep.equal({ findServiceById, findServiceBySlug, findRules, findAllServices })
     expect(dbSummaryQueries).to.deep.equal({ findServiceById, findServiceBySlug, readStartOfWeek, findSummaryRows, findRules, findAllServices })

@@ -70,7 +70,7 @@ describe('noneMatchHits (weak comparison)', () => {
 describe('weakTag', () => {
   it('is W/"<version>-<43 base64url characters>"', () => {
     expect(weakTag([])).to.match(new RegExp(`^W/"${TAG_VERSION}-[A-Za-z0-9_-]{43}"$`))
-    expect(TAG_VERSION).to.equal('v2')
+    expect(TAG_VERSION).to.equal('v3')
   })
 
   it('is the same for the same parts', () => {
@@ -78,8 +78,8 @@ describe('weakTag', () => {
   })
 
   it('is the SHA-256 of the scheme, the service\'s version and the parts as JSON', () => {
-    const digest = createHash('sha256').update(JSON.stringify(['v2', SERVICE_VERSION, 'x', { a: 1 }])).digest('base64url')
-    expect(weakTag(['x', { a: 1 }])).to.equal(`W/"v2-${digest}"`)
+    const digest = createHash('sha256').update(JSON.stringify(['v3', SERVICE_VERSION, 'x', { a: 1 }])).digest('base64url')
+    expect(weakTag(['x', { a: 1 }])).to.equal(`W/"v3-${digest}"`)
     expect(SERVICE_VERSION).to.equal(`${packageVersion()}+answers.${ANSWERS_REVISION}`).and.match(/^\d+\.\d+\.\d+.*\+answers\.\d+$/)
   })
 

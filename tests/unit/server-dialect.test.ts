@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import {
   isStatementTimeout, limitedStatement, parseServerVersion, serverEndsStatements, sessionStatements,
-  statementTimeLimit, TIMEOUT_ERRNOS, unlimitedStatement, withOptimizerHints,
+  rowsInTableOrder, statementTimeLimit, TIMEOUT_ERRNOS, unlimitedStatement, withOptimizerHints,
 } from '../../db/server-dialect.ts'
 
 // The version strings each server gives: in its handshake (MariaDB 10.x prefixes '5.5.5-'), or from SELECT VERSION().
@@ -96,6 +96,17 @@ describe('the database server and its statements (db/server-dialect.ts)', () => 
     for (const name of ['MySQL 5.5', 'MySQL 5.6', 'MySQL 5.7', 'MySQL 8.0', 'MySQL 8.4'] as const) {
       expect(unlimitedStatement(server(name), SELECT), name).to.equal(SELECT)
     }
+  })
+
+  it('reads a digest\'s rows in the table\'s order on MariaDB (multi-range read), and leaves MySQL\'s cost-based choice alone', () => {
+    const mrr = "SET STATEMENT optimizer_switch = 'mrr=on,mrr_sort_keys=on,mrr_cost_based=off', mrr_buffer_size = 4194304 FOR "
+    expect(rowsInTableOrder(server('MariaDB 10.11'), SELECT)).to.equal(mrr + SELECT)
+    expect(rowsInTableOrder(server('MariaDB 11.4'), SELECT)).to.equal(mrr + SELECT)
+    expect(rowsInTableOrder(server('MariaDB 10.3'), SELECT)).to.equal(mrr + SELECT)
+    // SET STATEMENT came with MariaDB 10.1.2.
+    expect(rowsInTableOrder(parseServerVersion('5.5.5-10.1.1-MariaDB'), SELECT)).to.equal(SELECT)
+    expect(rowsInTableOrder(parseServerVersion('5.5.5-10.0.38-MariaDB'), SELECT)).to.equal(SELECT)
+    for (const name of ['MySQL 5.5', 'MySQL 5.7', 'MySQL 8.0', 'MySQL 8.4'] as const) expect(rowsInTableOrder(server(name), SELECT), name).to.equal(SELECT)
   })
 
   it('joins hints into one comment, after the first SELECT only', () => {
