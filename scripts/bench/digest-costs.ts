@@ -8,8 +8,7 @@ import { createHash, hash as oneShotHash } from 'node:crypto'
 import mysql from 'mysql2/promise'
 import { startBenchDatabase } from './setup.ts'
 import { BENCH_DATABASE } from './dataset.ts'
-import { crc32 } from '../../db/row-digest.ts'
-import { parseServerVersion, rowsInTableOrder } from '../../db/server-dialect.ts'
+import { crc32, parseServerVersion, rowsInTableOrder } from '../../server/tools.ts'
 
 const RUNS = Number(process.env.DIGEST_RUNS ?? 9)
 const say = (line = '') => process.stdout.write(`${line}\n`)
