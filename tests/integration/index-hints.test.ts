@@ -116,6 +116,23 @@ describe('the booking-date index', function () {
     expect(serviceDateIndex(hinted.handle.db)).to.equal('bc_api_service_date')
   })
 
+  it('answers a conditional request whose digest names a dropped index: 304 to its tag, then stops naming it', async () => {
+    const year = await request(hinted.app).get(API + QUERIES[0]!).buffer(true).expect(200)
+    const tag = String(year.headers.etag)
+    expect(tag).to.match(/^W\//)
+    await db.admin.query(`ALTER TABLE \`${table()}\` DROP INDEX bc_api_date`)
+    try {
+      // The digest (decision 0034) is read again without the hint, in the same snapshot.
+      const again = await request(hinted.app).get(API + QUERIES[0]!).set('If-None-Match', tag)
+      expect(again.status).to.equal(304)
+      expect(again.headers.etag).to.equal(tag)
+      expect(bookingDateIndex(hinted.handle.db)).to.equal(undefined)
+    } finally {
+      await db.admin.query(`ALTER TABLE \`${table()}\` ADD INDEX IF NOT EXISTS bc_api_date (booking_date, time_from, id, status)`)
+      await readBookingIndexes(hinted.handle.db, table())
+    }
+  })
+
   it('answers whole when the index is dropped under it, then stops naming it', async () => {
     const expected = await answer(plain, QUERIES[0]!)
     const expectedSmall = await answer(plain, 'slots?status=booked&start=2025-01-01&end=2025-01-31&flat')
