@@ -12,20 +12,20 @@ import { acceptsBookingColumns } from './booking-list.ts'
 
 /**
  * A sink that hashes every row it is given and hands it on to `body` (the
- * body's list), or to nothing. It takes the rows as bytes whenever their
+ * body's list). It takes the rows as bytes whenever their
  * columns are the booking row's, whatever the body takes; to a body that
  * takes records (`_fields`), a row taken as bytes is handed on parsed. A row
  * that reaches it parsed (ROWS_AS_BYTES=false) is hashed as the cells MariaDB
  * sent for it: the same digest either way.
  */
 export class RowTagger implements AnswerSink {
-  readonly #body: AnswerSink | undefined
+  readonly #body: AnswerSink
   readonly #bodyTakesBytes: boolean
   #sum = new RowCrcSum()
   #names: ReadonlyMap<number, string> = new Map()
   #namesDigest = serviceNamesDigest(new Map())
 
-  constructor(body: AnswerSink | undefined, bodyTakesBytes: boolean) {
+  constructor(body: AnswerSink, bodyTakesBytes: boolean) {
     this.#body = body
     this.#bodyTakesBytes = bodyTakesBytes
   }
@@ -43,20 +43,19 @@ export class RowTagger implements AnswerSink {
   accepts(columns: readonly ResultColumn[]): boolean {
     const taken = acceptsBookingColumns(columns)
     // The body's list learns the columns too (it reads its slugs' encoding from them).
-    if (this.#body !== undefined && this.#bodyTakesBytes && !this.#body.accepts(columns)) return false
+    if (this.#bodyTakesBytes && !this.#body.accepts(columns)) return false
     return taken
   }
 
   serviceNames(names: ReadonlyMap<number, string>): void {
     this.#names = names
     this.#namesDigest = serviceNamesDigest(names)
-    this.#body?.serviceNames(names)
+    this.#body.serviceNames(names)
   }
 
   row(bytes: Buffer, start: number, end: number, row: ParsedRow<BookingRow>): void {
     // A packet whose cells cannot be walked here never reaches a sink: acceptsBookingColumns checked its columns.
     this.#sum.add(rowPacketCrc(bytes, start, end, BOOKING_ROW_COLUMNS.length) ?? rowCellsCrc(rowCells(row.parsed())))
-    if (this.#body === undefined) return
     if (this.#bodyTakesBytes) {
       this.#body.row(bytes, start, end, row)
       return
@@ -68,12 +67,12 @@ export class RowTagger implements AnswerSink {
 
   parsedRow(row: BookingRow): void {
     this.#sum.add(rowCellsCrc(rowCells(row)))
-    this.#body?.parsedRow(row)
+    this.#body.parsedRow(row)
   }
 
   dropRows(): void {
     this.#sum = new RowCrcSum()
-    this.#body?.dropRows()
+    this.#body.dropRows()
   }
 }
 

@@ -63,10 +63,11 @@ const HOLDING_NOTHING = new AnswerHolding({ memoryBytes: 0, diskBytes: 0, dir: '
  * A streamed answer tagged by its rows, read once, inside its snapshot and
  * its stream permit (decision 0028). With If-None-Match, or for HEAD, the
  * database first computes their digest, sending no row (decision 0034): a 304
- * has read them once and sent nothing. Else they are hashed as the body is made, into a held answer (memory, then a
- * file), sent whole with its ETag and Content-Length once the rows are out;
- * the permit goes then, whatever the client's pace. Past the process's
- * bounds the answer is streamed without a tag, as one past ETAG_MAX_ROWS is.
+ * has read them once and sent nothing. Else they are hashed as the body is
+ * made, into a held answer (memory, then a file), sent whole with its ETag and
+ * Content-Length once the rows are out; the permit goes then, whatever the
+ * client's pace. Past the process's bounds the answer is streamed without a
+ * tag, as one past ETAG_MAX_ROWS is.
  */
 async function sendRowTagged(req: Request, res: Response, answer: SlotsAnswer, { body: slotsBody, csv, context, sendTimeoutMs, holding }: SlotsResponse): Promise<void> {
   const condition = ifNoneMatchOf(req)
