@@ -12,7 +12,8 @@ import type { AnswerSink } from '../domain/slots.ts'
 import { DAY_SECONDS } from '../domain/day-arithmetic.ts'
 import type { ClockDay, WallClock } from '../domain/wall-clock.ts'
 import { bookingCsvRow, bookingJson, csvText, jsonText } from './booking-text.ts'
-import { CHUNK_BYTES, type Utf8Chunks } from './stream-body.ts'
+import { CHUNK_BYTES } from './chunk-pool.ts'
+import type { Utf8Chunks } from './stream-body.ts'
 
 export type ListFormat = 'json' | 'csv'
 

@@ -9,12 +9,10 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
+import { FILE_READ_BYTES, fileReadPool } from './chunk-pool.ts'
 
 /** The most one answer holds in memory before the rest of it goes to its file: a few chunks, so many slow clients share HOLD_MEMORY_BYTES. */
 export const ANSWER_MEMORY_BYTES = 4 * 1024 * 1024
-
-/** The bytes a file read gives the sender at once. */
-const FILE_READ_BYTES = 256 * 1024
 
 export interface HoldSettings {
   /** Bytes held in memory by all the process's answers together (HOLD_MEMORY_BYTES). */
@@ -54,8 +52,8 @@ export class AnswerHolding {
     return this.settings.memoryBytes > 0 || this.settings.diskBytes > 0
   }
 
-  open(onBytesSaved?: (chunk: Buffer) => void): HeldAnswer {
-    return new HeldAnswer(this, onBytesSaved)
+  open(onChunkDone?: (chunk: Buffer) => void): HeldAnswer {
+    return new HeldAnswer(this, onChunkDone)
   }
 
   /** A new file's path in this process's directory, made (0700) on first use and removed when the process exits. */
@@ -121,7 +119,7 @@ function isRunning(pid: number): boolean {
  */
 export class HeldAnswer {
   readonly #holding: AnswerHolding
-  readonly #onBytesSaved: ((chunk: Buffer) => void) | undefined
+  readonly #onChunkDone: ((chunk: Buffer) => void) | undefined
   readonly #memory: Buffer[] = []
   #memoryBytes = 0
   #pushedBytes = 0
@@ -137,9 +135,9 @@ export class HeldAnswer {
   #fileQueue: Promise<unknown> = Promise.resolve()
   #wake: (() => void) | undefined
 
-  constructor(holding: AnswerHolding, onBytesSaved?: (chunk: Buffer) => void) {
+  constructor(holding: AnswerHolding, onChunkDone?: (chunk: Buffer) => void) {
     this.#holding = holding
-    this.#onBytesSaved = onBytesSaved
+    this.#onChunkDone = onChunkDone
   }
 
   /** Bytes pushed since the start: a whole answer's Content-Length. */
@@ -156,7 +154,8 @@ export class HeldAnswer {
    * Holds `chunk` after those before it. False when the process's bounds are
    * spent (or the answer was discarded): the answer must be cut. A chunk held
    * in memory is kept as it is; one written to the file is given to
-   * onBytesSaved (its buffer may be used again) once written.
+   * onChunkDone (its buffer may be used again) once written; one held in
+   * memory is given to it if the answer is discarded before sending it.
    */
   async push(chunk: Buffer): Promise<boolean> {
     if (this.#discarded || this.#ended) return false
@@ -189,7 +188,7 @@ export class HeldAnswer {
       throw error
     }
     this.#pushedBytes += size
-    this.#onBytesSaved?.(chunk)
+    this.#onChunkDone?.(chunk)
     if (this.#discarded) return false
     this.#wakeSender()
     return true
@@ -226,7 +225,7 @@ export class HeldAnswer {
     this.#discarded = true
     this.#holding.stats.memoryBytes -= this.#memoryBytes
     this.#memoryBytes = 0
-    this.#memory.length = 0
+    for (const chunk of this.#memory.splice(0)) this.#onChunkDone?.(chunk)
     this.#wakeSender()
     await this.#onFile(async (file) => {
       await file.close()
@@ -239,8 +238,15 @@ export class HeldAnswer {
   async #readFile(): Promise<Buffer | undefined> {
     return await this.#onFile(async (file) => {
       const size = Math.min(FILE_READ_BYTES, this.#writtenAt - this.#readAt)
-      const buffer = Buffer.allocUnsafe(size)
-      const { bytesRead } = await file.read(buffer, 0, size, this.#readAt)
+      // Given back by the sender once the socket has sent it (giveBackChunk).
+      const buffer = fileReadPool.take()
+      let bytesRead: number
+      try {
+        ({ bytesRead } = await file.read(buffer, 0, size, this.#readAt))
+      } catch (error) {
+        fileReadPool.giveBack(buffer)
+        throw error
+      }
       this.#readAt += bytesRead
       this.#holding.stats.diskBytes -= bytesRead
       // Read out: the next bytes start the file over, so it never grows past what is held.

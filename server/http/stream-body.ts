@@ -5,9 +5,7 @@ import type { Response } from 'express'
 import { cutWhenClientStopsReading, markCut } from './cut-answer.ts'
 import type { AnswerHolding, HeldAnswer } from './held-answer.ts'
 import { requestLogger } from './request-log.ts'
-
-/** Chunks of about this many bytes go to the socket at once. */
-export const CHUNK_BYTES = 64 * 1024
+import { CHUNK_BYTES, chunkPool, giveBackChunk } from './chunk-pool.ts'
 
 /** A body up to this size is sent at once: a typical report, a page, a narrow answer of up to a thousand bookings. */
 const SMALL_BODY_BYTES = 512 * 1024
@@ -46,7 +44,7 @@ export async function streamBody(res: Response, chunks: AsyncIterable<Buffer>, s
  * hold_full) end the chunks, which releases the connection, and the held bytes go.
  */
 async function holdChunks(res: Response, chunks: AsyncGenerator<Buffer>, holding: AnswerHolding): Promise<void> {
-  const held = holding.open((chunk) => chunkPool.giveBack(chunk))
+  const held = holding.open(giveBackChunk)
   void sendHeld(res, held)
   let done = false
   try {
@@ -88,7 +86,7 @@ export interface WholeHeld {
  * first, what was held and the chunks left (`rest`), for streamHeldThenRest.
  */
 export async function holdWholeBody(chunks: AsyncIterable<Buffer>, holding: AnswerHolding): Promise<WholeHeld> {
-  const held = holding.open((chunk) => chunkPool.giveBack(chunk))
+  const held = holding.open(giveBackChunk)
   const iterator = chunks[Symbol.asyncIterator]() as AsyncGenerator<Buffer>
   try {
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
@@ -132,7 +130,7 @@ async function sendHeld(res: Response, held: HeldAnswer): Promise<void> {
     for (let chunk = await held.next(); chunk !== undefined; chunk = await held.next()) {
       if (res.destroyed) return
       const sent = chunk
-      if (!res.write(sent, () => chunkPool.giveBack(sent))) await drainedOrClosed(res)
+      if (!res.write(sent, () => giveBackChunk(sent))) await drainedOrClosed(res)
     }
     if (!res.destroyed) await endAndFinish(res)
   } catch {
@@ -157,7 +155,7 @@ export function sendWhole(res: Response, chunks: readonly Buffer[]): void {
   for (const chunk of chunks) size += chunk.length
   res.setHeader('Content-Length', size)
   res.cork()
-  for (const chunk of chunks) res.write(chunk, () => chunkPool.giveBack(chunk))
+  for (const chunk of chunks) res.write(chunk, () => giveBackChunk(chunk))
   res.end()
 }
 
@@ -177,7 +175,7 @@ async function writeChunks(res: Response, chunks: AsyncGenerator<Buffer>): Promi
     while (!next.done) {
       if (res.destroyed) throw prematureClose()
       const chunk = next.value
-      const flowing = res.write(chunk, () => chunkPool.giveBack(chunk))
+      const flowing = res.write(chunk, () => giveBackChunk(chunk))
       // The next chunk is made while the socket sends this one (stream.pipeline's one chunk ahead).
       const following = chunks.next()
       // Awaited below, where a failure is thrown; until then it is not an unhandled rejection.
@@ -222,67 +220,6 @@ function endAndFinish(res: Response): Promise<void> {
 function prematureClose(): Error {
   return Object.assign(new Error('The client closed the connection before the answer was sent.'), { code: 'ERR_STREAM_PREMATURE_CLOSE' })
 }
-
-/**
- * The buffers chunks are written into, slices of one block used again once the
- * socket is done with them (its write's callback, or Utf8Chunks.clear): a new
- * buffer per chunk cost the workers about twice the full collections. With
- * every slice out, chunks get buffers of their own; slices never given back
- * (an answer that failed) make the pool start a new block after a while
- * (docs/performance.md, "The design that got there").
- */
-export class ChunkPool {
-  readonly #slices: number
-  #block: Buffer | undefined
-  readonly #free: number[] = []
-  readonly #isFree: Uint8Array
-  /** Buffers of their own handed out since a slice last came back. */
-  #without = 0
-
-  constructor(slices: number) {
-    this.#slices = slices
-    this.#isFree = new Uint8Array(slices)
-  }
-
-  /** A buffer of CHUNK_BYTES to write a chunk into: a free slice of the block, or a buffer of its own. */
-  take(): Buffer {
-    if (this.#block === undefined || (this.#free.length === 0 && this.#without >= this.#slices * NEW_BLOCK_AFTER)) this.#newBlock()
-    const slice = this.#free.pop()
-    if (slice === undefined) {
-      this.#without++
-      return Buffer.allocUnsafe(CHUNK_BYTES)
-    }
-    this.#isFree[slice] = 0
-    return this.#block!.subarray(slice * CHUNK_BYTES, (slice + 1) * CHUNK_BYTES)
-  }
-
-  /** A chunk nothing uses any more: its slice, if it is one of the block's, may be taken again. */
-  giveBack(chunk: Buffer | undefined): void {
-    const block = this.#block
-    if (chunk === undefined || block === undefined || chunk.buffer !== block.buffer) return
-    const slice = Math.floor((chunk.byteOffset - block.byteOffset) / CHUNK_BYTES)
-    if (slice < 0 || slice >= this.#slices || this.#isFree[slice] === 1) return
-    this.#isFree[slice] = 1
-    this.#free.push(slice)
-    this.#without = 0
-  }
-
-  #newBlock(): void {
-    this.#block = Buffer.allocUnsafeSlow(this.#slices * CHUNK_BYTES)
-    this.#free.length = 0
-    for (let slice = this.#slices - 1; slice >= 0; slice--) {
-      this.#free.push(slice)
-      this.#isFree[slice] = 1
-    }
-    this.#without = 0
-  }
-}
-
-/** A new block after this many times its slices were handed out as buffers of their own, none coming back. */
-export const NEW_BLOCK_AFTER = 64
-
-/** The process's pool: 32 slices, 2 MiB. */
-const chunkPool = new ChunkPool(32)
 
 /** The chunks already read, then the rest; ending early ends the rest too. */
 async function* prepend<T>(head: T[], rest: AsyncIterator<T>): AsyncGenerator<T> {

@@ -2,7 +2,7 @@
 // them (server/http/stream-body.ts): slices of one block, each given back once,
 // buffers of their own when every slice is out, and a new block when none comes back.
 import { expect } from 'chai'
-import { CHUNK_BYTES, ChunkPool, NEW_BLOCK_AFTER } from '../../server/http/stream-body.ts'
+import { CHUNK_BYTES, ChunkPool, NEW_BLOCK_AFTER } from '../../server/http/chunk-pool.ts'
 
 /** Where a buffer's bytes are: the same memory when both are equal. */
 const memoryOf = (buffer: Buffer) => ({ block: buffer.buffer, at: buffer.byteOffset })

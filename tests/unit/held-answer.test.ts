@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ANSWER_MEMORY_BYTES, AnswerHolding, sweepHeldFiles } from '../../server/http/held-answer.ts'
+import { FILE_READ_BYTES, giveBackChunk } from '../../server/http/chunk-pool.ts'
 
 const MiB = 1024 * 1024
 
@@ -38,10 +39,53 @@ describe('held answers', () => {
     held.end()
     const read: Buffer[] = []
     for (let next = await held.next(); next !== undefined; next = await held.next()) read.push(next)
-    expect(Buffer.concat(read).equals(Buffer.concat(Array.from({ length: count }, (_, i) => chunk(i % 251))))).to.equal(true)
+    const whole = Buffer.concat(read)
+    // As the sender does once the socket has sent them.
+    for (const each of read) giveBackChunk(each)
+    expect(whole.equals(Buffer.concat(Array.from({ length: count }, (_, i) => chunk(i % 251))))).to.equal(true)
     expect([holding.stats.memoryBytes, holding.stats.diskBytes]).to.deep.equal([0, 0])
     await held.discard()
     expect(files()).to.deep.equal([])
+  })
+
+  it('reads its file back into buffers used again once the sender gives them back, not a new buffer per read', async () => {
+    const holding = new AnswerHolding({ memoryBytes: 32 * MiB, diskBytes: 64 * MiB, dir })
+    // Room in memory for nothing: every chunk goes to the file.
+    const answer = async (byte: number) => {
+      const held = holding.open()
+      for (let i = 0; i < ANSWER_MEMORY_BYTES / (64 * 1024) + 16; i++) await held.push(chunk(byte))
+      held.end()
+      return held
+    }
+    const first = await answer(7)
+    const fromFile: Buffer[] = []
+    for (let next = await first.next(); next !== undefined; next = await first.next()) {
+      if (next.buffer.byteLength > FILE_READ_BYTES) fromFile.push(next)
+    }
+    expect(fromFile.length, 'a 256 KiB read of the file is a slice of one block').to.equal(4)
+    expect(fromFile.every((read) => read.length === FILE_READ_BYTES && read.buffer === fromFile[0]!.buffer && read.every((b) => b === 7))).to.equal(true)
+    for (const read of fromFile) giveBackChunk(read)
+    await first.discard()
+    const second = await answer(9)
+    const again: Buffer[] = []
+    for (let next = await second.next(); next !== undefined; next = await second.next()) {
+      if (next.buffer === fromFile[0]!.buffer) again.push(next)
+    }
+    expect(again.map((read) => read.byteOffset).sort(), 'the slices given back are read into again').to.deep.equal(fromFile.map((read) => read.byteOffset).sort())
+    expect(again.every((read) => read.every((b) => b === 9))).to.equal(true)
+    await second.discard()
+  })
+
+  it('gives the chunks it still holds in memory back when it is discarded unsent', async () => {
+    const holding = new AnswerHolding({ memoryBytes: 32 * MiB, diskBytes: 64 * MiB, dir })
+    const givenBack: Buffer[] = []
+    const held = holding.open((done) => givenBack.push(done))
+    const pushed = [chunk(1), chunk(2), chunk(3)]
+    for (const each of pushed) await held.push(each)
+    const sent = await held.next()
+    await held.discard()
+    expect(sent).to.equal(pushed[0])
+    expect(givenBack).to.deep.equal([pushed[1], pushed[2]])
   })
 
   it('refuses a chunk past both bounds of the process, and lets every byte and its file go on discard', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai'
 import { jsonListChunks, lineChunks } from '../../server/http/text-chunks.ts'
-import { CHUNK_BYTES } from '../../server/http/stream-body.ts'
+import { CHUNK_BYTES } from '../../server/http/chunk-pool.ts'
 
 async function collect(chunks: AsyncIterable<Buffer>): Promise<Buffer[]> {
   const out: Buffer[] = []
