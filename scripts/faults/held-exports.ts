@@ -145,28 +145,37 @@ try {
   const idleP99 = percentile(idle.map((s) => s.ms), 99)
   say()
   say(`(i) alone: quarter export median ${median(alone.quarter)} ms, feed median ${median(alone.feed)} ms; small requests idle: ${smallLine(idle)}`)
-  // For reference, no slow reader: one client downloading the full export as fast as it can, again
-  // and again, beside the small requests. What is left of their p99 below with forty slow readers,
-  // beyond this, is what slow readers cost.
-  const fastUntil = Date.now() + 5_000
-  let fastExports = 0
-  // By curl, in a process of its own: read by this process, the export's 30 MB took this event
-  // loop from the small requests it times (their p99 read 189 ms; by curl, 31 to 57 ms).
-  const fastLoop = (async () => {
-    while (Date.now() < fastUntil) {
-      const status = await new Promise<string>((resolve) => {
-        const curl = spawn('curl', ['-s', '-o', '/dev/null', '--max-time', '60', '-w', '%{http_code}', `${base}${EVERYTHING}`], { stdio: ['ignore', 'pipe', 'ignore'] })
-        let out = ''
-        curl.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
-        curl.on('close', () => resolve(out))
-      })
-      if (status === '200') fastExports++
+  // For reference, no slow reader: clients downloading the full export as fast as they can, again
+  // and again, beside the small requests: one, then as many as there are stream permits. With
+  // those, one export is made while the other is sent, so the database and a worker make whole-table
+  // exports without a pause (they hold every permit but one, decision 0031), as they do below with
+  // forty readers waiting. What is left of the small requests' p99 with forty slow readers, beyond
+  // the second reference, is what slow readers cost.
+  const besideFastClients = async (clients: number) => {
+    const until = Date.now() + 5_000
+    let exports = 0
+    // By curl, in a process of its own: read by this process, the export's 30 MB took this event
+    // loop from the small requests it times (their p99 read 189 ms; by curl, 31 to 57 ms).
+    const loop = async () => {
+      while (Date.now() < until) {
+        const status = await new Promise<string>((resolve) => {
+          const curl = spawn('curl', ['-s', '-o', '/dev/null', '--max-time', '60', '-w', '%{http_code}', `${base}${EVERYTHING}`], { stdio: ['ignore', 'pipe', 'ignore'] })
+          let out = ''
+          curl.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+          curl.on('close', () => resolve(out))
+        })
+        if (status === '200') exports++
+      }
     }
-  })()
-  const besideFast = await smallRequests(base, () => Date.now() > fastUntil)
-  await fastLoop
-  const fastP99 = percentile(besideFast.map((s) => s.ms), 99)
-  say(`(i) reference: one fast client (curl) downloading the full export in a loop (${fastExports} × 200): small requests ${smallLine(besideFast)}; p99 ${(fastP99 / idleP99).toFixed(2)}× idle`)
+    const loops = Promise.all(Array.from({ length: clients }, loop))
+    const small = await smallRequests(base, () => Date.now() > until)
+    await loops
+    const p99 = percentile(small.map((s) => s.ms), 99)
+    say(`(i) reference: ${clients === 1 ? 'one fast client' : `${clients} fast clients`} (curl) downloading the full export in a loop (${exports} × 200): small requests ${smallLine(small)}; p99 ${(p99 / idleP99).toFixed(2)}× idle`)
+    return p99
+  }
+  await besideFastClients(1)
+  const permitsFastP99 = await besideFastClients(STREAM_PERMITS)
 
   // --- (i) with 40 slow readers ---------------------------------------------------------
   let peakRssMb = 0
@@ -237,6 +246,7 @@ try {
   say(`  feed, on its own: ${line(during.feed)}; median ${feedRatio.toFixed(2)}× alone (target ≤ 2×)`)
   say(`  both asked at the same moment: quarter ${line(during.quarterAtOnce)} (${ratio(during.quarterAtOnce, alone.quarter).toFixed(2)}×), feed ${line(during.feedAtOnce)} (${ratio(during.feedAtOnce, alone.feed).toFixed(2)}×)`)
   say(`  small requests beside the readers alone: ${smallLine(readersOnly)}; p99 ${(busyP99 / idleP99).toFixed(2)}× idle (target: within 1.5× idle + 20 ms)`)
+  say(`    beside ${STREAM_PERMITS} fast client(s) asking for the same exports, no slow reader: p99 ${permitsFastP99} ms; the slow readers' own share: ${busyP99 - permitsFastP99} ms`)
   say(`  small requests beside the rounds too: ${smallLine(duringRounds)}; p99 ${(roundsP99 / idleP99).toFixed(2)}× idle`)
   say(`  largest worker RSS: ${peakRssMb.toFixed(0)} MB (target ≤ 150 MB); temporary files at most: ${(peakTmpBytes / 1e6).toFixed(1)} MB${DISK_BOUND_MB === undefined ? '' : ` (bound ${DISK_BOUND_MB} MB)`}`)
   await sleep(2_000)
