@@ -3,8 +3,10 @@
 // feed of any size streams through the same batches as the JSON and CSV bodies;
 // tests parse the output with ical.js and node-ical to prove it.
 import type { Request } from 'express'
-import type { BookingRecord } from '../domain/booking-record.ts'
-import type { SlotsAnswer } from '../domain/slots.ts'
+import { toBookingRecord, type BookingMapping, type BookingRecord } from '../domain/booking-record.ts'
+import type { AnswerSink, SlotsAnswer } from '../domain/slots.ts'
+import type { BookingRow } from '../../db/booking-queries.ts'
+import type { ParsedRow } from '../../db/row-packets.ts'
 import type { ExpandedPeriod } from '../domain/rules.ts'
 import { addDays } from '../domain/day-arithmetic.ts'
 import { Utf8Chunks } from './stream-body.ts'
@@ -183,6 +185,56 @@ export async function* slotsIcsChunks(
   }
   body.write(CALENDAR_END)
   yield* body.end()
+}
+
+/**
+ * The feed of a streamed `slots/` answer made as its rows are read
+ * (SlotsAnswer.rowsInto, through the RowTagger that makes its tag in the same
+ * pass): the calendar's start, an event per booking, its end. It takes rows
+ * parsed and maps them to records as the JSON's way does: an event is text of
+ * its own, never the database's bytes.
+ */
+export class IcsBody {
+  readonly #chunks = new Utf8Chunks()
+  readonly #start: string
+  readonly #mapping: BookingMapping
+  readonly #context: EventContext
+  #names: ReadonlyMap<number, string> = new Map()
+  /** Rows reach it parsed: the RowTagger before it hashes their bytes and hands them on. */
+  readonly takesBytes = false
+  readonly list: AnswerSink
+
+  constructor(calendar: { name: string; timezone: string | undefined }, context: EventContext, mapping: BookingMapping) {
+    this.#start = calendarStart(calendar.name, calendar.timezone)
+    this.#mapping = mapping
+    this.#context = context
+    this.#chunks.write(this.#start)
+    this.list = {
+      accepts: () => false,
+      serviceNames: (names) => { this.#names = names },
+      row: (_bytes: Buffer, _start: number, _end: number, row: ParsedRow<BookingRow>) => this.#event(row.parsed()),
+      parsedRow: (row) => this.#event(row),
+      dropRows: () => {
+        this.#chunks.clear()
+        this.#chunks.write(this.#start)
+      },
+    }
+  }
+
+  /** The body's chunks, its events written into it by `rows` (answer.rowsInto of a sink that hands them on to `list`). */
+  async *chunksFrom(_answer: SlotsAnswer, rows: AsyncIterable<number>, onRows: (rows: number) => void): AsyncGenerator<Buffer> {
+    for await (const count of rows) {
+      onRows(count)
+      yield* this.#chunks.full()
+    }
+    this.#chunks.write(CALENDAR_END)
+    yield* this.#chunks.end()
+  }
+
+  #event(row: BookingRow): void {
+    row.service_post_name ??= this.#names.get(row.service_id) ?? null
+    this.#chunks.write(bookingEvent(toBookingRecord(row, this.#mapping), this.#context))
+  }
 }
 
 /** The feed of `disabled-time/?format=ics` in pieces, for lineChunks (http/text-chunks.ts) to send: the calendar's start, an event per period, its end. The periods are in memory already, as for its JSON. */

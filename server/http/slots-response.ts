@@ -2,7 +2,7 @@
 // its headers, then nothing (HEAD), the whole body, or the body streamed.
 import { createHash } from 'node:crypto'
 import type { Request, Response } from 'express'
-import { RecountNeeded, type SlotsAnswer } from '../domain/slots.ts'
+import { RecountNeeded, type AnswerSink, type SlotsAnswer } from '../domain/slots.ts'
 import type { SlotsBody } from './slots-body.ts'
 import { holdWholeBody, sendHeldWhole, sendWhole, startIterating, streamBody, streamHeldThenRest } from './stream-body.ts'
 import { pagingLinks } from './paging.ts'
@@ -26,9 +26,30 @@ export interface SlotsResponse {
   holding?: AnswerHolding | undefined
 }
 
+/** A body made from a streamed answer's rows as they are read (SlotsBody, or a feed's IcsBody), for sendRowTagged. */
+export interface RowTaggedBody {
+  /** Where rowsInto's rows go, after the RowTagger has hashed them. */
+  readonly list: AnswerSink
+  /** Whether `list` takes rows as the database's bytes (else parsed). */
+  readonly takesBytes: boolean
+  chunksFrom(answer: SlotsAnswer, rows: AsyncIterable<number>, onRows: (rows: number) => void): AsyncGenerator<Buffer>
+}
+
+export interface RowTaggedResponse {
+  body: RowTaggedBody
+  /** What besides the bookings shapes the body, for the entity tag. */
+  context: readonly unknown[]
+  sendTimeoutMs: number
+  holding?: AnswerHolding | undefined
+  /** Every header but the tag's: X-WP-Total (answer.total, or a count) and the content type. */
+  setHeaders: () => Promise<void>
+}
+
 export async function sendSlotsAnswer(req: Request, res: Response, answer: SlotsAnswer, response: SlotsResponse): Promise<void> {
-  if (answer.rowTagParts && answer.rowsInto) return await sendRowTagged(req, res, answer, response)
   const { body: slotsBody, csv, context, sendTimeoutMs, holding } = response
+  if (answer.rowTagParts && answer.rowsInto) {
+    return await sendRowTagged(req, res, answer, { body: slotsBody, context, sendTimeoutMs, holding, setHeaders: () => setSlotsHeaders(req, res, answer, csv) })
+  }
   const head = req.method === 'HEAD'
   // A narrow report is read whole already; any other answer is read as it is
   // sent, its first chunk before the status line: a query that fails at once still gets its own status code.
@@ -69,7 +90,7 @@ const HOLDING_NOTHING = new AnswerHolding({ memoryBytes: 0, diskBytes: 0, dir: '
  * client's pace. Past the process's bounds the answer is streamed without a
  * tag, as one past ETAG_MAX_ROWS is.
  */
-async function sendRowTagged(req: Request, res: Response, answer: SlotsAnswer, { body: slotsBody, csv, context, sendTimeoutMs, holding }: SlotsResponse): Promise<void> {
+export async function sendRowTagged(req: Request, res: Response, answer: SlotsAnswer, { body, context, sendTimeoutMs, holding, setHeaders }: RowTaggedResponse): Promise<void> {
   const condition = ifNoneMatchOf(req)
   const head = req.method === 'HEAD'
   if ((condition !== undefined || head) && answer.rowsDigest) {
@@ -80,15 +101,15 @@ async function sendRowTagged(req: Request, res: Response, answer: SlotsAnswer, {
     if (sendNotModifiedIfHeld(req, res, tag, condition)) return
     if (head) {
       setTagHeaders(res, tag)
-      await setSlotsHeaders(req, res, answer, csv)
+      await setHeaders()
       res.end()
       return
     }
     // Not held by the client: the rows again, into the body, in the same snapshot (the same tag).
   }
-  const tagger = new RowTagger(slotsBody.list, slotsBody.takesBytes)
+  const tagger = new RowTagger(body.list, body.takesBytes)
   const rows = answer.uncountedUpTo === undefined ? answer.rowsInto!(tagger) : withinRows(answer.rowsInto!(tagger), tagger, answer.uncountedUpTo)
-  const chunks = slotsBody.chunksFrom(answer, rows, (rows) => addRowsSent(res, rows))
+  const chunks = body.chunksFrom(answer, rows, (rows) => addRowsSent(res, rows))
   const { held, rest } = await holdWholeBody(chunks, holding ?? HOLDING_NOTHING)
   if (rest !== undefined && answer.uncountedUpTo !== undefined) {
     // Not counted first, and past the hold's bounds: without its total nothing can be sent.
@@ -97,7 +118,7 @@ async function sendRowTagged(req: Request, res: Response, answer: SlotsAnswer, {
     throw new RecountNeeded()
   }
   if (rest === undefined) setTagHeaders(res, rowTag(context, answer, tagger.digest()))
-  await setSlotsHeaders(req, res, answer, csv)
+  await setHeaders()
   if (rest === undefined) sendHeldWhole(res, held, sendTimeoutMs)
   else await streamHeldThenRest(res, held, rest, sendTimeoutMs)
 }

@@ -11,11 +11,11 @@ import { resolveService } from '../domain/services.ts'
 import { decodeSlug } from '../domain/slugs.ts'
 import { todayInZone, type SiteZone } from '../domain/zone-offsets.ts'
 import { invalidParams } from '../errors.ts'
-import { disabledTimeIcsLines, publicHost, slotsIcsChunks, utcDateTime, type EventContext } from '../http/ics.ts'
+import { disabledTimeIcsLines, IcsBody, publicHost, slotsIcsChunks, utcDateTime, type EventContext } from '../http/ics.ts'
 import { startIterating, streamBody } from '../http/stream-body.ts'
 import { addRowsSent, countRowsSent } from '../http/response-locals.ts'
 import { lineChunks } from '../http/text-chunks.ts'
-import { rowTag, slotsTag } from '../http/slots-response.ts'
+import { sendRowTagged, slotsTag } from '../http/slots-response.ts'
 import { sendNotModifiedIfHeld, setTagHeaders } from '../http/conditional.ts'
 import { weakTag } from '../http/entity-tag.ts'
 
@@ -57,20 +57,24 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
     tagged: true, maxTaggedRows: deps.config.etagMaxRows,
   }
   await answerSlots(deps.db, deps.pool, feedParams, options, async (answer) => {
-    // No sink here: an answer read whole holds records, and tagFromContent is their digest. A streamed
-    // one's rows are digested first by the database, inside its snapshot and permit, sending no row
-    // (decision 0034): a 304 then reads them once, a 200 twice (the digest, then the rows).
-    let tag = slotsTag(tagContext, answer, undefined)
-    if (answer.rowTagParts && answer.rowsDigest) {
-      const digest = await answer.rowsDigest()
-      // Not counted first (answer.uncountedUpTo), and more rows than a tagged answer may have: untagged.
-      if (digest.rows <= (answer.uncountedUpTo ?? Number.POSITIVE_INFINITY)) tag = rowTag(tagContext, answer, digest)
+    const setHeaders = async () => {
+      res.setHeader('X-WP-Total', String(answer.total ?? await answer.count()))
+      feedHeaders(res, 'bookings.ics')
     }
+    // A streamed answer tagged by its rows, as slots/'s own (decisions 0028 and 0034): a conditional
+    // request or HEAD is decided by the database's digest, sending no row; a 200 reads its rows
+    // once, hashed as its events are made, held whole and sent with its tag.
+    if (answer.rowTagParts && answer.rowsInto) {
+      const body = new IcsBody(calendar, context, options.mapping)
+      await sendRowTagged(req, res, answer, { body, context: tagContext, sendTimeoutMs: deps.config.sendTimeoutMs, holding: deps.holding, setHeaders })
+      return
+    }
+    // Read whole (a narrow answer, tagged by its records), or streamed untagged (past ETAG_MAX_ROWS).
+    const tag = slotsTag(tagContext, answer, undefined)
     if (tag !== undefined && sendNotModifiedIfHeld(req, res, tag)) return
     if (tag !== undefined) setTagHeaders(res, tag)
     const batches = req.method === 'HEAD' ? answer.batches : await startIterating(answer.batches)
-    res.setHeader('X-WP-Total', String(answer.total ?? await answer.count()))
-    feedHeaders(res, 'bookings.ics')
+    await setHeaders()
     if (req.method === 'HEAD') {
       res.end()
       return

@@ -30,6 +30,7 @@ const URLS = [
   'slots?format=csv&status=booked&start=2026-11-01&end=2026-11-30',
   'slots?format=ics&start=2026-11-01&end=2026-12-31',
   'slots?format=ics&service=colouring',
+  'slots?format=ics&start=2026-01-01&end=2026-12-31',
   'disabled-time?start=2026-11-23&end=2026-11-29',
   'disabled-time?format=ics&start=2026-11-23&end=2026-11-29',
   'summary?start=2026-11-01&end=2026-11-30&group_by=week,service',
@@ -237,6 +238,47 @@ describe('conditional requests', () => {
         } finally {
           await capped.close()
         }
+      }
+    })
+
+    it('a year\'s feed reads its rows once for a 200, sent whole with its tag; a conditional request and HEAD read their digest, which sends no row', async () => {
+      const FEED = 'slots?format=ics&start=2026-01-01&end=2026-12-31'
+      let answers: Array<{ status: number; headers: Record<string, string> }> = []
+      let bodies: string[] = []
+      let notModified = 0
+      const statements = await readerStatementsDuring(db, async () => {
+        const whole = await get(hidden.app, FEED)
+        const again = await get(hidden.app, FEED, { 'If-None-Match': 'W/"other"' })
+        const head = await request(hidden.app).head(`${PREFIX}/${FEED}`).set('Host', 'shop.example.com')
+        notModified = (await get(hidden.app, FEED, { 'If-None-Match': whole.res.headers.etag as string })).res.status
+        answers = [whole.res, again.res, head]
+        bodies = [whole.text, again.text]
+      }, 'booking_calendar_bookings')
+      const events = (bodies[0]!.match(/^BEGIN:VEVENT\r$/gm) ?? []).length
+      expect(events, 'a year that is not narrow: streamed, tagged').to.be.above(3)
+      for (const answer of answers) {
+        expect(answer.status).to.equal(200)
+        expect(answer.headers['content-type']).to.equal('text/calendar; charset=utf-8')
+        expect(answer.headers['x-wp-total']).to.equal(String(events))
+        expect(answer.headers.etag).to.equal(answers[0]!.headers.etag).and.match(/^W\//)
+      }
+      // Held whole before it is sent: its length is known.
+      expect(answers[0]!.headers['content-length']).to.equal(String(Buffer.byteLength(bodies[0]!)))
+      expect(data(bodies[1]!)).to.equal(data(bodies[0]!))
+      expect(bodies[0]!.endsWith('END:VCALENDAR\r\n')).to.equal(true)
+      expect(notModified).to.equal(304)
+      const kinds = statements.map((text) => (/row_crc_sum/.test(text) ? 'digest' : /count\(/i.test(text) ? 'count' : /order by/i.test(text) ? 'rows' : text))
+      expect(kinds, 'a 200 without a digest first; no count').to.deep.equal(['rows', 'digest', 'rows', 'digest', 'digest'])
+      // Past the hold's bounds: answered again, counted first, streamed untagged, the same events.
+      const capped = createTestApp(db, { now: () => NOW, env: { HOLD_MEMORY_BYTES: '100', HOLD_DISK_BYTES: '0' } })
+      try {
+        const untagged = await get(capped.app, FEED)
+        expect(untagged.res.status).to.equal(200)
+        expect(untagged.res.headers.etag).to.equal(undefined)
+        expect(untagged.res.headers['x-wp-total']).to.equal(String(events))
+        expect(data(untagged.text)).to.equal(data(bodies[0]!))
+      } finally {
+        await capped.close()
       }
     })
 
