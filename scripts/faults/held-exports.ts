@@ -180,8 +180,12 @@ try {
   // --- (i) with 40 slow readers ---------------------------------------------------------
   let peakRssMb = 0
   let peakTmpBytes = 0
+  // The workers' pids once: pgrep run every 250 ms (spawnSync) held this process's event loop, in
+  // which the small requests are timed, for its every run. A worker forked again meanwhile is not
+  // sampled; its RSS starts over anyway.
+  const sampledPids = workerPids()
   const sampler = setInterval(() => {
-    for (const pid of workerPids()) peakRssMb = Math.max(peakRssMb, rssMb(pid))
+    for (const pid of sampledPids) peakRssMb = Math.max(peakRssMb, rssMb(pid))
     peakTmpBytes = Math.max(peakTmpBytes, bytesUnder(serviceTmp))
   }, 250)
   interface Reader { socket: Socket; started: number; status?: number; bytes: number }
