@@ -83,6 +83,9 @@ export class FairQueue {
   #wideInUse = 0
   /** The average time a permit was held, over the last few (an exponential moving average). */
   #holdMs = FIRST_HOLD_GUESS_MS
+  /** Told when the line goes from empty to not, and back (watchLine). */
+  readonly #lineWatchers: Array<(waiting: boolean) => void> = []
+  #lineWasWaiting = false
 
   constructor(options: FairQueueOptions) {
     this.#options = {
@@ -96,6 +99,11 @@ export class FairQueue {
   get inUse(): number { return this.#inUse }
   get waiting(): number { return this.#waiting.length }
   get permits(): number { return this.#options.permits }
+
+  /** Calls `watcher` whenever someone starts waiting in an empty line (true), or the last one stops (false). */
+  watchLine(watcher: (waiting: boolean) => void): void {
+    this.#lineWatchers.push(watcher)
+  }
 
   /** Seconds until a request that joins the line now would likely get a permit. */
   retryAfterSeconds(): number {
@@ -130,6 +138,7 @@ export class FairQueue {
       entrant.refused({ reason: 'waited_too_long', retryAfterSeconds: this.retryAfterSeconds() })
     }, this.#options.timeoutMs)
     this.#waiting.push(waiter)
+    this.#tellLine()
     return { leave }
   }
 
@@ -191,5 +200,13 @@ export class FairQueue {
 
   #remove(waiter: Waiter): void {
     this.#waiting.splice(this.#waiting.indexOf(waiter), 1)
+    this.#tellLine()
+  }
+
+  #tellLine(): void {
+    const waiting = this.#waiting.length > 0
+    if (waiting === this.#lineWasWaiting) return
+    this.#lineWasWaiting = waiting
+    for (const watcher of this.#lineWatchers) watcher(waiting)
   }
 }

@@ -55,6 +55,12 @@ export interface StreamGate {
   enter(admission: Admission): Promise<() => void>
   readonly stats: GateStats
   readonly timeoutMs: number
+  /**
+   * Whether any streamed answer of the service waits for a permit now: an
+   * answer past the hold's bounds then stops keeping its own for a slow client
+   * (server/http/stream-body.ts).
+   */
+  readonly othersWaiting: () => boolean
 }
 
 /** Joins a line: a FairQueue here, or the primary's (server/stream-permits.ts). */
@@ -65,7 +71,7 @@ export function createStatsOfGate(): GateStats {
 }
 
 /** A gate over a line: the promise, the client's signal, the stats. */
-export function gateOver(enterLine: EnterLine, timeoutMs: number, stats: GateStats = createStatsOfGate()): StreamGate {
+export function gateOver(enterLine: EnterLine, timeoutMs: number, othersWaiting: () => boolean, stats: GateStats = createStatsOfGate()): StreamGate {
   const enter = (admission: Admission) => new Promise<() => void>((resolve, reject) => {
     const { signal } = admission
     // An aborted signal's reason: a ClientGoneError for the service's own.
@@ -113,11 +119,11 @@ export function gateOver(enterLine: EnterLine, timeoutMs: number, stats: GateSta
     // enterLine may have answered at once (a free permit), before `ticket` was set.
     if (waiting) signal?.addEventListener('abort', gone, { once: true })
   })
-  return { enter, stats, timeoutMs }
+  return { enter, stats, timeoutMs, othersWaiting }
 }
 
 /** One process's gate, its line held here (WORKERS=1). */
 export function createLocalGate(options: FairQueueOptions): StreamGate {
   const queue = new FairQueue(options)
-  return gateOver((caller, entrant, size) => queue.enter(caller, entrant, size), options.timeoutMs)
+  return gateOver((caller, entrant, size) => queue.enter(caller, entrant, size), options.timeoutMs, () => queue.waiting > 0)
 }

@@ -14,6 +14,8 @@ export type PermitMessage =
   | { type: typeof PERMIT; act: 'leave'; id: number }
   | { type: typeof PERMIT; act: 'granted'; id: number }
   | { type: typeof PERMIT; act: 'refused'; id: number; reason: RefusalReason; retryAfterSeconds: number }
+  /** To every worker: whether anyone waits in the line now (StreamGate.othersWaiting). */
+  | { type: typeof PERMIT; act: 'line'; waiting: boolean }
 
 /** A worker whose primary has not answered this long past DB_QUEUE_TIMEOUT_MS gives up waiting on its own. */
 export const PRIMARY_SILENCE_MARGIN_MS = 5_000
@@ -32,8 +34,13 @@ function answerSizeOf(size: unknown): AnswerSize {
 /** In the primary: the service's one line, served to each worker attached. */
 export function servePermits(options: FairQueueOptions): { attach(worker: PermitWorker): void; queue: FairQueue } {
   const queue = new FairQueue(options)
+  const workers = new Set<PermitWorker>()
+  queue.watchLine((waiting) => {
+    for (const worker of workers) sendToWorker(worker, { type: PERMIT, act: 'line', waiting })
+  })
   const attach = (worker: PermitWorker) => {
     const tickets = new Map<number, Ticket>()
+    workers.add(worker)
     // A worker gone before this reaches it: its exit gives back all it held.
     const tell = (message: PermitMessage) => sendToWorker(worker, message)
     worker.on('message', (message: PermitMessage) => {
@@ -58,6 +65,7 @@ export function servePermits(options: FairQueueOptions): { attach(worker: Permit
       }
     })
     worker.once('exit', () => {
+      workers.delete(worker)
       for (const ticket of tickets.values()) ticket.leave()
       tickets.clear()
     })
@@ -73,10 +81,12 @@ export function servePermits(options: FairQueueOptions): { attach(worker: Permit
 export function createClusterGate(timeoutMs: number, primary: PrimaryLink = parentLink, silenceMarginMs = PRIMARY_SILENCE_MARGIN_MS): StreamGate {
   let lastId = 0
   const pending = new Map<number, { entrant: Entrant; timer: ReturnType<typeof setTimeout> }>()
+  let lineWaiting = false
   // The primary gone: the wait ends at its bound, and the worker ends with its primary.
   const send = (message: PermitMessage) => sendToPrimary(primary, message)
   primary.on('message', (received) => {
     const message = received as PermitMessage | undefined
+    if (message?.type === PERMIT && message.act === 'line') lineWaiting = message.waiting
     if (message?.type !== PERMIT || (message.act !== 'granted' && message.act !== 'refused')) return
     const waiting = pending.get(message.id)
     if (!waiting) return
@@ -107,5 +117,5 @@ export function createClusterGate(timeoutMs: number, primary: PrimaryLink = pare
       },
     }
   }
-  return gateOver(enterLine, timeoutMs)
+  return gateOver(enterLine, timeoutMs, () => lineWaiting)
 }

@@ -197,8 +197,9 @@ describe('stream permits across the cluster (server/stream-permits.ts)', () => {
     b.deliverToPrimary()
     // b's channel closes before its exit is known; a gives its permit back, and the line grants b.
     b.connected = false
+    const toB = b.toWorker.length
     a.die()
-    expect(b.toWorker).to.deep.equal([])
+    expect(b.toWorker.slice(toB)).to.deep.equal([])
     b.primaryEnd.emit('exit')
     expect(primary.queue.inUse).to.equal(0)
   })
@@ -229,7 +230,32 @@ describe('stream permits across the cluster (server/stream-permits.ts)', () => {
     for (const [id, size] of [[1, 'wide'], [2, 'huge'], [3, undefined]] as const) {
       a.primaryEnd.emit('message', { type: 'booking-calendar-api:permit', act: 'enter', id, caller: `c${id}`, size })
     }
-    expect(a.toWorker.map((message) => (message as PermitMessage).act), 'huge and undefined are not wide: the second permit is theirs').to.deep.equal(['granted', 'granted'])
-    expect((a.toWorker[1] as { id: number }).id).to.equal(2)
+    const grants = a.toWorker.filter((message) => (message as PermitMessage).act !== 'line')
+    expect(grants.map((message) => (message as PermitMessage).act), 'huge and undefined are not wide: the second permit is theirs').to.deep.equal(['granted', 'granted'])
+    expect((grants[1] as { id: number }).id).to.equal(2)
+  })
+
+  it('every worker hears when someone starts waiting in the line, and when no one waits any more (othersWaiting)', async () => {
+    const primary = primaryWithOnePermit()
+    const [a, b] = [new FakeChannel(), new FakeChannel()]
+    primary.attach(a.primaryEnd)
+    primary.attach(b.primaryEnd)
+    const [gateA, gateB] = [workerOn(a), workerOn(b)]
+    const first = track(gateA.enter({ caller: 'a' }))
+    a.deliverToPrimary()
+    a.deliverToWorker()
+    await settle()
+    expect([first.outcome(), gateA.othersWaiting(), gateB.othersWaiting()]).to.deep.equal(['granted', false, false])
+    const second = track(gateB.enter({ caller: 'b' }))
+    b.deliverToPrimary()
+    a.deliverToWorker()
+    b.deliverToWorker()
+    expect([second.outcome(), gateA.othersWaiting(), gateB.othersWaiting()]).to.deep.equal(['waiting', true, true])
+    first.release()
+    a.deliverToPrimary()
+    a.deliverToWorker()
+    b.deliverToWorker()
+    await settle()
+    expect([second.outcome(), gateA.othersWaiting(), gateB.othersWaiting()]).to.deep.equal(['granted', false, false])
   })
 })
