@@ -26,11 +26,18 @@ export interface BookingRow {
   service_post_name: string | null
 }
 
-/** The columns of a streamed bookings query, in the order MariaDB sends them (BookingRow). */
+/** The columns of a bookings query, in the order MariaDB sends them (BookingRow); the SELECT list is made from it. */
 export const BOOKING_ROW_COLUMNS = [
   'id', 'service_id', 'status', 'booking_date', 'time_from', 'time_to',
   'customer_name', 'customer_email', 'customer_phone', 'note', 'created_at', 'service_post_name',
 ] as const
+
+/** true only when A and B name the same keys: a column added to BookingRow and not to BOOKING_ROW_COLUMNS (or the other way) does not compile. */
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+export const BOOKING_ROW_COLUMNS_ARE_BOOKING_ROW: SameKeys<(typeof BOOKING_ROW_COLUMNS)[number], keyof BookingRow> = true
+
+/** The customer's columns, read only when customer data is shown (BookingColumns). */
+const CUSTOMER_COLUMNS: ReadonlySet<string> = new Set(['customer_name', 'customer_email', 'customer_phone'])
 
 /** How the digest of a streamed answer's rows reads each of BOOKING_ROW_COLUMNS (db/row-digest.ts; PLUGIN_TABLES.md's types). */
 const BOOKING_ROW_DIGEST: Record<(typeof BOOKING_ROW_COLUMNS)[number], Omit<DigestedColumn, 'name'>> = {
@@ -143,15 +150,12 @@ function selectBookingColumns(db: Db, columns: BookingColumns = EVERY_COLUMN, jo
     .on('posts.post_type', '=', 'bc_service'))
   // Without the join the query is of the same shape, typed as the joined one it stands for.
   const from = joinSlug ? joined : bookings as unknown as typeof joined
-  return from.select((eb) => [
-    'booking_calendar_bookings.id', 'booking_calendar_bookings.service_id', 'booking_calendar_bookings.status',
-    'booking_calendar_bookings.booking_date', 'booking_calendar_bookings.time_from', 'booking_calendar_bookings.time_to',
-    columns.customer ? eb.ref('booking_calendar_bookings.customer_name').as('customer_name') : sql<string>`''`.as('customer_name'),
-    columns.customer ? eb.ref('booking_calendar_bookings.customer_email').as('customer_email') : sql<string>`''`.as('customer_email'),
-    columns.customer ? eb.ref('booking_calendar_bookings.customer_phone').as('customer_phone') : sql<string>`''`.as('customer_phone'),
-    'booking_calendar_bookings.note', 'booking_calendar_bookings.created_at',
-    joinSlug ? eb.ref('posts.post_name').as('service_post_name') : sql<string | null>`NULL`.as('service_post_name'),
-  ])
+  // BOOKING_ROW_COLUMNS, in its order: the row packets are read by position (db/row-packets.ts).
+  return from.select((eb) => BOOKING_ROW_COLUMNS.map((column) => {
+    if (column === 'service_post_name') return joinSlug ? eb.ref('posts.post_name').as(column) : sql<string | null>`NULL`.as(column)
+    if (CUSTOMER_COLUMNS.has(column) && !columns.customer) return sql<string>`''`.as(column)
+    return eb.ref(`booking_calendar_bookings.${column}`).as(column)
+  }))
 }
 
 function orderBookings<Q extends { orderBy(column: 'booking_calendar_bookings.service_id' | 'booking_calendar_bookings.booking_date' | 'booking_calendar_bookings.time_from' | 'booking_calendar_bookings.id'): Q }>(query: Q, order: BookingOrder): Q {
