@@ -43,7 +43,7 @@ export async function* streamBookingPackets(
  * cell is its post's here, as in findFirstBookings: the sink is told no names.
  */
 export async function findFirstBookingPackets(
-  db: Db, source: BoundedPool | Snapshot, filter: BookingFilter, order: BookingOrder, limit: number, columns: BookingColumns, sink: BookingRowSink,
+  db: Db, pool: BoundedPool, filter: BookingFilter, order: BookingOrder, limit: number, columns: BookingColumns, sink: BookingRowSink,
 ): Promise<{ rows: number; firstHasService: boolean }> {
   let firstHasService: boolean | undefined
   const watched: RowPacketSink<BookingRow> = {
@@ -55,13 +55,12 @@ export async function findFirstBookingPackets(
       sink.row(bytes, start, end, row)
     },
   }
-  // In a snapshot (a tagged answer, read with its digest) or as one statement of its own.
-  const snapshot = 'rowsInto' in source ? source : undefined
-  const lease = snapshot ? undefined : await (source as BoundedPool).acquire()
+  // One statement of its own, which reads one snapshot by itself.
+  const lease = await pool.acquire()
   try {
     const rows = await readWithoutLostIndex(db, () => {
       const compiled = compileBookings(db, filter, order, columns, limit)
-      return snapshot ? snapshot.rowsInto(compiled, watched) : lease!.query<BookingRow | typeof ROW_TAKEN>(compiled.sql, compiled.parameters, undefined, watched)
+      return lease.query<BookingRow | typeof ROW_TAKEN>(compiled.sql, compiled.parameters, undefined, watched)
     })
     for (const row of rows) {
       if (row === ROW_TAKEN) continue
@@ -70,7 +69,7 @@ export async function findFirstBookingPackets(
     }
     return { rows: rows.length, firstHasService: firstHasService ?? false }
   } finally {
-    lease?.release()
+    lease.release()
   }
 }
 

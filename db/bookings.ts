@@ -56,8 +56,6 @@ export async function findBookingsPage(db: Db, snapshot: Snapshot, filter: Booki
  * transaction: a single statement reads one snapshot by itself. Used to answer
  * small results without a count or a transaction (domain/slots.ts).
  */
-export async function findFirstBookings(db: Db, filter: BookingFilter, order: BookingOrder, limit: number, columns: BookingColumns = EVERY_COLUMN, snapshot?: Snapshot): Promise<BookingRow[]> {
-  const compiled = () => compileBookings(db, filter, order, columns, limit)
-  if (snapshot) return await readWithoutLostIndex(db, () => snapshot.rows(compiled()))
-  return await readWithoutLostIndex(db, async () => (await db.executeQuery(compiled())).rows)
+export async function findFirstBookings(db: Db, filter: BookingFilter, order: BookingOrder, limit: number, columns: BookingColumns = EVERY_COLUMN): Promise<BookingRow[]> {
+  return await readWithoutLostIndex(db, async () => (await db.executeQuery(compileBookings(db, filter, order, columns, limit))).rows)
 }

@@ -16,8 +16,6 @@ export interface Snapshot {
   readonly server: DatabaseServer
   /** All rows of a small query. */
   rows<R>(query: CompiledQuery<R>): Promise<R[]>
-  /** All rows of a small query, handed to `sink` as bytes where it accepts them (ROW_TAKEN for each in the result). */
-  rowsInto<R>(query: CompiledQuery<R>, sink: RowPacketSink<R>): Promise<R[]>
   /**
    * The rows of a large query from the server's cursor, in batches, with
    * back-pressure. No server time limit (it would cut a slow reader off):
@@ -45,7 +43,6 @@ export async function readSnapshot<T>(pool: BoundedPool, work: (snapshot: Snapsh
   const snapshot: Snapshot = {
     server: lease.server,
     rows: (query) => lease.query(query.sql, query.parameters, signal),
-    rowsInto: (query, sink) => lease.query(query.sql, query.parameters, signal, sink),
     batches: (query, batchOptions) => readBatches(lease, query, batchOptions, signal),
   }
   try {

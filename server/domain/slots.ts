@@ -5,7 +5,7 @@ import type { Db, DbPools } from '../../db/connect.ts'
 import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
 import type { Admission } from '../../db/stream-gate.ts'
 import type { AnswerSize } from '../../db/fair-queue.ts'
-import { countBookings, digestBookings, findBookingsPage, findFirstBookings, streamBookings } from '../../db/bookings.ts'
+import { countBookings, digestBookings, findBookingsPage, findFirstBookings } from '../../db/bookings.ts'
 import type { RowsDigest } from '../../db/row-digest.ts'
 import { findFirstBookingPackets, streamBookingPackets, type BookingRowSink } from '../../db/booking-packets.ts'
 import type { BookingFilter } from '../../db/booking-filter.ts'
@@ -55,27 +55,27 @@ export interface SlotsAnswer {
   written: boolean
   grouped: boolean
   /**
-   * With `options.tagged`, for a streamed answer of at most `maxTaggedRows`
-   * bookings: what its tag is made of besides its rows (the filter, the
-   * service as the ID it resolved to, and the total), read in its snapshot.
-   * The rows are hashed as they are read (server/http/row-tagger.ts).
+   * With `options.tagged`, for a streamed answer: what its tag is made of
+   * besides its rows (the filter), read in its snapshot. The rows are hashed
+   * as they are read (server/http/row-tagger.ts). The answer is tagged only
+   * when it has at most `maxTaggedRows` rows.
    */
   rowTagParts?: unknown[] | undefined
+  /** A streamed answer of more rows than this goes untagged (ETAG_MAX_ROWS). */
+  maxTaggedRows: number
   /**
    * For a streamed answer: the digest of the rows rowsInto would hand a
    * sink, read in its snapshot by a statement that sends no row
    * (db/row-digest.ts); a sink that hashes what rowsInto gives it
-   * (http/row-tagger.ts) comes to the same. An answer not counted first has
-   * its `total` set from it, when within its uncountedUpTo.
+   * (http/row-tagger.ts) comes to the same. It sets `total` (the rows it counted).
    */
   rowsDigest?: (() => Promise<RowsDigest>) | undefined
   /**
-   * Set for a tagged answer not counted first (countedAsRead): the most rows it
-   * may have. Its rows are counted as they are read (`total` is set when
-   * rowsInto ends); an answer that finds more, or cannot be held whole, throws
-   * RecountNeeded before it sends anything, and is answered again, counted first.
+   * A tagged answer not counted first (countedAsRead): its rows are counted
+   * as they are read, `total` set when rowsInto ends, so its body is held
+   * whole before anything is sent (SendOutcome).
    */
-  uncountedUpTo?: number | undefined
+  countedAsRead: boolean
   /**
    * With `options.tagged`, for an answer read whole in one statement: its
    * records' SHA-256, or true when its bookings are in the sink as bytes (the
@@ -85,27 +85,30 @@ export interface SlotsAnswer {
   tagFromContent?: string | true | undefined
 }
 
+/**
+ * What sending an answer came to: sent (undefined), or, for an answer
+ * counted as read, not sent because its body could not be held whole (the
+ * hold's bounds spent, its disk failing). Its statement was then read to its
+ * end, keeping nothing, so `rows` is its total: answerSlots sends it again in
+ * the same snapshot, with the same connection and permit, counted.
+ */
+export type SendOutcome = void | { notHeld: true; rows: number }
+
 /** The SHA-256 of records, as their JSON: every field the answer shows of them. */
 export function recordsDigest(records: readonly BookingRecord[]): string {
   return createHash('sha256').update(JSON.stringify(records)).digest('base64url')
 }
 
-/**
- * What rowsInto writes the bookings into: it may be told to drop what it
- * holds, when a first statement's answer is read again (an ID that was a slug, a narrow answer too large).
- */
-export interface AnswerSink extends BookingRowSink {
-  /** Drops what is written: the answer starts again from its start. */
-  dropRows(): void
-}
+/** What rowsInto writes the bookings into: a body's list, or the RowTagger before it. */
+export type AnswerSink = BookingRowSink
 
 /**
  * A tagged answer is held whole before it is sent, so its rows can be counted
  * as they are read, saving the count statement (a tenth of the database's time
  * for a year's report, docs/performance.md). Only a bounded range of at most
- * this many days goes that way: an answer past ETAG_MAX_ROWS or the hold's
- * bounds must be answered again, counted first, and a year of bookings of one
- * site rarely comes near 250,000.
+ * this many days goes that way: an answer that cannot be held whole (the
+ * hold's bounds spent) is read again in its snapshot (SendOutcome), and a year
+ * of one site's bookings rarely comes near the hold's bounds.
  */
 export const COUNTED_AS_READ_MAX_DAYS = 366
 
@@ -144,17 +147,6 @@ export function answerSizeOfDays(days: number): AnswerSize {
   return days >= WIDE_ANSWER_MIN_DAYS ? 'wide' : 'long'
 }
 
-/**
- * Thrown by a body that cannot send an answer not counted first (more rows than
- * its uncountedUpTo, or past the hold's bounds) before anything is sent:
- * answerSlots answers again in a new snapshot, counted first.
- */
-export class RecountNeeded extends Error {
-  constructor() {
-    super('The answer has more rows than it can hold whole: it is answered again, counted first.')
-  }
-}
-
 /** At most this many bookings are answered from one statement held in memory (see isNarrow). */
 export const SMALL_ANSWER_ROWS = 1000
 
@@ -188,7 +180,6 @@ export interface SlotsQueries extends ServiceLookups {
   readSnapshot: typeof readSnapshot
   countBookings: typeof countBookings
   digestBookings: typeof digestBookings
-  streamBookings: typeof streamBookings
   streamBookingPackets: typeof streamBookingPackets
   findBookingsPage: typeof findBookingsPage
   findFirstBookings: typeof findFirstBookings
@@ -196,7 +187,7 @@ export interface SlotsQueries extends ServiceLookups {
 }
 
 export const slotsQueries: SlotsQueries = {
-  ...serviceLookups, readSnapshot, countBookings, digestBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets,
+  ...serviceLookups, readSnapshot, countBookings, digestBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets,
 }
 
 /** How a slots/ answer's rows become records: in the site's zone, with or without customer data. */
@@ -205,21 +196,35 @@ export function bookingMapping(zone: SiteZone, exposeCustomer: boolean): Booking
 }
 
 /** What the first statement of a narrow answer found (see answerSlots). */
-interface FirstBookings {
+interface FirstBookings<B> {
   /** Bookings read, up to SMALL_ANSWER_ROWS + 1. */
   count: number
   /** Whether the first came joined to its bc_service post: the service ID given is a service's. */
   firstHasService: boolean
-  /** The records, when they were not written into the sink. */
+  /** The records, when they were not written into the body's sink. */
   records: BookingRecord[] | undefined
+  /** The body they were read for. */
+  body: B
+}
+
+/** What answerSlots needs of a body: where an answer read at once writes its bookings, when it takes them as rows. */
+export interface SlotsAnswerBody {
+  readonly sink: AnswerSink | undefined
 }
 
 /**
  * Answers `GET slots/`. The count and the rows are read in one read-only
  * snapshot, so `total` and the bookings sent agree even while the site takes
- * new bookings; `send` runs inside it and must consume `batches` before returning.
+ * new bookings; `send` runs inside it and must consume the answer before returning.
+ *
+ * The answer is planned before it is read (docs/architecture.md, "How an
+ * answer is planned"): a narrow one in one statement, a page, or streamed,
+ * counted first or as read. Each attempt gets a body of its own from
+ * `newBody`, so nothing an earlier attempt wrote can reach the client: a
+ * narrow statement that found too many bookings, or an answer counted as
+ * read that could not be held whole (sent again in the same snapshot).
  */
-export async function answerSlots(
+export async function answerSlots<B extends SlotsAnswerBody>(
   db: Db,
   pools: DbPools,
   params: SlotsQuery,
@@ -227,31 +232,33 @@ export async function answerSlots(
     mapping: BookingMapping; grouped: boolean; queryTimeoutMs: number
     /** Who asks and the client's signal: an export waits in line for a stream permit as this caller (db/stream-gate.ts). */
     admission?: Admission
-    /** Where the body writes the bookings, when it takes them as bytes: a narrow answer is read into it at once. */
-    sink?: AnswerSink | undefined
-    /** Name the answer's data for its tag: SlotsAnswer.tagParts, read in the snapshot of its bookings, or tagFromContent. */
+    /** A new, empty body for each attempt: a narrow answer is read into its sink at once. */
+    newBody: () => B
+    /** Name the answer's data for its tag: SlotsAnswer.rowTagParts, read in the snapshot of its bookings, or tagFromContent. */
     tagged?: boolean
-    /** A streamed answer of more bookings than this gets no tagParts (config ETAG_MAX_ROWS). */
+    /** A streamed answer of more bookings than this goes untagged (config ETAG_MAX_ROWS). */
     maxTaggedRows?: number
+    /** Whether answers can be held (HOLD_* not both 0): only then is a tagged answer counted as read. */
+    holds?: boolean
   },
-  send: (answer: SlotsAnswer) => Promise<void>,
+  send: (answer: SlotsAnswer, body: B) => Promise<SendOutcome>,
   queries: SlotsQueries = slotsQueries,
 ): Promise<void> {
-  const { grouped, mapping, sink } = options
+  const { grouped, mapping } = options
+  const maxTaggedRows = options.maxTaggedRows ?? Number.POSITIVE_INFINITY
   const order = grouped ? 'service' : 'booking'
   // Customer data that is not shown is not read either.
   const columns = { customer: mapping.exposeCustomer }
   const toRecord = (row: BookingRow) => toBookingRecord(row, mapping)
-  // The first SMALL_ANSWER_ROWS + 1 bookings in one statement: into the sink, or as records; in `snapshot` when given.
-  const readFirst = async (firstFilter: BookingFilter, snapshot?: Snapshot): Promise<FirstBookings> => {
-    if (sink) {
-      // What an earlier statement wrote (for an ID that turned out to be a slug) goes.
-      sink.dropRows()
-      const read = await queries.findFirstBookingPackets(db, snapshot ?? pools.short, firstFilter, order, SMALL_ANSWER_ROWS + 1, columns, sink)
-      return { count: read.rows, firstHasService: read.firstHasService, records: undefined }
+  // The first SMALL_ANSWER_ROWS + 1 bookings in one statement, into a new body's sink or as records.
+  const readFirst = async (firstFilter: BookingFilter): Promise<FirstBookings<B>> => {
+    const body = options.newBody()
+    if (body.sink) {
+      const read = await queries.findFirstBookingPackets(db, pools.short, firstFilter, order, SMALL_ANSWER_ROWS + 1, columns, body.sink)
+      return { count: read.rows, firstHasService: read.firstHasService, records: undefined, body }
     }
-    const rows = await queries.findFirstBookings(db, firstFilter, order, SMALL_ANSWER_ROWS + 1, columns, snapshot)
-    return { count: rows.length, firstHasService: rows[0] !== undefined && rows[0].service_post_name !== null, records: rows.map(toRecord) }
+    const rows = await queries.findFirstBookings(db, firstFilter, order, SMALL_ANSWER_ROWS + 1, columns)
+    return { count: rows.length, firstHasService: rows[0] !== undefined && rows[0].service_post_name !== null, records: rows.map(toRecord), body }
   }
 
   // A service given by its ID (the usual report) is read in one statement:
@@ -269,78 +276,72 @@ export async function answerSlots(
   // A narrow filter without paging is first answered by one statement, which
   // reads one snapshot by itself: no count, no transaction, one round trip to
   // the database instead of four. Only when more than SMALL_ANSWER_ROWS match
-  // does the answer go the streamed way below (the first statement's work is
-  // then lost, which is why only narrow filters try it).
+  // does the answer go the streamed way below, with a new body (the first
+  // statement's work is then lost, which is why only narrow filters try it).
   if (params.per_page === undefined && isNarrow(filter)) {
     const head = early && serviceId === givenId ? early : await readFirst(filter)
     if (head.count <= SMALL_ANSWER_ROWS) {
-      const answer = head.records ? answerInMemory(head.count, undefined, head.records) : answerWritten(head.count)
+      const answer = head.records ? answerInMemory(head.count, undefined, head.records) : answerWritten(head.count, head.body.sink!)
       // Tagged by what it holds, read in this one statement: records here, the body's bytes by the route.
       if (options.tagged) answer.tagFromContent = head.records ? recordsDigest(head.records) : true
-      await send(answer)
+      await send(answer, head.body)
       return
     }
   }
-  // Whatever a first statement wrote into the sink goes: the answer starts again.
-  sink?.dropRows()
-  try {
-    await readInSnapshot(filter, false)
-  } catch (error) {
-    if (!(error instanceof RecountNeeded)) throw error
-    sink?.dropRows()
-    await readInSnapshot(filter, true)
-  }
-
-  async function readInSnapshot(filter: BookingFilter, countFirst: boolean): Promise<void> {
-    // Told to the line for stream permits: a quarter's export goes ahead of whole-table ones, which leave it a permit.
-    if (options.admission) options.admission.size = answerSize(filter)
-    // Pages are short queries; an answer without per_page may stream for minutes
-    // to a slow reader, so it holds a connection of the stream pool instead.
-    await queries.readSnapshot(params.per_page === undefined ? pools.stream : pools.short, async (snapshot) => {
-      if (params.per_page === undefined) {
-        const answer = streamedAnswer({ db, snapshot, filter, order, columns, toRecord, queries, queryTimeoutMs: options.queryTimeoutMs }, grouped)
-        if (options.tagged) {
-          const maxTaggedRows = options.maxTaggedRows ?? Number.POSITIVE_INFINITY
-          if (!countFirst && countedAsRead(filter)) {
-            // Counted as its rows are read into the held answer (COUNTED_AS_READ_MAX_DAYS).
-            answer.rowTagParts = [filter]
-            answer.uncountedUpTo = maxTaggedRows
-          } else {
-            // Counted first (an index range, no row read): past maxTaggedRows the answer is streamed untagged, never held whole for a tag.
-            answer.total = await queries.countBookings(db, snapshot, filter)
-            if (answer.total <= maxTaggedRows) answer.rowTagParts = [filter]
-          }
-        }
-        await send(answer)
-        return
+  // Told to the line for stream permits: a quarter's export goes ahead of whole-table ones, which leave it a permit.
+  if (options.admission) options.admission.size = answerSize(filter)
+  // Pages are short queries; an answer without per_page may stream for minutes
+  // to a slow reader, so it holds a connection of the stream pool instead.
+  await queries.readSnapshot(params.per_page === undefined ? pools.stream : pools.short, async (snapshot) => {
+    if (params.per_page === undefined) {
+      const read: StreamedRead = { db, snapshot, filter, order, columns, queries, queryTimeoutMs: options.queryTimeoutMs }
+      const answer = streamedAnswer(read, grouped, maxTaggedRows)
+      if (options.tagged) {
+        answer.rowTagParts = [filter]
+        // Counted as its rows are read into the held answer (COUNTED_AS_READ_MAX_DAYS), or
+        // counted first (an index range, no row read): past maxTaggedRows it goes untagged.
+        if (options.holds && countedAsRead(filter)) answer.countedAsRead = true
+        else answer.total = await queries.countBookings(db, snapshot, filter)
       }
-      const total = await queries.countBookings(db, snapshot, filter)
-      const perPage = params.per_page
-      const page = params.page ?? 1
-      const totalPages = Math.ceil(total / perPage)
-      if (total > 0 && page > totalPages) {
-        throw new RestError(400, 'rest_invalid_page_number', 'The page number requested is larger than the number of pages available.')
+      const outcome = await send(answer, options.newBody())
+      if (outcome?.notHeld) {
+        // Not held whole: its statement was read to the end, counted. The same snapshot, its
+        // connection and its permit, read again into a new body, untagged, streamed.
+        const again = streamedAnswer(read, grouped, maxTaggedRows)
+        again.total = outcome.rows
+        await send(again, options.newBody())
       }
-      const rows = total === 0 ? [] : await queries.findBookingsPage(db, snapshot, filter, perPage, (page - 1) * perPage, columns)
-      const records = rows.map(toRecord)
-      // A page is cut from the bookings in booking order, then grouped (at most per_page records held).
-      if (grouped) records.sort((a, b) => a.service_id - b.service_id)
-      const answer = answerInMemory(total, { page, totalPages }, records)
-      // A page holds at most 1000 records, read with its count in this snapshot: tagged by them and
-      // by the total and pages. A digest would cut the page again, as deep as the page is.
-      if (options.tagged) answer.tagFromContent = `${total}:${page}:${totalPages}:${recordsDigest(records)}`
-      await send(answer)
-    }, { admission: options.admission })
-  }
+      return
+    }
+    const total = await queries.countBookings(db, snapshot, filter)
+    const perPage = params.per_page
+    const page = params.page ?? 1
+    const totalPages = Math.ceil(total / perPage)
+    if (total > 0 && page > totalPages) {
+      throw new RestError(400, 'rest_invalid_page_number', 'The page number requested is larger than the number of pages available.')
+    }
+    const rows = total === 0 ? [] : await queries.findBookingsPage(db, snapshot, filter, perPage, (page - 1) * perPage, columns)
+    const records = rows.map(toRecord)
+    // A page is cut from the bookings in booking order, then grouped (at most per_page records held).
+    if (grouped) records.sort((a, b) => a.service_id - b.service_id)
+    const answer = answerInMemory(total, { page, totalPages }, records)
+    // A page holds at most 1000 records, read with its count in this snapshot: tagged by them and
+    // by the total and pages. A digest would cut the page again, as deep as the page is.
+    if (options.tagged) answer.tagFromContent = `${total}:${page}:${totalPages}:${recordsDigest(records)}`
+    await send(answer, options.newBody())
+  }, { admission: options.admission })
 
   function answerInMemory(total: number, paging: SlotsAnswer['paging'], records: BookingRecord[]): SlotsAnswer {
-    return { total, count: async () => total, paging, grouped, rowsInto: undefined, written: false, batches: fromArray([records]) }
+    return {
+      total, count: async () => total, paging, grouped, rowsInto: undefined, written: false, batches: fromArray([records]), maxTaggedRows, countedAsRead: false,
+    }
   }
 
-  /** An answer whose `total` bookings are written into the sink already. */
-  function answerWritten(total: number): SlotsAnswer {
+  /** An answer whose `total` bookings are written into `sink` already. */
+  function answerWritten(total: number, sink: AnswerSink): SlotsAnswer {
     return {
       total, count: async () => total, paging: undefined, grouped, rowsInto: (given) => writtenRows(given, sink, total), written: true, batches: noRecords(),
+      maxTaggedRows, countedAsRead: false,
     }
   }
 }
@@ -357,17 +358,16 @@ interface StreamedRead {
   filter: BookingFilter
   order: 'service' | 'booking'
   columns: BookingColumns
-  toRecord: (row: BookingRow) => BookingRecord
   queries: SlotsQueries
   queryTimeoutMs: number
 }
 
 /** The answer without per_page: each of its ways is read only when iterated, and the body takes one of them. */
-function streamedAnswer(read: StreamedRead, grouped: boolean): SlotsAnswer {
+function streamedAnswer(read: StreamedRead, grouped: boolean, maxTaggedRows: number): SlotsAnswer {
   const answer: SlotsAnswer = {
-    total: undefined, paging: undefined, grouped, written: false,
+    total: undefined, paging: undefined, grouped, written: false, maxTaggedRows, countedAsRead: false,
     count: () => countStreamed(read, answer),
-    batches: { [Symbol.asyncIterator]: () => streamedRecords(read, answer) },
+    batches: noRecords(),
     rowsInto: (sink) => streamedRowsInto(read, answer, sink),
     rowsDigest: () => digestStreamed(read, answer),
   }
@@ -376,7 +376,8 @@ function streamedAnswer(read: StreamedRead, grouped: boolean): SlotsAnswer {
 
 async function digestStreamed(read: StreamedRead, answer: SlotsAnswer): Promise<RowsDigest> {
   const digest = await read.queries.digestBookings(read.db, read.snapshot, read.filter, read.columns, read.queryTimeoutMs)
-  if (answer.uncountedUpTo !== undefined && digest.rows <= answer.uncountedUpTo) answer.total = digest.rows
+  // Read in the answer's snapshot: its rows are its total.
+  answer.total = digest.rows
   return digest
 }
 
@@ -384,37 +385,28 @@ async function countStreamed(read: StreamedRead, answer: SlotsAnswer): Promise<n
   return (answer.total ??= await read.queries.countBookings(read.db, read.snapshot, read.filter))
 }
 
-async function* streamedRecords(read: StreamedRead, answer: SlotsAnswer): AsyncGenerator<BookingRecord[]> {
-  const { db, snapshot, filter, order, columns, queries, queryTimeoutMs } = read
-  await countStreamed(read, answer)
-  yield* mapBatches(queries.streamBookings(db, snapshot, filter, order, queryTimeoutMs, columns), read.toRecord)
-}
-
 async function* streamedRowsInto(read: StreamedRead, answer: SlotsAnswer, sink: AnswerSink): AsyncGenerator<number> {
   const { db, snapshot, filter, order, columns, queries, queryTimeoutMs } = read
-  // Counted first, X-WP-Total going before the body; or, not counted first (uncountedUpTo), as its rows are read.
-  if (answer.uncountedUpTo === undefined) await countStreamed(read, answer)
+  // Counted first, X-WP-Total going before the body; or, counted as read (countedAsRead), as its rows are read.
+  const counting = answer.countedAsRead && answer.total === undefined
+  if (!counting) await countStreamed(read, answer)
   let rows = 0
   for await (const batch of queries.streamBookingPackets(db, snapshot, filter, order, queryTimeoutMs, columns, sink)) {
     rows += batch
     yield batch
   }
-  if (answer.uncountedUpTo !== undefined) answer.total = rows
+  if (counting) answer.total = rows
 }
 
 /** The rows of an answer written into `sink` already (answerWritten): `total` of them, for that sink only. */
 async function* writtenRows(given: AnswerSink, sink: AnswerSink | undefined, total: number): AsyncGenerator<number> {
-  if (given !== sink) throw new Error('This answer is written into the sink given to answerSlots.')
+  if (given !== sink) throw new Error('This answer is written into the sink of its body.')
   yield total
 }
 
-// eslint-disable-next-line require-yield -- an answer whose rows are in its sink has no records to give: asking is a bug
+// eslint-disable-next-line require-yield -- an answer whose rows go to a sink has no records to give: asking is a bug
 async function* noRecords(): AsyncGenerator<BookingRecord[]> {
-  throw new Error('This answer is written into its sink as bytes: read rowsInto.')
-}
-
-async function* mapBatches<R, T>(batches: AsyncIterable<R[]>, map: (row: R) => T): AsyncGenerator<T[]> {
-  for await (const batch of batches) yield batch.map(map)
+  throw new Error('This answer\'s rows go to a sink: read rowsInto.')
 }
 
 async function* fromArray<T>(items: T[]): AsyncGenerator<T> {

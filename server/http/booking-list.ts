@@ -77,7 +77,6 @@ export class BookingList implements AnswerSink {
   readonly #mapping: BookingMapping
   readonly #recordText: (record: BookingRecord) => string
   readonly #takesBytes: boolean
-  readonly #head: string
   #first = true
   #group: number | undefined
   #names: ReadonlyMap<number, string> = new Map()
@@ -103,17 +102,7 @@ export class BookingList implements AnswerSink {
     this.#days = rowDaysOf(options.mapping.clock)
     this.#recordText = options.recordText ?? (options.format === 'json' ? bookingJson : bookingCsvRow)
     this.#takesBytes = options.recordText === undefined
-    this.#head = options.head
     body.write(options.head)
-  }
-
-  dropRows(): void {
-    this.#body.clear()
-    this.#first = true
-    this.#group = undefined
-    // The next statement may join other posts, or be given other names.
-    this.#serviceCells.clear()
-    this.#body.write(this.#head)
   }
 
   /** Whether rows may come as bytes: a list of whole records, no `_fields`. */
@@ -136,7 +125,8 @@ export class BookingList implements AnswerSink {
   accepts(columns: readonly ResultColumn[]): boolean {
     // A joined post_name is text; the names' NULL of a streamed answer is not.
     this.#slugIsText = columns[SERVICE_POST_NAME]?.encoding === 'utf8'
-    return acceptsBookingColumns(columns)
+    // A list of picked fields (_fields) takes its rows parsed, as records.
+    return this.#takesBytes && acceptsBookingColumns(columns)
   }
 
   serviceNames(names: ReadonlyMap<number, string>): void {

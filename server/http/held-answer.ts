@@ -134,6 +134,8 @@ export class HeldAnswer {
   /** File operations, one at a time: a read never passes a write, the file is closed after both. */
   #fileQueue: Promise<unknown> = Promise.resolve()
   #wake: (() => void) | undefined
+  /** Producers waiting in taken(), woken whenever the sender takes bytes. */
+  #takers: Array<() => void> = []
 
   constructor(holding: AnswerHolding, onChunkDone?: (chunk: Buffer) => void) {
     this.#holding = holding
@@ -194,6 +196,26 @@ export class HeldAnswer {
     return true
   }
 
+  /**
+   * Holds `chunk` in memory past the process's bounds: for an answer that
+   * holds nothing else (its client has taken every byte), so that it goes on
+   * at its client's pace, one chunk ahead, as an answer with holding off does.
+   */
+  pushPastBounds(chunk: Buffer): boolean {
+    if (this.#discarded || this.#ended) return false
+    this.#memory.push(chunk)
+    this.#pushedBytes += chunk.length
+    this.#memoryBytes += chunk.length
+    this.#holding.stats.memoryBytes += chunk.length
+    this.#wakeSender()
+    return true
+  }
+
+  /** Resolves once the sender has taken every byte held (or the answer is discarded). */
+  async taken(): Promise<void> {
+    while (!this.#discarded && this.heldBytes > 0) await new Promise<void>((resolve) => this.#takers.push(resolve))
+  }
+
   /** No more chunks will come: the sender ends once it has taken the rest. */
   end(): void {
     this.#ended = true
@@ -208,9 +230,14 @@ export class HeldAnswer {
       if (inMemory !== undefined) {
         this.#memoryBytes -= inMemory.length
         this.#holding.stats.memoryBytes -= inMemory.length
+        this.#wakeTakers()
         return inMemory
       }
-      if (this.#writtenAt > this.#readAt) return await this.#readFile()
+      if (this.#writtenAt > this.#readAt) {
+        const read = await this.#readFile()
+        this.#wakeTakers()
+        return read
+      }
       if (this.#ended) return undefined
       await new Promise<void>((resolve) => { this.#wake = resolve })
     }
@@ -223,6 +250,7 @@ export class HeldAnswer {
   async discard(): Promise<void> {
     if (this.#discarded) return
     this.#discarded = true
+    this.#wakeTakers()
     this.#holding.stats.memoryBytes -= this.#memoryBytes
     this.#memoryBytes = 0
     for (const chunk of this.#memory.splice(0)) this.#onChunkDone?.(chunk)
@@ -272,6 +300,10 @@ export class HeldAnswer {
     })
     this.#fileQueue = run.catch(() => {})
     return run
+  }
+
+  #wakeTakers(): void {
+    for (const wake of this.#takers.splice(0)) wake()
   }
 
   #wakeSender(): void {

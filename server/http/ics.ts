@@ -202,6 +202,8 @@ export class IcsBody {
   #names: ReadonlyMap<number, string> = new Map()
   /** Rows reach it parsed: the RowTagger before it hashes their bytes and hands them on. */
   readonly takesBytes = false
+  /** A narrow feed is read as records, tagged by them (its bytes hold DTSTAMP, the time of the answer). */
+  readonly sink = undefined
   readonly list: AnswerSink
 
   constructor(calendar: { name: string; timezone: string | undefined }, context: EventContext, mapping: BookingMapping) {
@@ -214,10 +216,6 @@ export class IcsBody {
       serviceNames: (names) => { this.#names = names },
       row: (_bytes: Buffer, _start: number, _end: number, row: ParsedRow<BookingRow>) => this.#event(row.parsed()),
       parsedRow: (row) => this.#event(row),
-      dropRows: () => {
-        this.#chunks.clear()
-        this.#chunks.write(this.#start)
-      },
     }
   }
 

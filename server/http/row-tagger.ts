@@ -8,6 +8,7 @@ import { BOOKING_ROW_COLUMNS, type BookingRow } from '../../db/booking-queries.t
 import type { ParsedRow, ResultColumn } from '../../db/row-packets.ts'
 import { RowCrcSum, rowCellsCrc, rowPacketCrc, serviceNamesDigest, type RowsDigest } from '../../db/row-digest.ts'
 import type { AnswerSink } from '../domain/slots.ts'
+import type { BookingRowSink } from '../../db/booking-packets.ts'
 import { acceptsBookingColumns } from './booking-list.ts'
 
 /**
@@ -18,16 +19,23 @@ import { acceptsBookingColumns } from './booking-list.ts'
  * that reaches it parsed (ROWS_AS_BYTES=false) is hashed as the cells MariaDB
  * sent for it: the same digest either way.
  */
-export class RowTagger implements AnswerSink {
+export class RowTagger implements BookingRowSink {
   readonly #body: AnswerSink
   readonly #bodyTakesBytes: boolean
   #sum = new RowCrcSum()
   #names: ReadonlyMap<number, string> = new Map()
   #namesDigest = serviceNamesDigest(new Map())
+  /** False once handOnNothing: rows are hashed and counted, and go no further. */
+  #handingOn = true
 
   constructor(body: AnswerSink, bodyTakesBytes: boolean) {
     this.#body = body
     this.#bodyTakesBytes = bodyTakesBytes
+  }
+
+  /** From now on the rows are counted (and hashed) only: the body takes none (an answer read to its end to count it). */
+  handOnNothing(): void {
+    this.#handingOn = false
   }
 
   /** Rows hashed. */
@@ -56,6 +64,7 @@ export class RowTagger implements AnswerSink {
   row(bytes: Buffer, start: number, end: number, row: ParsedRow<BookingRow>): void {
     // A packet whose cells cannot be walked here never reaches a sink: acceptsBookingColumns checked its columns.
     this.#sum.add(rowPacketCrc(bytes, start, end, BOOKING_ROW_COLUMNS.length) ?? rowCellsCrc(rowCells(row.parsed())))
+    if (!this.#handingOn) return
     if (this.#bodyTakesBytes) {
       this.#body.row(bytes, start, end, row)
       return
@@ -67,12 +76,7 @@ export class RowTagger implements AnswerSink {
 
   parsedRow(row: BookingRow): void {
     this.#sum.add(rowCellsCrc(rowCells(row)))
-    this.#body.parsedRow(row)
-  }
-
-  dropRows(): void {
-    this.#sum = new RowCrcSum()
-    this.#body.dropRows()
+    if (this.#handingOn) this.#body.parsedRow(row)
   }
 }
 

@@ -8,8 +8,9 @@ import { Utf8Chunks } from './stream-body.ts'
 import { BYTE_ORDER_MARK } from './text-chunks.ts'
 
 /**
- * The body of one answer, made before it: an answer read at once (a narrow
- * report) writes its bookings into `sink` as it reads them.
+ * The body of one attempt at an answer, made before it (a new one for each
+ * attempt: domain/slots.ts): an answer read at once (a narrow report) writes
+ * its bookings into `sink` as it reads them.
  */
 export class SlotsBody {
   readonly #chunks = new Utf8Chunks()
@@ -73,21 +74,13 @@ export class SlotsBody {
     return [...this.#end(answer.total)]
   }
 
-  /** The body's chunks: the answer's bookings, from the database's bytes when the answer has them, else as records. */
+  /** The body's chunks, made from an answer's records in memory (a page, a narrow answer with _fields). */
   async *chunks(answer: SlotsAnswer, onRows: (rows: number) => void): AsyncGenerator<Buffer> {
     const list = this.#list
-    const body = this.#chunks
-    if (answer.rowsInto && list.takesBytes) {
-      for await (const rows of answer.rowsInto(list)) {
-        onRows(rows)
-        yield* body.full()
-      }
-    } else {
-      for await (const batch of answer.batches) {
-        for (const record of batch) list.record(record)
-        onRows(batch.length)
-        yield* body.full()
-      }
+    for await (const batch of answer.batches) {
+      for (const record of batch) list.record(record)
+      onRows(batch.length)
+      yield* this.#chunks.full()
     }
     yield* this.#end(answer.total)
   }

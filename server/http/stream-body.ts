@@ -11,14 +11,33 @@ import { CHUNK_BYTES, chunkPool, giveBackChunk } from './chunk-pool.ts'
 const SMALL_BODY_BYTES = 512 * 1024
 
 /**
- * Every streamed answer is cut when its client reads nothing for `sendTimeoutMs`
+ * Whether other streamed answers wait for a stream permit now
+ * (StreamGate.othersWaiting): an answer whose client is slower than its
+ * database, past the hold's bounds, then lets its permit go.
+ */
+export type OthersWaiting = () => boolean
+
+/**
+ * How long an answer past the hold's bounds may wait for its client to take
+ * what it holds while other answers wait for a permit: a client that reads at
+ * the network's pace takes a few chunks in far less; one slower keeps no
+ * permit from the others, and its answer is cut visibly (API.md, "Under load").
+ */
+export const SLOW_CLIENT_GRACE_MS = 2_000
+
+/**
+ * A body sent as it is made (not held whole first): a small one at once, with
+ * its Content-Length; a long one through the hold, or written as the client reads.
+ * Every such answer is cut when its client reads nothing for `sendTimeoutMs`
  * (SEND_TIMEOUT_MS), so no caller can leave a stream connection to a client that stopped reading.
  * With `holding` (enabled), a long body is made as fast as its source gives it,
  * the bytes its client has not read held for it (held-answer.ts): the promise
  * resolves once the last chunk is made, while the socket may still be sending,
  * so whatever the source held (a snapshot, a stream permit) is given back then.
+ * Past the hold's bounds, or with holding off, the body is made at its
+ * client's pace while no other answer waits for a permit (holdChunks, writeChunks).
  */
-export async function streamBody(res: Response, chunks: AsyncIterable<Buffer>, sendTimeoutMs: number, holding?: AnswerHolding): Promise<void> {
+export async function sendAsMade(res: Response, chunks: AsyncIterable<Buffer>, sendTimeoutMs: number, holding?: AnswerHolding, othersWaiting: OthersWaiting = () => false): Promise<void> {
   cutWhenClientStopsReading(res, sendTimeoutMs)
   const iterator = chunks[Symbol.asyncIterator]()
   const head: Buffer[] = []
@@ -33,31 +52,30 @@ export async function streamBody(res: Response, chunks: AsyncIterable<Buffer>, s
     sendWhole(res, head)
     return
   }
-  if (holding?.enabled) await holdChunks(res, prepend(head, iterator), holding)
-  else await writeChunks(res, prepend(head, iterator))
+  if (holding?.enabled) await holdChunks(res, prepend(head, iterator), holding.open(giveBackChunk), othersWaiting)
+  else await writeChunks(res, prepend(head, iterator), othersWaiting)
 }
 
 /**
  * A long body made into a held answer as fast as `chunks` come, and sent from
- * it as the client reads (sendHeld, which this does not wait for). A client
- * gone, a failed source, or bounds spent (the answer cut, counted as
- * hold_full) end the chunks, which releases the connection, and the held bytes go.
+ * it as the client reads (sendHeld, which this does not wait for). A chunk
+ * the hold refuses (its bounds spent, its disk failing) waits until the client
+ * has taken all the answer holds, then goes past the bounds, one chunk ahead
+ * of the client, as with holding off; while other answers wait for a permit,
+ * a client that takes longer than SLOW_CLIENT_GRACE_MS has its answer cut
+ * (counted as hold_full). A client gone or a failed source end the chunks,
+ * which releases the connection, and the held bytes go.
  */
-async function holdChunks(res: Response, chunks: AsyncGenerator<Buffer>, holding: AnswerHolding): Promise<void> {
-  const held = holding.open(giveBackChunk)
+async function holdChunks(res: Response, chunks: AsyncGenerator<Buffer>, held: HeldAnswer, othersWaiting: OthersWaiting): Promise<void> {
   void sendHeld(res, held)
   let done = false
   try {
     for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
       if (res.destroyed) throw prematureClose()
-      if (!await held.push(next.value)) {
+      if (await held.push(next.value)) continue
+      if (!await clientTookAll(res, held, othersWaiting) || !held.pushPastBounds(next.value)) {
         if (res.destroyed) throw prematureClose()
-        markCut(res, 'hold_full')
-        if (res.req.baseLog) {
-          requestLogger(res.req).warn({ heldBytes: held.heldBytes, memoryBytes: holding.settings.memoryBytes, diskBytes: holding.settings.diskBytes },
-            'answer cut: HOLD_MEMORY_BYTES and HOLD_DISK_BYTES are spent by answers their clients have not read')
-        }
-        res.destroy()
+        cutForOthers(res, held.heldBytes)
         throw prematureClose()
       }
     }
@@ -72,32 +90,57 @@ async function holdChunks(res: Response, chunks: AsyncGenerator<Buffer>, holding
   }
 }
 
-/** A body made whole into a held answer before anything is sent (holdWholeBody). */
-export interface WholeHeld {
-  held: HeldAnswer
-  /** The chunks not held, when the bounds were spent first: the body cannot be sent whole. */
-  rest: AsyncGenerator<Buffer> | undefined
+/**
+ * Waits until the client has taken every byte `held` holds: true; false when
+ * the client is gone, or other answers wait for a permit and it has been
+ * slower than SLOW_CLIENT_GRACE_MS.
+ */
+async function clientTookAll(res: Response, held: HeldAnswer, othersWaiting: OthersWaiting): Promise<boolean> {
+  const started = Date.now()
+  while (held.heldBytes > 0) {
+    if (res.destroyed) return false
+    if (othersWaiting() && Date.now() - started >= SLOW_CLIENT_GRACE_MS) return false
+    await Promise.race([held.taken(), sleep(LOOK_AGAIN_MS)])
+  }
+  return !res.destroyed
+}
+
+/** How often an answer waiting for its client looks at the line for permits again. */
+const LOOK_AGAIN_MS = 100
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/** Cuts an answer whose client is slower than its database while others wait for a permit (API.md, "Under load"). */
+function cutForOthers(res: Response, heldBytes: number): void {
+  markCut(res, 'hold_full')
+  if (res.req.baseLog) {
+    requestLogger(res.req).warn({ heldBytes, graceMs: SLOW_CLIENT_GRACE_MS },
+      'answer cut: its client reads slower than the database, past the hold\'s bounds, while other answers wait for a stream permit')
+  }
+  res.destroy()
 }
 
 /**
- * Every chunk of `chunks` into a held answer, for an answer sent whole once it
- * is made (its tag is made of all of it): the source (its snapshot, its
- * permit) is done when this resolves. When the process's bounds are spent
- * first, what was held and the chunks left (`rest`), for streamHeldThenRest.
+ * Every chunk of `chunks` into `held`, for an answer sent whole once it is
+ * made (its tag, or its total, is made of all of it): the source (its
+ * snapshot, its permit) is done when this resolves undefined. When the hold
+ * refuses a chunk first (bounds spent, its disk failing), the chunks not
+ * held, that one first: the answer cannot be sent whole.
  */
-export async function holdWholeBody(chunks: AsyncIterable<Buffer>, holding: AnswerHolding): Promise<WholeHeld> {
-  const held = holding.open(giveBackChunk)
+export async function holdWholeBody(chunks: AsyncIterable<Buffer>, held: HeldAnswer): Promise<AsyncGenerator<Buffer> | undefined> {
   const iterator = chunks[Symbol.asyncIterator]() as AsyncGenerator<Buffer>
   try {
     for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-      if (!await held.push(next.value)) return { held, rest: prepend([next.value], iterator) }
+      if (!await held.push(next.value)) return prepend([next.value], iterator)
     }
   } catch (error) {
     await held.discard()
     throw error
   }
   held.end()
-  return { held, rest: undefined }
+  return undefined
 }
 
 /** A held answer, whole, with its Content-Length; sent as its client reads (not waited for), cut when it reads nothing for `sendTimeoutMs`. */
@@ -107,21 +150,10 @@ export function sendHeldWhole(res: Response, held: HeldAnswer, sendTimeoutMs: nu
   void sendHeld(res, held)
 }
 
-/** What was held, then the rest as its client reads it (back-pressure reaching the source): an answer that could not be held whole. */
-export async function streamHeldThenRest(res: Response, held: HeldAnswer, rest: AsyncGenerator<Buffer>, sendTimeoutMs: number): Promise<void> {
+/** What was held of an answer that could not be held whole, then the rest through the same hold, as sendAsMade sends a long body. */
+export async function streamHeldThenRest(res: Response, held: HeldAnswer, rest: AsyncGenerator<Buffer>, sendTimeoutMs: number, othersWaiting: OthersWaiting): Promise<void> {
   cutWhenClientStopsReading(res, sendTimeoutMs)
-  held.end()
-  await writeChunks(res, heldThenRest(held, rest))
-}
-
-async function* heldThenRest(held: HeldAnswer, rest: AsyncGenerator<Buffer>): AsyncGenerator<Buffer> {
-  try {
-    for (let chunk = await held.next(); chunk !== undefined; chunk = await held.next()) yield chunk
-    yield* rest
-  } finally {
-    await held.discard()
-    await rest.return(undefined)
-  }
+  await holdChunks(res, rest, held, othersWaiting)
 }
 
 /** The held answer's chunks to the socket as it takes them; ends the response when they are all sent, and lets the held bytes go on every path. */
@@ -168,7 +200,7 @@ export function sendWhole(res: Response, chunks: readonly Buffer[]): void {
  * failed source cuts the answer (no last chunk), so it never looks complete;
  * either way the rest of the chunks is ended, which releases the connection.
  */
-async function writeChunks(res: Response, chunks: AsyncGenerator<Buffer>): Promise<void> {
+async function writeChunks(res: Response, chunks: AsyncGenerator<Buffer>, othersWaiting: OthersWaiting): Promise<void> {
   let done = false
   try {
     let next = await chunks.next()
@@ -180,7 +212,10 @@ async function writeChunks(res: Response, chunks: AsyncGenerator<Buffer>): Promi
       const following = chunks.next()
       // Awaited below, where a failure is thrown; until then it is not an unhandled rejection.
       following.catch(() => {})
-      if (!flowing) await drainedOrClosed(res)
+      if (!flowing && !await drainedInTime(res, othersWaiting)) {
+        cutForOthers(res, res.writableLength)
+        throw prematureClose()
+      }
       next = await following
     }
     if (res.destroyed) throw prematureClose()
@@ -192,6 +227,21 @@ async function writeChunks(res: Response, chunks: AsyncGenerator<Buffer>): Promi
   } finally {
     if (!done) await chunks.return(undefined)
   }
+}
+
+/**
+ * Waits for the socket to take what is written (or close): false when other
+ * answers wait for a permit and the client has been slower than SLOW_CLIENT_GRACE_MS.
+ */
+async function drainedInTime(res: Response, othersWaiting: OthersWaiting): Promise<boolean> {
+  const started = Date.now()
+  let drained = false
+  const waiting = drainedOrClosed(res).then(() => { drained = true })
+  while (!drained) {
+    if (othersWaiting() && Date.now() - started >= SLOW_CLIENT_GRACE_MS) return false
+    await Promise.race([waiting, sleep(LOOK_AGAIN_MS)])
+  }
+  return true
 }
 
 function drainedOrClosed(res: Response): Promise<void> {

@@ -1,5 +1,5 @@
 // Answers built whole in memory (summary/ as JSON or CSV, disabled-time/ as
-// JSON or a feed) written as UTF-8 chunks, piece by piece, for streamBody
+// JSON or a feed) written as UTF-8 chunks, piece by piece, for sendAsMade
 // (stream-body.ts) to send: a small one at once with its Content-Length, a long
 // one chunk by chunk as the client reads.
 //

@@ -11,7 +11,7 @@ import { csvCell } from '../http/booking-text.ts'
 import { invalidParams } from '../errors.ts'
 import { addRowsSent } from '../http/response-locals.ts'
 import { BYTE_ORDER_MARK, jsonListChunks, lineChunks } from '../http/text-chunks.ts'
-import { streamBody } from '../http/stream-body.ts'
+import { sendAsMade } from '../http/stream-body.ts'
 import { BOOKING_STATUSES } from './slots.ts'
 import type { Deps } from '../deps.ts'
 import { sendNotModifiedIfHeld, setTagHeaders } from '../http/conditional.ts'
@@ -61,13 +61,13 @@ export const availabilityHandler = (deps: Deps): RequestHandler => async (req, r
     res.setHeader('Content-Disposition', 'attachment; filename="availability.csv"')
     if (req.method === 'HEAD') return void res.end()
     const lines = csvLines(columns, counted, params.bom)
-    return streamBody(res, lineChunks(lines), deps.config.sendTimeoutMs)
+    return sendAsMade(res, lineChunks(lines), deps.config.sendTimeoutMs)
   }
   res.setHeader('Content-Type', 'application/json; charset=utf-8')
   if (req.method === 'HEAD') return void res.end()
   const { tagParts: _, ...shown } = answer
   const body = jsonListChunks({ ...shown, free: counted }, 'free', (item: FreeItem) => pickFields(item, params._fields))
-  await streamBody(res, body, deps.config.sendTimeoutMs)
+  await sendAsMade(res, body, deps.config.sendTimeoutMs)
 }
 
 function* countItems(items: Iterable<FreeItem>, onItem: () => void): Generator<FreeItem> {

@@ -9,7 +9,7 @@ import { pickFields } from '../domain/pick-fields.ts'
 import { periodFields, type ExpandedPeriod } from '../domain/rules.ts'
 import { addRowsSent } from '../http/response-locals.ts'
 import { jsonListChunks } from '../http/text-chunks.ts'
-import { streamBody } from '../http/stream-body.ts'
+import { sendAsMade } from '../http/stream-body.ts'
 import type { Deps } from '../deps.ts'
 import { sendNotModifiedIfHeld, setTagHeaders } from '../http/conditional.ts'
 import { weakTag } from '../http/entity-tag.ts'
@@ -38,5 +38,5 @@ export const disabledTimeHandler = (deps: Deps): RequestHandler => async (req, r
   addRowsSent(res, answer.disabled_times.length)
   res.setHeader('Content-Type', 'application/json; charset=utf-8')
   const periods = jsonListChunks(answer, 'disabled_times', (period: ExpandedPeriod) => pickFields(periodFields(period), params._fields))
-  await streamBody(res, periods, deps.config.sendTimeoutMs)
+  await sendAsMade(res, periods, deps.config.sendTimeoutMs)
 }

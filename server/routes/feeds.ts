@@ -12,10 +12,10 @@ import { decodeSlug } from '../domain/slugs.ts'
 import { todayInZone, type SiteZone } from '../domain/zone-offsets.ts'
 import { invalidParams } from '../errors.ts'
 import { disabledTimeIcsLines, IcsBody, publicHost, slotsIcsChunks, utcDateTime, type EventContext } from '../http/ics.ts'
-import { startIterating, streamBody } from '../http/stream-body.ts'
+import { sendAsMade } from '../http/stream-body.ts'
 import { addRowsSent, countRowsSent } from '../http/response-locals.ts'
 import { lineChunks } from '../http/text-chunks.ts'
-import { sendRowTagged, slotsTag } from '../http/slots-response.ts'
+import { sendStreamedAnswer, slotsTag } from '../http/slots-response.ts'
 import { sendNotModifiedIfHeld, setTagHeaders } from '../http/conditional.ts'
 import { weakTag } from '../http/entity-tag.ts'
 
@@ -52,34 +52,34 @@ export async function sendSlotsFeed(deps: Deps, req: Request, res: Response, par
   const exposeCustomer = deps.exposeCustomer(req)
   // The feed's data besides its events: its name, zone and the host in every UID; DTSTAMP is the time of the answer, not data.
   const tagContext = ['slots', 'ics', exposeCustomer, zone, calendar, context.host]
+  const mapping = bookingMapping(zone, exposeCustomer)
   const options = {
-    mapping: bookingMapping(zone, exposeCustomer), grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res, deps.reportNiceness),
-    tagged: true, maxTaggedRows: deps.config.etagMaxRows,
+    mapping, grouped: false, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res, deps.reportNiceness),
+    newBody: () => new IcsBody(calendar, context, mapping), tagged: true, maxTaggedRows: deps.config.etagMaxRows, holds: deps.holding.enabled,
   }
-  await answerSlots(deps.db, deps.pool, feedParams, options, async (answer) => {
+  await answerSlots(deps.db, deps.pool, feedParams, options, async (answer, body) => {
     const setHeaders = async () => {
       res.setHeader('X-WP-Total', String(answer.total ?? await answer.count()))
       feedHeaders(res, 'bookings.ics')
     }
-    // A streamed answer tagged by its rows, as slots/'s own (decisions 0028 and 0034): a conditional
+    // Streamed, as slots/'s own (sendStreamedAnswer; decisions 0028, 0034 and 0035): a conditional
     // request or HEAD is decided by the database's digest, sending no row; a 200 reads its rows
     // once, hashed as its events are made, held whole and sent with its tag.
-    if (answer.rowTagParts && answer.rowsInto) {
-      const body = new IcsBody(calendar, context, options.mapping)
-      await sendRowTagged(req, res, answer, { body, context: tagContext, sendTimeoutMs: deps.config.sendTimeoutMs, holding: deps.holding, setHeaders })
-      return
+    if (answer.rowsInto) {
+      return await sendStreamedAnswer(req, res, answer, {
+        body, context: tagContext, sendTimeoutMs: deps.config.sendTimeoutMs, holding: deps.holding, othersWaiting: deps.pool.gate.othersWaiting, setHeaders,
+      })
     }
-    // Read whole (a narrow answer, tagged by its records), or streamed untagged (past ETAG_MAX_ROWS).
+    // Read whole in one statement (a narrow answer), tagged by its records: DTSTAMP, the time of the answer, is no data.
     const tag = slotsTag(tagContext, answer, undefined)
     if (tag !== undefined && sendNotModifiedIfHeld(req, res, tag)) return
     if (tag !== undefined) setTagHeaders(res, tag)
-    const batches = req.method === 'HEAD' ? answer.batches : await startIterating(answer.batches)
     await setHeaders()
     if (req.method === 'HEAD') {
       res.end()
       return
     }
-    await streamBody(res, slotsIcsChunks({ batches: countRowsSent(res, batches) }, calendar, context), deps.config.sendTimeoutMs, deps.holding)
+    await sendAsMade(res, slotsIcsChunks({ batches: countRowsSent(res, answer.batches) }, calendar, context), deps.config.sendTimeoutMs, deps.holding)
   })
 }
 
@@ -98,5 +98,5 @@ export async function sendDisabledTimeFeed(deps: Deps, req: Request, res: Respon
   addRowsSent(res, answer.disabled_times.length)
   feedHeaders(res, 'disabled-times.ics')
   const feed = disabledTimeIcsLines(answer.disabled_times, calendar, context)
-  await streamBody(res, lineChunks(feed), deps.config.sendTimeoutMs)
+  await sendAsMade(res, lineChunks(feed), deps.config.sendTimeoutMs)
 }

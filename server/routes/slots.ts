@@ -58,10 +58,11 @@ export const slotsHandler = (deps: Deps): RequestHandler => async (req, res) => 
   // Everything besides the bookings that shapes the body (API.md, "Conditional requests").
   const context = ['slots', csv ? 'csv' : 'json', grouped, params._fields ?? null, exposeCustomer, zone, csv && params.bom]
   const mapping = bookingMapping(zone, exposeCustomer)
-  const slotsBody = new SlotsBody(csv ? 'csv' : 'json', params._fields, grouped, mapping, csv && params.bom)
+  const newBody = () => new SlotsBody(csv ? 'csv' : 'json', params._fields, grouped, mapping, csv && params.bom)
   const options = {
-    mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res, deps.reportNiceness), sink: slotsBody.sink, tagged: true, maxTaggedRows: deps.config.etagMaxRows,
+    mapping, grouped, queryTimeoutMs: deps.config.queryTimeoutMs, admission: admitRequest(req, res, deps.reportNiceness), newBody,
+    tagged: true, maxTaggedRows: deps.config.etagMaxRows, holds: deps.holding.enabled,
   }
-  await answerSlots(deps.db, deps.pool, params, options, (answer) =>
-    sendSlotsAnswer(req, res, answer, { body: slotsBody, csv, context, sendTimeoutMs: deps.config.sendTimeoutMs, holding: deps.holding }))
+  const response = { csv, context, sendTimeoutMs: deps.config.sendTimeoutMs, holding: deps.holding, othersWaiting: deps.pool.gate.othersWaiting }
+  await answerSlots(deps.db, deps.pool, params, options, (answer, body) => sendSlotsAnswer(req, res, answer, { ...response, body }))
 }

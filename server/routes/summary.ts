@@ -5,7 +5,7 @@ import { bomParam, dateParam, enumListParam, enumParam, nameListParam, parsePara
 import { negotiateFormat, addVary } from '../http/negotiate.ts'
 import { summaryColumns, summaryCsvLines } from '../http/summary-body.ts'
 import { jsonListChunks, lineChunks } from '../http/text-chunks.ts'
-import { streamBody } from '../http/stream-body.ts'
+import { sendAsMade } from '../http/stream-body.ts'
 import { answerSummary } from '../domain/summary.ts'
 import { GROUP_NAMES, groupByNames, parseGroupBy } from '../domain/summary-params.ts'
 import { DEFAULT_BLOCKING } from '../domain/availability.ts'
@@ -76,10 +76,10 @@ export const summaryHandler = (deps: Deps): RequestHandler => async (req, res) =
   if (csv) {
     res.setHeader('Content-Type', 'text/csv; charset=utf-8')
     res.setHeader('Content-Disposition', 'attachment; filename="summary.csv"')
-    await streamBody(res, lineChunks(summaryCsvLines(answer, params._fields, params.bom)), deps.config.sendTimeoutMs)
+    await sendAsMade(res, lineChunks(summaryCsvLines(answer, params._fields, params.bom)), deps.config.sendTimeoutMs)
   } else {
     res.setHeader('Content-Type', 'application/json; charset=utf-8')
     const body = { ...answer, totals: pickFields(answer.totals, params._fields) }
-    await streamBody(res, jsonListChunks(body, 'groups', (group: SummaryGroup) => pickFields(group, params._fields)), deps.config.sendTimeoutMs)
+    await sendAsMade(res, jsonListChunks(body, 'groups', (group: SummaryGroup) => pickFields(group, params._fields)), deps.config.sendTimeoutMs)
   }
 }

@@ -165,20 +165,44 @@ describe('held answers: a slow client holds no stream permit', function () {
     expect(await metric(port, 'booking_calendar_held_bytes{where="disk"}')).to.equal(0)
   })
 
-  it('bounds spent: an answer its client does not read is cut visibly (no last chunk), counted as hold_full, and holds nothing after', async () => {
-    // Untagged (ETAG_MAX_ROWS=0): streamed as read. A tagged answer that passes the bounds before its rows are out is streamed untagged instead.
+  for (const [bounds, env] of [
+    ['the hold\'s bounds spent', { HOLD_MEMORY_BYTES: String(1024 * 1024), HOLD_DISK_BYTES: String(2 * 1024 * 1024) }],
+    ['holding off', { HOLD_MEMORY_BYTES: '0', HOLD_DISK_BYTES: '0' }],
+  ] as const) {
+    it(`${bounds}: a client that reads nothing keeps its permit only while no other answer waits for one, then is cut visibly (hold_full), and the waiting export answers`, async () => {
+      // Untagged (ETAG_MAX_ROWS=0): sent as it is made. One stream connection: the quarter waits for the reader's permit.
+      service = await startListeningService(db, { ...env, HOLD_DIR: dir, ETAG_MAX_ROWS: '0', DB_STREAM_CONNECTIONS: '1', DB_QUEUE_TIMEOUT_MS: '20000' })
+      const port = service.port
+      const slow = await slowClient(port)
+      // Past SLOW_CLIENT_GRACE_MS with no one waiting: it goes on at its client's pace, its permit held.
+      await sleep(3_000)
+      expect(await metric(port, 'booking_calendar_answers_cut_total{reason="hold_full"}'), 'no one waits: not cut').to.equal(0)
+      expect(service.handle.pool.gate.stats.holding, 'its permit held while no one waits').to.equal(1)
+      const started = Date.now()
+      const quarter = await fetch(`http://127.0.0.1:${port}/wp-json/booking-calendar/v1/slots?flat&start=2026-01-01&end=2026-03-31`)
+      const body = await quarter.json() as { booked_slots: unknown[]; total: number }
+      expect(quarter.status).to.equal(200)
+      expect(body.booked_slots).to.have.length(body.total)
+      // SLOW_CLIENT_GRACE_MS (2 s), then the quarter's own read: far from the queue's 20 s.
+      expect(Date.now() - started, 'the quarter did not wait for the reader').to.be.below(12_000)
+      expect(await metric(port, 'booking_calendar_answers_cut_total{reason="hold_full"}')).to.equal(1)
+      expect(service.logs.some((line) => line.msg === 'answer cut: its client reads slower than the database, past the hold\'s bounds, while other answers wait for a stream permit')).to.equal(true)
+      slow.socket.resume()
+      await slow.closed
+      const raw = Buffer.concat(slow.received).toString('latin1')
+      expect(raw.startsWith('HTTP/1.1 200 OK')).to.equal(true)
+      expect(raw.endsWith('0\r\n\r\n'), 'no last chunk: the answer looks cut').to.equal(false)
+      await until(() => heldFiles(dir).length === 0, 5_000, 'the held file to go')
+      expect(await metric(port, 'booking_calendar_held_bytes{where="disk"}')).to.equal(0)
+    })
+  }
+
+  it('the hold\'s bounds spent and a client that reads: the whole answer, at its pace, as with holding off', async () => {
     service = await startListeningService(db, { HOLD_MEMORY_BYTES: String(1024 * 1024), HOLD_DISK_BYTES: String(2 * 1024 * 1024), HOLD_DIR: dir, ETAG_MAX_ROWS: '0' })
-    const port = service.port
-    const slow = await slowClient(port)
-    await db.untilReaderIdle(20_000)
-    expect(await metric(port, 'booking_calendar_answers_cut_total{reason="hold_full"}')).to.equal(1)
-    slow.socket.resume()
-    await slow.closed
-    const raw = Buffer.concat(slow.received).toString('latin1')
-    expect(raw.startsWith('HTTP/1.1 200 OK')).to.equal(true)
-    expect(raw.endsWith('0\r\n\r\n'), 'no last chunk: the answer looks cut').to.equal(false)
-    expect(service.logs.some((line) => line.msg === 'answer cut: HOLD_MEMORY_BYTES and HOLD_DISK_BYTES are spent by answers their clients have not read')).to.equal(true)
-    await until(() => heldFiles(dir).length === 0, 5_000, 'the held file to go')
-    expect(await metric(port, 'booking_calendar_held_bytes{where="disk"}')).to.equal(0)
+    const answer = await fetch(`http://127.0.0.1:${service.port}${EXPORT}`)
+    const body = await answer.json() as { booked_slots: unknown[] }
+    expect(answer.status).to.equal(200)
+    expect(body.booked_slots).to.have.length(BOOKINGS)
+    expect(await metric(service.port, 'booking_calendar_answers_cut_total{reason="hold_full"}')).to.equal(0)
   })
 })

@@ -12,7 +12,7 @@ import type { RuleRow } from '../../db/disabled-times.ts'
 import type { ServiceRow } from '../../db/services.ts'
 import type { Admission } from '../../db/stream-gate.ts'
 import { readSnapshot, type Snapshot } from '../../db/snapshot.ts'
-import { countBookings, digestBookings, findBookingsPage, findFirstBookings, streamBookings } from '../../db/bookings.ts'
+import { countBookings, digestBookings, findBookingsPage, findFirstBookings } from '../../db/bookings.ts'
 import { findFirstBookingPackets, streamBookingPackets } from '../../db/booking-packets.ts'
 import { findAllServices, findServiceById, findServiceBySlug } from '../../db/services.ts'
 import { findRules } from '../../db/disabled-times.ts'
@@ -23,7 +23,7 @@ import { parseParams } from '../../server/http/params.ts'
 import { answerDisabledTime, disabledTimeQueries, RuleProblemLog, type DisabledTimeQueries } from '../../server/domain/disabled-time.ts'
 import { resolveService, serviceLookups as dbServiceLookups, type ServiceLookups } from '../../server/domain/services.ts'
 import {
-  answerSlots, bookingMapping, COUNTED_AS_READ_MAX_DAYS, countedAsRead, answerSize, recordsDigest, RecountNeeded, SHORT_ANSWER_MAX_DAYS, WIDE_ANSWER_MIN_DAYS,
+  answerSlots, bookingMapping, COUNTED_AS_READ_MAX_DAYS, countedAsRead, answerSize, recordsDigest, SHORT_ANSWER_MAX_DAYS, WIDE_ANSWER_MIN_DAYS,
   slotsQueries as dbSlotsQueries, SMALL_ANSWER_ROWS,
   type AnswerSink, type SlotsAnswer, type SlotsQueries,
 } from '../../server/domain/slots.ts'
@@ -90,13 +90,6 @@ function slotsQueries(rows: BookingRow[], calls: string[]): SlotsQueries {
       calls.push(`digest ${describe(filter)}${columns.customer ? ' with customer data' : ''} ${timeoutMs}`)
       return { rows: rows.length, crcSum: '0', serviceNames: '' }
     },
-    streamBookings: (_db, given, filter, order: BookingOrder, timeoutMs) => {
-      expect(given).to.equal(snapshot)
-      calls.push(`stream ${describe(filter)} ${order} ${timeoutMs}`)
-      return (async function* () {
-        for (let i = 0; i < rows.length; i += 2) yield rows.slice(i, i + 2)
-      })()
-    },
     streamBookingPackets: (_db, given, filter, order: BookingOrder, timeoutMs, _columns, sink) => {
       expect(given).to.equal(snapshot)
       calls.push(`stream packets ${describe(filter)} ${order} ${timeoutMs}`)
@@ -126,18 +119,43 @@ function slotsQueries(rows: BookingRow[], calls: string[]): SlotsQueries {
   }
 }
 
-/** A sink that keeps the IDs it is given, and counts how often it was told to drop them. */
+/** A sink that keeps the IDs it is given. */
 function idSink() {
-  let held: number[] = []
-  let drops = 0
+  const held: number[] = []
   const sink: AnswerSink = {
-    dropRows: () => { held = []; drops++ },
     accepts: () => true,
     serviceNames: () => {},
     row: () => { throw new Error('rows come parsed here') },
     parsedRow: (row) => { held.push(row.id) },
   }
-  return { sink, ids: () => held, drops: () => drops }
+  return { sink, ids: () => held }
+}
+
+/** A body per attempt, as the routes make them: each with a sink of its own (`withSink`), or none (records). */
+function bodies(withSink: boolean) {
+  const made: Array<ReturnType<typeof idSink>> = []
+  const newBody = () => {
+    const held = idSink()
+    made.push(held)
+    return { sink: withSink ? held.sink : undefined, held }
+  }
+  return { newBody, made }
+}
+
+/** The IDs of an answer, in batches: its records, or what rowsInto hands `held`'s sink. */
+async function readAnswer(answer: SlotsAnswer, held: ReturnType<typeof idSink>): Promise<number[][]> {
+  const batches: number[][] = []
+  if (answer.rowsInto && !answer.written) {
+    let taken = 0
+    for await (const count of answer.rowsInto(held.sink)) {
+      batches.push(held.ids().slice(taken, taken + count))
+      taken += count
+    }
+    return batches
+  }
+  if (answer.written) return [[...held.ids()]]
+  for await (const batch of answer.batches) batches.push(batch.map((record) => record.id))
+  return batches
 }
 
 interface Sent {
@@ -152,10 +170,9 @@ async function slots(query: Record<string, string>, rows: BookingRow[], options:
   const calls: string[] = []
   let sent: Sent | undefined
   await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
-    mapping: bookingMapping(berlin, false), grouped: options.grouped ?? false, queryTimeoutMs: 1234, admission: clientGone,
-  }, async (answer) => {
-    const batches: number[][] = []
-    for await (const batch of answer.batches) batches.push(batch.map((record) => record.id))
+    mapping: bookingMapping(berlin, false), grouped: options.grouped ?? false, queryTimeoutMs: 1234, admission: clientGone, newBody: bodies(false).newBody,
+  }, async (answer, body) => {
+    const batches = await readAnswer(answer, body.held)
     sent = { total: answer.total, paging: answer.paging, grouped: answer.grouped, batches }
   }, slotsQueries(rows, calls))
   return { calls, sent }
@@ -177,7 +194,7 @@ describe('the queries the answers make by default', () => {
   it('are those of db/', () => {
     expect(dbServiceLookups).to.deep.equal({ findServiceById, findServiceBySlug })
     expect(dbSlotsQueries).to.deep.equal({
-      findServiceById, findServiceBySlug, readSnapshot, countBookings, digestBookings, streamBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets,
+      findServiceById, findServiceBySlug, readSnapshot, countBookings, digestBookings, streamBookingPackets, findBookingsPage, findFirstBookings, findFirstBookingPackets,
     })
     expect(disabledTimeQueries).to.deep.equal({ findServiceById, findServiceBySlug, findRules, findAllServices })
     expect(dbSummaryQueries).to.deep.equal({ findServiceById, findServiceBySlug, readStartOfWeek, findSummaryRows, findRules, findAllServices })
@@ -239,8 +256,8 @@ describe('answerSlots: which queries answer slots/', () => {
     for (const value of ['x12', '12x', '99999999999999999999']) {
       const calls: string[] = []
       const error = await refusal(() => answerSlots(db, {} as never, parseParams(slotsParams, { service: value }), {
-        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234,
-      }, async () => {}, slotsQueries([], calls)))
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, newBody: bodies(false).newBody,
+      }, async () => undefined, slotsQueries([], calls)))
       expect([error.code, calls], value).to.deep.equal(['rest_service_not_found', [`bySlug ${value}`]])
     }
   })
@@ -252,7 +269,7 @@ describe('answerSlots: which queries answer slots/', () => {
       `first {"serviceId":12} service ${SMALL_ANSWER_ROWS + 1}`,
       'snapshot stream until the client goes',
       'count {"serviceId":12}',
-      'stream {"serviceId":12} service 1234',
+      'stream packets {"serviceId":12} service 1234',
     ])
     expect(sent!.total).to.equal(SMALL_ANSWER_ROWS + 1)
     expect(sent!.paging).to.equal(undefined)
@@ -262,65 +279,67 @@ describe('answerSlots: which queries answer slots/', () => {
 
   it('streams a wide filter from a snapshot straight away, in batches', async () => {
     const { calls, sent } = await slots({}, [booking(1), booking(2), booking(3)])
-    expect(calls).to.deep.equal(['snapshot stream until the client goes', 'count {}', 'stream {} booking 1234'])
+    expect(calls).to.deep.equal(['snapshot stream until the client goes', 'count {}', 'stream packets {} booking 1234'])
     expect(sent).to.deep.equal({ total: 3, paging: undefined, grouped: false, batches: [[1, 2], [3]] })
   })
 
-  describe('a narrow answer read into the sink given (options.sink)', () => {
+  describe('a narrow answer read into the sink of a body of its own (options.newBody)', () => {
     async function narrow(query: Record<string, string>, rows: BookingRow[]) {
       const calls: string[] = []
-      const { sink, ids: held, drops } = idSink()
-      let sent: { total: number | undefined; counts: number[]; ids: number[] } | undefined
+      const { newBody, made } = bodies(true)
+      let sent: { total: number | undefined; counts: number[]; ids: number[]; body: number } | undefined
       await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
-        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission: clientGone, sink,
-      }, async (answer) => {
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission: clientGone, newBody,
+      }, async (answer, body) => {
         const total = answer.total
         const counts: number[] = []
-        for await (const count of answer.rowsInto!(sink)) counts.push(count)
-        sent = { total, counts, ids: held() }
+        for await (const count of answer.rowsInto!(body.sink!)) counts.push(count)
+        sent = { total, counts, ids: body.held.ids(), body: made.indexOf(body.held) }
       }, slotsQueries(rows, calls))
-      return { calls, sent: sent!, drops: drops() }
+      return { calls, sent: sent!, bodies: made.length }
     }
 
     it('is one statement on a short connection, its rows written before the answer is sent', async () => {
-      const { calls, sent } = await narrow({ service: '12', start: '2026-11-01', end: '2026-11-30' }, [booking(1), booking(2)])
+      const { calls, sent, bodies: made } = await narrow({ service: '12', start: '2026-11-01', end: '2026-11-30' }, [booking(1), booking(2)])
       expect(calls).to.deep.equal([`first packets short {"serviceId":12,"bookingDate":{"from":"2026-11-01","to":"2026-11-30"}} booking ${SMALL_ANSWER_ROWS + 1}`])
-      expect(sent).to.deep.equal({ total: 2, counts: [2], ids: [1, 2] })
+      expect(sent).to.deep.equal({ total: 2, counts: [2], ids: [1, 2], body: 0 })
+      expect(made).to.equal(1)
     })
 
-    it('starts the sink again when the ID turns out to be a slug, and keeps only the second statement\'s rows', async () => {
+    it('takes a new body when the ID turns out to be a slug, and sends only the second statement\'s rows', async () => {
       // Service 15's slug is "42"; no service has ID 42.
-      const { calls, sent, drops } = await narrow({ service: '42' }, [{ ...booking(7, 15), service_post_name: null }])
+      const { calls, sent, bodies: made } = await narrow({ service: '42' }, [{ ...booking(7, 15), service_post_name: null }])
       expect(calls).to.deep.equal([
         `first packets short {"serviceId":42} booking ${SMALL_ANSWER_ROWS + 1}`, 'byId 42', 'bySlug 42', `first packets short {"serviceId":15} booking ${SMALL_ANSWER_ROWS + 1}`,
       ])
-      expect(drops).to.equal(2)
+      expect(made).to.equal(2)
+      expect(sent).to.include({ body: 1 })
       expect(sent.ids).to.deep.equal([7])
     })
 
-    it('of more than SMALL_ANSWER_ROWS: the rows written go, and the answer streams from a snapshot into the same sink', async () => {
+    it('of more than SMALL_ANSWER_ROWS: the answer streams from a snapshot into a new body', async () => {
       const rows = ids(1, SMALL_ANSWER_ROWS + 1).map((id) => booking(id))
-      const { calls, sent, drops } = await narrow({ service: '12' }, rows)
+      const { calls, sent, bodies: made } = await narrow({ service: '12' }, rows)
       expect(calls).to.deep.equal([
         `first packets short {"serviceId":12} booking ${SMALL_ANSWER_ROWS + 1}`, 'snapshot stream until the client goes', 'count {"serviceId":12}', 'stream packets {"serviceId":12} booking 1234',
       ])
-      expect(drops).to.equal(2)
+      expect(made).to.equal(2)
+      expect(sent.body).to.equal(1)
       expect(sent.ids).to.deep.equal(rows.map((row) => row.id))
       expect(sent.total).to.equal(undefined)
     })
 
-    it('is written into that sink only: another sink, or records, are refused', async () => {
-      const { sink } = idSink()
+    it('is written into its body\'s sink only: another sink, or records, are refused', async () => {
       let answer: SlotsAnswer | undefined
       await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, { service: '12' }), {
-        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, sink,
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, newBody: bodies(true).newBody,
       }, async (given) => { answer = given }, slotsQueries([booking(1)], []))
       const read = async (items: AsyncIterable<unknown>) => { for await (const item of items) void item }
       const refusals: string[] = []
       await read(answer!.rowsInto!(idSink().sink)).catch((error: Error) => refusals.push(error.message))
       await read(answer!.batches).catch((error: Error) => refusals.push(error.message))
       expect(refusals).to.deep.equal([
-        'This answer is written into the sink given to answerSlots.', 'This answer is written into its sink as bytes: read rowsInto.',
+        'This answer is written into the sink of its body.', 'This answer\'s rows go to a sink: read rowsInto.',
       ])
       expect(await answer!.count()).to.equal(1)
     })
@@ -328,8 +347,8 @@ describe('answerSlots: which queries answer slots/', () => {
     it('reads the customer columns only when customer data is shown', async () => {
       const calls: string[] = []
       await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, { service: '12' }), {
-        mapping: bookingMapping(berlin, true), grouped: false, queryTimeoutMs: 1234, sink: idSink().sink,
-      }, async () => {}, slotsQueries([booking(1)], calls))
+        mapping: bookingMapping(berlin, true), grouped: false, queryTimeoutMs: 1234, newBody: bodies(true).newBody,
+      }, async () => undefined, slotsQueries([booking(1)], calls))
       expect(calls).to.deep.equal([`first packets short {"serviceId":12} booking ${SMALL_ANSWER_ROWS + 1} with customer data`])
     })
   })
@@ -344,7 +363,7 @@ describe('answerSlots: which queries answer slots/', () => {
       let total: number | undefined
       const counts: number[] = []
       await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
-        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission: clientGone,
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission: clientGone, newBody: bodies(true).newBody,
       }, async (answer) => {
         for await (const count of answer.rowsInto!(sink)) {
           counts.push(count)
@@ -371,7 +390,7 @@ describe('answerSlots: which queries answer slots/', () => {
       const calls: string[] = []
       let total: number | undefined
       await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, {}), {
-        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission: clientGone,
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission: clientGone, newBody: bodies(true).newBody,
       }, async (answer) => {
         expect(answer.total).to.equal(undefined)
         total = await answer.count()
@@ -385,7 +404,7 @@ describe('answerSlots: which queries answer slots/', () => {
     for (const query of [{ service: '12' }, { per_page: '2', page: '1' }]) {
       let counted: [number | undefined, number] | undefined
       await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
-        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission: clientGone,
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission: clientGone, newBody: bodies(false).newBody,
       }, async (answer) => { counted = [answer.total, await answer.count()] }, slotsQueries([booking(1), booking(2), booking(3)], []))
       expect(counted, JSON.stringify(query)).to.deep.equal([3, 3])
     }
@@ -441,40 +460,50 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
     written: boolean
     rowTagParts: unknown[] | undefined
     tagFromContent: string | true | undefined
-    uncountedUpTo: number | undefined
+    countedAsRead: boolean
+    maxTaggedRows: number
     /** The total once the body is read. */
     totalRead: number | undefined
     /** The records sent, or with a sink the IDs it holds. */
     records: unknown[]
+    /** Bodies made, and the one sent (its index). */
+    bodies: number
+    sentBody: number
   }
 
   async function tagged(
     query: Record<string, string>, rows: BookingRow[],
-    options: { sink?: boolean; tagged?: boolean; maxTaggedRows?: number; recountOnce?: boolean } = {},
+    options: { sink?: boolean; tagged?: boolean; maxTaggedRows?: number; holds?: boolean; notHeldOnce?: boolean } = {},
   ): Promise<Tagged> {
-    let recount = options.recountOnce ?? false
+    let notHeld = options.notHeldOnce ?? false
     const calls: string[] = []
-    const held = options.sink ? idSink() : undefined
+    const { newBody, made } = bodies(options.sink ?? false)
     let sent: Tagged | undefined
     await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
-      mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, sink: held?.sink,
-      tagged: options.tagged ?? true, maxTaggedRows: options.maxTaggedRows,
-    }, async (answer) => {
+      mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, newBody,
+      tagged: options.tagged ?? true, maxTaggedRows: options.maxTaggedRows, holds: options.holds ?? true,
+    }, async (answer, body) => {
       // What the answer says before its body is read.
-      const { total, written, rowTagParts, tagFromContent, uncountedUpTo } = answer
-      if (recount) {
-        // What a body does that cannot hold the answer whole (http/slots-response.ts).
-        recount = false
-        throw new RecountNeeded()
-      }
+      const { total, written, rowTagParts, tagFromContent, countedAsRead: counted, maxTaggedRows } = answer
       const records: unknown[] = []
-      if (held) {
-        for await (const _count of answer.rowsInto!(held.sink)) void _count
-        records.push(...held.ids())
+      if (notHeld) {
+        // What a body does that cannot hold an answer counted as read whole (http/slots-response.ts): read to the end, keeping nothing.
+        notHeld = false
+        let read = 0
+        for await (const count of answer.rowsInto!(idSink().sink)) read += count
+        return { notHeld: true, rows: read }
+      }
+      if (answer.rowsInto && !answer.written) {
+        for await (const _count of answer.rowsInto(body.held.sink)) void _count
+        records.push(...body.held.ids())
+      } else if (answer.written) {
+        records.push(...body.held.ids())
       } else {
         for await (const batch of answer.batches) records.push(...batch)
       }
-      sent = { calls, total, written, rowTagParts, tagFromContent, uncountedUpTo, totalRead: answer.total, records }
+      sent = {
+        calls, total, written, rowTagParts, tagFromContent, countedAsRead: counted, maxTaggedRows, totalRead: answer.total, records, bodies: made.length, sentBody: made.indexOf(body.held),
+      }
     }, slotsQueries(rows, calls))
     return sent!
   }
@@ -492,7 +521,8 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
   it('a narrow answer written into the sink: true, the route hashing the body', async () => {
     const sent = await tagged({ service: '12' }, [booking(1), booking(2)], { sink: true })
     expect(sent).to.deep.equal({
-      calls: sent.calls, total: 2, written: true, rowTagParts: undefined, tagFromContent: true, uncountedUpTo: undefined, totalRead: 2, records: [1, 2],
+      calls: sent.calls, total: 2, written: true, rowTagParts: undefined, tagFromContent: true, countedAsRead: false, maxTaggedRows: Number.POSITIVE_INFINITY,
+      totalRead: 2, records: [1, 2], bodies: 1, sentBody: 0,
     })
   })
 
@@ -503,7 +533,7 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
       expect(sent.calls.join(), JSON.stringify([query, sink])).to.not.contain('digest')
     }
     const streamed = await tagged(year, [booking(1), booking(2)], { tagged: false })
-    expect(streamed.calls).to.deep.equal(['snapshot stream', `count ${JSON.stringify(yearFilter)}`, `stream ${JSON.stringify(yearFilter)} booking 1234`])
+    expect(streamed.calls).to.deep.equal(['snapshot stream', `count ${JSON.stringify(yearFilter)}`, `stream packets ${JSON.stringify(yearFilter)} booking 1234`])
     expect([streamed.tagFromContent, streamed.rowTagParts]).to.deep.equal([undefined, undefined])
   })
 
@@ -520,17 +550,26 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
   const twoYearsFilter = { serviceId: undefined, statuses: undefined, bookingDate: { from: '2025-01-01', to: '2026-12-31' } }
 
   it('a streamed answer of a year, written by a sink: not counted first, its rows read once and counted as they are read; its tag parts are the filter', async () => {
-    const sent = await tagged(year, ids(1, 3).map((id) => booking(id)), { sink: true, maxTaggedRows: 7 })
-    expect(sent.calls).to.deep.equal(['snapshot stream', `stream packets ${JSON.stringify(yearFilter)} booking 1234`])
-    expect([sent.total, sent.totalRead, sent.written, sent.records]).to.deep.equal([undefined, 3, false, [1, 2, 3]])
-    expect([sent.rowTagParts, sent.uncountedUpTo]).to.deep.equal([[yearFilter], 7])
+    for (const maxTaggedRows of [7, 2, 0]) {
+      const sent = await tagged(year, ids(1, 3).map((id) => booking(id)), { sink: true, maxTaggedRows })
+      expect(sent.calls).to.deep.equal(['snapshot stream', `stream packets ${JSON.stringify(yearFilter)} booking 1234`])
+      expect([sent.total, sent.totalRead, sent.written, sent.records]).to.deep.equal([undefined, 3, false, [1, 2, 3]])
+      // Whether its tag is sent (rows ≤ maxTaggedRows) is the body's to say once it has them all.
+      expect([sent.rowTagParts, sent.countedAsRead, sent.maxTaggedRows]).to.deep.equal([[yearFilter], true, maxTaggedRows])
+    }
+  })
+
+  it('a year where nothing is held (HOLD_* 0): counted first, never counted as read', async () => {
+    const sent = await tagged(year, ids(1, 3).map((id) => booking(id)), { sink: true, holds: false })
+    expect(sent.calls).to.deep.equal(['snapshot stream', `count ${JSON.stringify(yearFilter)}`, `stream packets ${JSON.stringify(yearFilter)} booking 1234`])
+    expect([sent.total, sent.countedAsRead, sent.records]).to.deep.equal([3, false, [1, 2, 3]])
   })
 
   it('a streamed answer over more than COUNTED_AS_READ_MAX_DAYS: counted in its snapshot first, then its rows read once', async () => {
     expect(COUNTED_AS_READ_MAX_DAYS).to.equal(366)
     const sent = await tagged(twoYears, ids(1, 3).map((id) => booking(id)), { sink: true })
     expect(sent.calls).to.deep.equal(['snapshot stream', `count ${JSON.stringify(twoYearsFilter)}`, `stream packets ${JSON.stringify(twoYearsFilter)} booking 1234`])
-    expect([sent.total, sent.totalRead, sent.written, sent.tagFromContent, sent.uncountedUpTo]).to.deep.equal([3, 3, false, undefined, undefined])
+    expect([sent.total, sent.totalRead, sent.written, sent.tagFromContent, sent.countedAsRead]).to.deep.equal([3, 3, false, undefined, false])
     expect(sent.rowTagParts).to.deep.equal([twoYearsFilter])
     // 366 days (2028 is a leap year) is not counted first; 367 are.
     expect(countedAsRead({ bookingDate: { from: '2028-01-01', to: '2028-12-31' } })).to.equal(true)
@@ -553,8 +592,8 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
     const told = async (query: Record<string, string>) => {
       const admission: Admission = { caller: 'someone' }
       await answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, query), {
-        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission,
-      }, async (answer) => { for await (const _batch of answer.batches) void _batch }, slotsQueries([booking(1)], []))
+        mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, admission, newBody: bodies(true).newBody,
+      }, async (answer, body) => { await readAnswer(answer, body.held) }, slotsQueries([booking(1)], []))
       return admission.size
     }
     expect(await told({ start: '2026-01-01', end: '2026-03-31' }), 'a quarter').to.equal('short')
@@ -562,21 +601,19 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
     expect(await told({}), 'the whole table').to.equal('wide')
   })
 
-  it('a counted streamed answer of up to maxTaggedRows bookings has parts; of more, none', async () => {
+  it('a counted streamed answer has its parts and maxTaggedRows; the body tags it only within them', async () => {
     const rows = ids(1, 3).map((id) => booking(id))
-    const table: Array<[number | undefined, boolean]> = [[undefined, true], [4, true], [3, true], [2, false], [0, false]]
-    for (const [maxTaggedRows, tagged_] of table) {
+    for (const maxTaggedRows of [undefined, 4, 3, 2, 0]) {
       const sent = await tagged(twoYears, rows, { maxTaggedRows })
-      expect([sent.total, sent.rowTagParts], String(maxTaggedRows)).to.deep.equal([3, tagged_ ? [twoYearsFilter] : undefined])
+      expect([sent.total, sent.rowTagParts, sent.maxTaggedRows], String(maxTaggedRows)).to.deep.equal([3, [twoYearsFilter], maxTaggedRows ?? Number.POSITIVE_INFINITY])
     }
   })
 
-  it('a body that throws RecountNeeded gets the answer again in a new snapshot, counted first', async () => {
-    const sent = await tagged(year, ids(1, 3).map((id) => booking(id)), { sink: true, maxTaggedRows: 2, recountOnce: true })
-    expect(sent.calls).to.deep.equal(['snapshot stream', 'snapshot stream', `count ${JSON.stringify(yearFilter)}`, `stream packets ${JSON.stringify(yearFilter)} booking 1234`])
-    expect([sent.total, sent.rowTagParts, sent.uncountedUpTo, sent.records]).to.deep.equal([3, undefined, undefined, [1, 2, 3]])
-    const records = await tagged(year, ids(1, 3).map((id) => booking(id)), { maxTaggedRows: 2, recountOnce: true })
-    expect(records.records.map((record) => (record as { id: number }).id), 'without a sink too').to.deep.equal([1, 2, 3])
+  it('an answer counted as read that its body could not hold is read again in the same snapshot, counted by the first read, into a new body', async () => {
+    const sent = await tagged(year, ids(1, 3).map((id) => booking(id)), { sink: true, notHeldOnce: true })
+    expect(sent.calls).to.deep.equal(['snapshot stream', `stream packets ${JSON.stringify(yearFilter)} booking 1234`, `stream packets ${JSON.stringify(yearFilter)} booking 1234`])
+    expect([sent.total, sent.rowTagParts, sent.countedAsRead, sent.records]).to.deep.equal([3, undefined, false, [1, 2, 3]])
+    expect([sent.bodies, sent.sentBody]).to.deep.equal([2, 1])
   })
 
   it('any other failure of the body is not answered again', async () => {
@@ -584,7 +621,7 @@ describe('answerSlots with options.tagged: what names the answer\'s data', () =>
     let sends = 0
     const failure = new RestError(503, 'rest_database_unavailable', 'gone')
     const answering = answerSlots(db, { stream: 'stream', short: 'short' } as never, parseParams(slotsParams, year), {
-      mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, tagged: true,
+      mapping: bookingMapping(berlin, false), grouped: false, queryTimeoutMs: 1234, tagged: true, newBody: bodies(true).newBody,
     }, async () => {
       sends++
       throw failure

@@ -231,24 +231,6 @@ describe('BookingList: rows from their bytes, as the record\'s way writes them',
   })
 })
 
-describe('BookingList.dropRows: an answer read again from its start', () => {
-  it('drops what it holds and starts again from its head, the first record without a comma, its groups anew', () => {
-    const body = new Utf8Chunks()
-    const list = new BookingList(body, { format: 'json', head: '[', grouped: true, mapping: { clock: wallClockFor(BERLIN), exposeCustomer: false, slugOf: createSlugDecoder() } })
-    list.serviceNames(POST_NAMES)
-    const packet = rowPacket(usual())
-    const parsedNever = { parsed: (): BookingRow => { throw new Error('an ordinary row') } }
-    list.row(packet, 0, packet.length, parsedNever)
-    list.parsedRow(mysql2Row(usual(), 'haircut'))
-    list.dropRows()
-    list.row(packet, 0, packet.length, parsedNever)
-    body.write(list.jsonEnd())
-    const text = Buffer.concat([...body.end()]).toString()
-    expect(text).to.match(/^\["12":\[\{"id":101,/)
-    expect(JSON.parse(text.replace(/^\[/, '{'))).to.have.property('12').with.length(1)
-  })
-})
-
 describe('readCells: the cells of a row packet', () => {
   it('reads 1-, 3- and 4-byte lengths and NULL, and refuses a packet of another number of cells', () => {
     const cells = [cell('a'), null, Buffer.alloc(300, 0x62), Buffer.alloc(70_000, 0x63), cell('')]
