@@ -4,7 +4,6 @@
 // TEST_DATABASE_URL=mysql://root:pw@host:3306 runs them against that server instead
 // (a MySQL of CI, say): the suites marked needsOwnDatabaseServer are skipped, and say so.
 import { spawn, spawnSync } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
 import mysql from 'mysql2/promise'
 import { startMariaDb, stopOnExit } from './mariadb.ts'
 
@@ -72,9 +71,6 @@ if (external) {
   serverEnv = { TEST_DB_HOST: server.host, TEST_DB_PORT: String(server.port), TEST_DB_SOCKET: server.socketPath }
   stopServer = () => server.stop()
 }
-/** Integration tests that check which path an answer took (rows as bytes), apart from what it answered. */
-const STRATEGY_TESTS = ['rows-as-bytes.test.ts', 'summary-rows.test.ts']
-
 function runMocha(args: string[], env: Record<string, string> = {}): Promise<number> {
   mocha = spawn(bin('mocha'), args, {
     stdio: 'inherit',
@@ -91,15 +87,8 @@ function runMocha(args: string[], env: Record<string, string> = {}): Promise<num
   return new Promise((resolve) => mocha!.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))))
 }
 
-let code = await runMocha(files.length > 0 ? files : ['tests/unit/**/*.test.ts', 'tests/integration/**/*.test.ts'])
-if (files.length === 0 && code === 0) {
-  // The same answers with the fast paths switched off (ROWS_AS_BYTES=false: every row the
-  // record's way; SQL_SHAPE_CACHE=false: every query built afresh), over the integration tests that build the app in-process (tests/support/app.ts
-  // passes the switch on). The tests of which path ran (STRATEGY_TESTS) run once, above.
-  process.stdout.write('\nThe integration suite again, with ROWS_AS_BYTES=false and SQL_SHAPE_CACHE=false\n')
-  const inProcess = readdirSync('tests/integration').filter((name) => name.endsWith('.test.ts') && !STRATEGY_TESTS.includes(name))
-    .map((name) => `tests/integration/${name}`).filter((file) => readFileSync(file, 'utf8').includes('createTestApp('))
-  code = await runMocha(inProcess, { ROWS_AS_BYTES: 'false', SQL_SHAPE_CACHE: 'false' })
-}
+// One run: the answers under the fast paths' switches (ROWS_AS_BYTES, SQL_SHAPE_CACHE) and every other
+// setting are compared with the reference's by tests/integration/differential.test.ts.
+const code = await runMocha(files.length > 0 ? files : ['tests/unit/**/*.test.ts', 'tests/integration/**/*.test.ts'])
 await stopServer()
 process.exit(code)

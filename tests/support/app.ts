@@ -49,7 +49,7 @@ export function createTestApp(database: TestDatabase, options: TestAppOptions = 
     DATABASE_URL: `mysql://${server.readerUser}:${server.readerPassword}@${server.host}:${options.port ?? server.port}/${database.name}`,
     TABLE_PREFIX: database.prefix,
     LOG_LEVEL: 'debug',
-    // npm test runs the integration suite a second time with the fast path off (scripts/test.ts).
+    // A run of the integration tests with the fast paths off: ROWS_AS_BYTES=false SQL_SHAPE_CACHE=false npm test -- FILE.
     ...(process.env.ROWS_AS_BYTES === undefined ? {} : { ROWS_AS_BYTES: process.env.ROWS_AS_BYTES }),
     ...(process.env.SQL_SHAPE_CACHE === undefined ? {} : { SQL_SHAPE_CACHE: process.env.SQL_SHAPE_CACHE }),
     ...options.env,

@@ -77,11 +77,12 @@ export async function spawnService(db: ServiceDatabase, env: Record<string, stri
     for (const line of lines) if (line.trim()) logs.push(JSON.parse(line))
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const deadline = Date.now() + 20_000
+  // A loaded machine compiles the TypeScript of every worker at once: a minute, not the usual seconds.
+  const deadline = Date.now() + 60_000
   const workers = Number(env.WORKERS ?? 1)
   while (logs.filter((line) => line.msg === 'listening').length < workers) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode} before listening`)
-    if (Date.now() > deadline) throw new Error('the service did not listen within 20 s')
+    if (Date.now() > deadline) throw new Error('the service did not listen within 60 s')
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   return { child, port, logs, exited }
