@@ -1,5 +1,6 @@
 // npm run check-docs (and npm test, before the tests): the docs against the code.
-// Links and anchors of every Markdown file, configuration.md against server/config.ts's
+// Links, anchors and length of every Markdown file, CHANGELOG.md against package.json's
+// version, configuration.md against server/config.ts's
 // schema, api.md against openapi.json, file and section names in code comments, and
 // each docs/ page's kind line (scripts/docs-rules.ts holds the rules). One line per
 // problem, file:line, what and how to fix it; exit 1 when there is any.
@@ -8,7 +9,7 @@ import { join, relative, resolve } from 'node:path'
 import ts from 'typescript'
 import { CONFIG_VARIABLES } from '../server/config.ts'
 import {
-  anchorsOf, sectionNamesOf, checkApiPage, checkCommentReferences, checkConfigurationPage, checkKindLine, checkLinks, formatProblem,
+  anchorsOf, sectionNamesOf, checkApiPage, checkChangelog, checkCommentReferences, checkConfigurationPage, checkKindLine, checkLinks, checkPageLength, formatProblem,
   type Comment, type Problem, type RepoView, type SharedView,
 } from './docs-rules.ts'
 
@@ -83,6 +84,9 @@ export function collectDocProblems(): { problems: Problem[]; notes: string[] } {
   const notes: string[] = []
   const pages = filesUnder('.', (name) => name.endsWith('.md'))
   for (const page of pages) problems.push(...checkLinks(page, readFileSync(join(root, page), 'utf8'), repo))
+  for (const page of pages) problems.push(...checkPageLength(page, readFileSync(join(root, page), 'utf8')))
+  const packageVersion = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version
+  problems.push(...checkChangelog('CHANGELOG.md', readFileSync(join(root, 'CHANGELOG.md'), 'utf8'), packageVersion))
   for (const page of pages.filter((p) => p.startsWith('docs/'))) problems.push(...checkKindLine(page, readFileSync(join(root, page), 'utf8')))
   problems.push(...checkConfigurationPage('docs/configuration.md', readFileSync(join(root, 'docs/configuration.md'), 'utf8'), CONFIG_VARIABLES))
   const openApi = JSON.parse(readFileSync(join(root, 'openapi.json'), 'utf8')) as Parameters<typeof checkApiPage>[2]

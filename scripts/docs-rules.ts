@@ -378,3 +378,39 @@ export function checkCommentReferences(file: string, comments: readonly Comment[
   }
   return { problems, skipped }
 }
+
+/** CONTRIBUTING, "Documentation": no Markdown file over 600 lines; the README, a front door, at most 150. */
+export const LINE_CAPS = { default: 600, 'README.md': 150 } as const
+
+/** Rule 6: a Markdown file stays within its cap of lines (LINE_CAPS). */
+export function checkPageLength(file: string, text: string): Problem[] {
+  const cap = file === 'README.md' ? LINE_CAPS['README.md'] : LINE_CAPS.default
+  const lines = text.endsWith('\n') ? text.split('\n').length - 1 : text.split('\n').length
+  if (lines <= cap) return []
+  return [{
+    file, line: cap + 1, what: `${lines} lines, over the cap of ${cap}`,
+    fix: file === 'README.md'
+      ? 'keep the README to what it is, the two commands, three examples and the map of the docs; move the rest to docs/'
+      : 'split the page, or move measurements to the bench\'s results files and history to git (CONTRIBUTING, "Documentation")',
+  }]
+}
+
+/**
+ * Rule 7: CHANGELOG.md's last release (its first `## x.y.z` heading) is the version in
+ * package.json, and no link holds a placeholder (`OWNER`).
+ */
+export function checkChangelog(file: string, text: string, packageVersion: string): Problem[] {
+  const problems: Problem[] = []
+  const release = headingsOf(text).find((heading) => heading.level === 2 && /^\[?\d+\.\d+\.\d+/.test(heading.text))
+  const version = release === undefined ? undefined : /^\[?(\d+\.\d+\.\d+)/.exec(release.text)![1]
+  if (version !== packageVersion) {
+    problems.push({
+      file, line: release?.line ?? 1, what: `the last release is ${version ?? 'missing'}, package.json says ${packageVersion}`,
+      fix: 'set package.json\'s version to the last release (and package-lock.json\'s), or add the release to the changelog',
+    })
+  }
+  text.split('\n').forEach((line, index) => {
+    if (/\bOWNER\b/.test(line)) problems.push({ file, line: index + 1, what: 'a placeholder (OWNER)', fix: 'name the real address, or name the release\'s commit instead of a link' })
+  })
+  return problems
+}

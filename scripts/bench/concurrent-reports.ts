@@ -147,7 +147,7 @@ async function processReports(command: string, args: readonly string[], output: 
  * the floor runs a `mariadb` process per statement. The bench process stays
  * free for the probe: 16 node:http readers in it took CPU from the cores the
  * service, MariaDB and WordPress share, and held up the probe's own timing
- * (docs/performance.md, "2026-12-02, evening").
+ * (measured when reports were first read by curl: decision 0032, in git at 9164263:docs/performance.md).
  */
 function curlReports(url: string, until: number, signal: AbortSignal): Promise<Tally> {
   // -q: no ~/.curlrc; --noproxy: straight to loopback, as node:http went.

@@ -573,7 +573,7 @@ if (ONLY.includes('c')) {
       // Each download is a new connection, which the cluster hands round in turn, so the
       // workers together download for WARMUP_SECONDS × WORKERS, and at least once each. A fresh
       // worker's 5th to 12th CSV at 100,000 bookings took a median 132 to 136 ms of its CPU, the
-      // 13th to 24th 108 to 114 (measured when the warm-up became per worker; docs/performance.md, "How the bench measures").
+      // 13th to 24th 108 to 114 (measured when the warm-up became per worker; docs/performance.md, "How to run the bench").
       const warmUp = async (from = url) => {
         const warmUntil = Date.now() + WARMUP_SECONDS * WORKERS * 1000
         for (let done = 0; WARMUP_SECONDS > 0 && (done < WORKERS || Date.now() < warmUntil); done++) await downloadExport(from)

@@ -1,9 +1,10 @@
 // The recipes of docs/reporting-tools.md, each read out of the page (the code
 // block after its `<!-- recipe: name -->` marker) and run against the service,
 // with the tools themselves where they run here: Debian's pandas and
-// LibreOffice Calc, ical.js. Google Sheets' IMPORTDATA and a calendar app are
-// played by their requests' shape (one GET, no header); Power Query's M text is
-// read, and the URL it builds is called.
+// LibreOffice Calc, ical.js, node-wpapi. Google Sheets' IMPORTDATA, a calendar
+// app and Grafana's Infinity data source are played by their requests' shape (one
+// GET; no header, or Infinity's Bearer header); Power Query's M text is read, and
+// the URL it builds is called.
 import { expect } from 'chai'
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -22,7 +23,7 @@ const PAGE = new URL('../../docs/reporting-tools.md', import.meta.url)
 const TOKEN = 'recipes-token-0123456789abcdef'
 const NOW = Date.parse('2026-11-22T12:34:56Z')
 /** The recipes the page has, each run by a test below. */
-const RECIPES = ['google-sheets', 'power-query', 'excel-download', 'pandas', 'calendar']
+const RECIPES = ['google-sheets', 'power-query', 'excel-download', 'pandas', 'calendar', 'grafana', 'node-wpapi']
 
 /** The code block after `<!-- recipe: name -->`, as the page has it. */
 function recipeText(name: string): string {
@@ -333,6 +334,55 @@ print(json.dumps({
     expect(first.summary).to.equal('haircut')
     // Without its token the same URL opens nothing.
     expect((await get(url.replace(/&access_token=[^&]*/, ''))).status).to.equal(401)
+  })
+
+  it('Grafana (Infinity): the URL with the dashboard\'s range filled in, a Bearer header, and the page\'s root and columns in the JSON', async () => {
+    // Grafana fills ${__from:date:YYYY-MM-DD} and ${__to:date:YYYY-MM-DD} with the dashboard's range.
+    const url = filled('grafana').replace('${__from:date:YYYY-MM-DD}', '2026-11-23').replace('${__to:date:YYYY-MM-DD}', '2026-11-29')
+    expect(url).to.not.include('${')
+    const answer = await get(url, bearer)
+    expect(answer.status, answer.body.toString()).to.equal(200)
+    const body = JSON.parse(answer.body.toString()) as { groups: Record<string, unknown>[]; totals: Record<string, unknown> }
+    // Step 3's root and columns, as the page names them.
+    const page = readFileSync(PAGE, 'utf8')
+    const step = /\*Rows \/ Root\*: `(\w+)`\. \*Columns\*:([\s\S]*?)\n4\./.exec(page)
+    expect(step, 'step 3: *Rows / Root* and *Columns*').to.not.equal(null)
+    expect(step![1]).to.equal('groups')
+    const columns = [...step![2]!.matchAll(/`(\w+)`/g)].map((m) => m[1]!)
+    expect(columns).to.include.members(['period_start', 'service_slug', 'occupancy'])
+    // Seven days of every service: each row has every column, the time a YYYY-MM-DD date.
+    expect(body.groups.length).to.be.above(6)
+    for (const group of body.groups) {
+      for (const column of columns) expect(group, column).to.have.property(column)
+      expect(group.period_start).to.match(/^2026-11-(2[3-9])$/)
+    }
+    expect(body.totals).to.have.property('occupancy')
+    expect((await get(url)).status, 'without the header').to.equal(401)
+  })
+
+  it('node-wpapi: the recipe runs under node, discover() finds the namespace, pages follow Link, a dashed route is called', async () => {
+    const check = `
+console.log(JSON.stringify({
+  november: november.booked_slots.map((booking) => booking.id), total: november.total,
+  next: next?.booked_slots.map((booking) => booking.id), december: december.total,
+}))`
+    // Run from the repository, so that 'wpapi' resolves; not spawnSync: the service runs in this process.
+    const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', `${filled('node-wpapi')}\n${check}`], { cwd: new URL('../..', import.meta.url).pathname })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
+      child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString() })
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+      child.once('error', reject)
+      child.once('close', (status) => { clearTimeout(timer); resolve({ status, stdout, stderr }) })
+    })
+    expect(run.status, run.stderr).to.equal(0)
+    const out = JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { november: number[]; total: number; next: number[]; december: number }
+    expect(out.total).to.equal(NOVEMBER.length)
+    expect(out.november).to.deep.equal(NOVEMBER.slice(0, 2))
+    expect(out.next).to.deep.equal(NOVEMBER.slice(2, 4))
+    expect(out.december).to.be.a('number')
   })
 
   it('a typed TypeScript client: the page links the client file that its own test compiles and runs (needs clients-a\'s docs/examples/typed-client.ts)', () => {

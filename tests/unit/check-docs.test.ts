@@ -2,7 +2,7 @@
 // fails on a broken one, naming the file, the line and the fix.
 import { expect } from 'chai'
 import {
-  anchorsOf, checkApiPage, checkCommentReferences, checkConfigurationPage, checkKindLine, checkLinks, formatProblem,
+  anchorsOf, checkApiPage, checkChangelog, checkCommentReferences, checkConfigurationPage, checkKindLine, checkLinks, checkPageLength, formatProblem,
   githubSlug, sectionNamesOf, type RepoView, type SharedView,
 } from '../../scripts/docs-rules.ts'
 
@@ -176,6 +176,30 @@ describe('docs check', () => {
       expect(checkKindLine('docs/api.md', '# API reference\n\nEverything a client needs.\n').map((p) => [p.line, p.what]))
         .to.deep.equal([[3, 'no kind line under the page\'s title']])
       expect(checkKindLine('docs/api.md', '# API reference\n> Kind: guide\n')).to.have.length(1)
+    })
+  })
+  describe('rule 6: a page\'s length (CONTRIBUTING, "Documentation")', () => {
+    const page = (lines: number) => `${Array.from({ length: lines }, (_, i) => `line ${i + 1}`).join('\n')}\n`
+    it('README.md may have 150 lines, not 151; a page of docs/ 600, not 601', () => {
+      expect(checkPageLength('README.md', page(150))).to.deep.equal([])
+      expect(checkPageLength('README.md', page(151))).to.deep.equal([{
+        file: 'README.md', line: 151, what: '151 lines, over the cap of 150',
+        fix: 'keep the README to what it is, the two commands, three examples and the map of the docs; move the rest to docs/',
+      }])
+      expect(checkPageLength('docs/performance.md', page(600))).to.deep.equal([])
+      expect(checkPageLength('docs/performance.md', page(601)).map((p) => p.what)).to.deep.equal(['601 lines, over the cap of 600'])
+      expect(checkPageLength('CONTRIBUTING.md', page(151))).to.deep.equal([])
+    })
+  })
+
+  describe('rule 7: CHANGELOG.md against package.json', () => {
+    const changelog = '# Changelog\n\n## Unreleased (since 0.2.0)\n\n## 0.2.0 - 2026-11-29 (commit 157e679)\n\n## 0.1.0 - 2026-11-25\n'
+    it('passes when the last release is package.json\'s version; names the mismatch and every placeholder otherwise', () => {
+      expect(checkChangelog('CHANGELOG.md', changelog, '0.2.0')).to.deep.equal([])
+      expect(checkChangelog('CHANGELOG.md', changelog, '0.1.0').map((p) => [p.line, p.what])).to.deep.equal([[5, 'the last release is 0.2.0, package.json says 0.1.0']])
+      const placeholder = `${changelog}[0.2.0]: https://github.com/OWNER/x/compare/a...b\n`
+      expect(checkChangelog('CHANGELOG.md', placeholder, '0.2.0').map((p) => [p.line, p.what])).to.deep.equal([[8, 'a placeholder (OWNER)']])
+      expect(checkChangelog('CHANGELOG.md', '# Changelog\n\n## [0.3.0] - 2027-01-01\n', '0.2.0')).to.have.length(1)
     })
   })
 })
