@@ -226,8 +226,10 @@ describe('conditional requests', () => {
           expect(answer.res.headers.etag, JSON.stringify(env)).to.equal(undefined)
           expect(answer.res.headers['x-wp-total'], JSON.stringify(env)).to.equal(String(total))
           expect(answer.text, JSON.stringify(env)).to.equal(body)
-          // ETAG_MAX_ROWS decides the tag only; a hold too small for the answer has it read to its end, counted, then again (decision 0035).
-          expect(kinds(recounted), JSON.stringify(env)).to.deep.equal(env.ETAG_MAX_ROWS === undefined ? ['rows', 'rows'] : ['rows'])
+          // ETAG_MAX_ROWS decides the tag only. This small year's rows are all read, and counted, before its body's one
+          // chunk is made: a hold too small for it sends it untagged, without a second read (decision 0035).
+          // A new app first reads which indexes the table has.
+          expect(kinds(recounted.filter((text) => !/information_schema\.STATISTICS/.test(text))), JSON.stringify(env)).to.deep.equal(['rows'])
           if (env.ETAG_MAX_ROWS !== undefined) {
             // A conditional request finds the rows too many in its digest, before anything is sent: the same, untagged answer.
             const conditional = await get(capped.app, YEAR, { 'If-None-Match': String(answers[0]!.headers.etag) })
