@@ -117,6 +117,7 @@ export function compileBookings(db: Db, filter: BookingFilter, order: BookingOrd
 export interface BookingsDigestRow {
   row_count: number | string
   row_crc_sum: number | string | null
+  row_crc_reversed_sum: number | string | null
 }
 
 /**

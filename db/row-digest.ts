@@ -5,9 +5,14 @@
 //
 // Each row is its cells as MariaDB sends them as text, joined by 0xFF, a NULL
 // cell written 0xFE (neither byte occurs in UTF-8, nor in a number or a date,
-// so the joined bytes name the cells unambiguously); its CRC-32 (IEEE, as
-// MariaDB's and MySQL's CRC32()); and the digest is the number of rows and
-// the exact sum of their CRC-32s. A sum does not depend on the order the
+// so the joined bytes name the cells unambiguously); two CRC-32s of them
+// (IEEE, as MariaDB's and MySQL's CRC32()): of the bytes, and of the bytes in
+// reverse order (REVERSE()), 64 bits a row; and the digest is the number of
+// rows and the exact sums of each CRC. A CRC-32 of the reversed bytes checks
+// the row by CRC-32's reciprocal polynomial, which shares no factor with
+// CRC-32's own: a changed row keeps both only once in 2^64 changes, where one
+// CRC kept it once in 2^32 (decision 0035). Two CRC-32s of one polynomial with
+// other seeds would not: their misses are the same. A sum does not depend on the order the
 // rows are read in, so the database can read them in the order of its disk
 // (multi-range read) where the answer is sorted; the rows' own ids, days and
 // times decide their order in the answer, so the set names the answer.
@@ -59,21 +64,36 @@ export function crc32(bytes: Uint8Array): number {
   return (crcUpdate(~0, bytes, 0, bytes.length) ^ ~0) >>> 0
 }
 
+/** The two CRC-32s of a row (rowPacketCrcs, rowCellsCrcs): of its joined bytes, and of them reversed. */
+export interface RowCrcs {
+  crc: number
+  reversed: number
+}
+
+/** Where rowPacketCrcs keeps each cell's place in the packet (-1: NULL), grown to the widest row seen. */
+let cellStarts = new Int32Array(16)
+let cellLengths = new Int32Array(16)
+
 /**
- * The CRC-32 of a row packet's cells joined as the digest joins them
- * (`count` cells, MySQL's text protocol: each length-coded, 0xFB for NULL).
- * Undefined when the packet does not hold exactly `count` cells.
+ * The CRC-32s of a row packet's cells joined as the digest joins them
+ * (`count` cells, MySQL's text protocol: each length-coded, 0xFB for NULL),
+ * written into `out`. False when the packet does not hold exactly `count` cells.
  */
-export function rowPacketCrc(bytes: Uint8Array, start: number, end: number, count: number): number | undefined {
+export function rowPacketCrcs(bytes: Uint8Array, start: number, end: number, count: number, out: RowCrcs): boolean {
+  if (cellStarts.length < count) {
+    cellStarts = new Int32Array(count)
+    cellLengths = new Int32Array(count)
+  }
   let c = ~0
   let at = start
   for (let cell = 0; cell < count; cell++) {
-    if (at >= end) return undefined
+    if (at >= end) return false
     if (cell > 0) c = crcByte(c, CELL_SEPARATOR)
     const code = bytes[at]!
     at++
     if (code === 0xfb) {
       c = crcByte(c, NULL_CELL)
+      cellLengths[cell] = -1
       continue
     }
     let length = code
@@ -90,31 +110,44 @@ export function rowPacketCrc(bytes: Uint8Array, start: number, end: number, coun
       for (let i = 0; i < 8; i++, scale *= 256) length += bytes[at + i]! * scale
       at += 8
     } else if (code === 0xff) {
-      return undefined
+      return false
     }
-    if (at + length > end) return undefined
+    if (at + length > end) return false
     c = crcUpdate(c, bytes, at, at + length)
+    cellStarts[cell] = at
+    cellLengths[cell] = length
     at += length
   }
-  return at === end ? (c ^ ~0) >>> 0 : undefined
+  if (at !== end) return false
+  out.crc = (c ^ ~0) >>> 0
+  // The same bytes from the last to the first.
+  let r = ~0
+  for (let cell = count - 1; cell >= 0; cell--) {
+    const length = cellLengths[cell]!
+    if (length < 0) r = crcByte(r, NULL_CELL)
+    else for (let i = cellStarts[cell]! + length - 1; i >= cellStarts[cell]!; i--) r = crcByte(r, bytes[i]!)
+    if (cell > 0) r = crcByte(r, CELL_SEPARATOR)
+  }
+  out.reversed = (r ^ ~0) >>> 0
+  return true
 }
 
-/** The CRC-32 of cells given as text (a row mysql2 parsed): the same number as rowPacketCrc of its packet. */
-export function rowCellsCrc(cells: ReadonlyArray<string | null>): number {
-  let c = ~0
+/** The CRC-32s of cells given as text (a row mysql2 parsed): the same numbers as rowPacketCrcs of its packet. */
+export function rowCellsCrcs(cells: ReadonlyArray<string | null>, out: RowCrcs): void {
+  const joined: Buffer[] = []
   cells.forEach((cell, index) => {
-    if (index > 0) c = crcByte(c, CELL_SEPARATOR)
-    if (cell === null) {
-      c = crcByte(c, NULL_CELL)
-      return
-    }
-    const bytes = Buffer.from(cell, 'utf8')
-    c = crcUpdate(c, bytes, 0, bytes.length)
+    if (index > 0) joined.push(SEPARATOR_BYTES)
+    joined.push(cell === null ? NULL_BYTES : Buffer.from(cell, 'utf8'))
   })
-  return (c ^ ~0) >>> 0
+  const bytes = Buffer.concat(joined)
+  out.crc = crc32(bytes)
+  out.reversed = crc32(bytes.reverse())
 }
 
-/** What names a streamed answer's rows: how many, the sum of their CRC-32s (in decimal digits, as SUM() gives it), and the services' names. */
+const SEPARATOR_BYTES = Buffer.from([CELL_SEPARATOR])
+const NULL_BYTES = Buffer.from([NULL_CELL])
+
+/** What names a streamed answer's rows: how many, the sums of their two CRC-32s (in decimal digits, as SUM() gives them, joined by a colon), and the services' names. */
 export interface RowsDigest {
   rows: number
   crcSum: string
@@ -128,25 +161,30 @@ export function serviceNamesDigest(names: ReadonlyMap<number, string>): string {
   return createHash('sha256').update(JSON.stringify(sorted)).digest('base64url')
 }
 
-/** Adds up rows' CRC-32s exactly: two sums of 16-bit halves stay exact for far more rows than a tagged answer has. */
+/** Adds up rows' two CRC-32s exactly: sums of 16-bit halves stay exact for far more rows than a tagged answer has. */
 export class RowCrcSum {
   #rows = 0
   #low = 0
   #high = 0
+  #reversedLow = 0
+  #reversedHigh = 0
 
-  add(crc: number): void {
+  add(crcs: RowCrcs): void {
     this.#rows++
-    this.#low += crc & 0xffff
-    this.#high += crc >>> 16
+    this.#low += crcs.crc & 0xffff
+    this.#high += crcs.crc >>> 16
+    this.#reversedLow += crcs.reversed & 0xffff
+    this.#reversedHigh += crcs.reversed >>> 16
   }
 
   get rows(): number {
     return this.#rows
   }
 
-  /** The sum in decimal digits. */
+  /** The two sums in decimal digits, as readRowsDigest gives the database's. */
   get sum(): string {
-    return (BigInt(this.#high) * 65536n + BigInt(this.#low)).toString()
+    const exact = (high: number, low: number) => (BigInt(high) * 65536n + BigInt(low)).toString()
+    return `${exact(this.#high, this.#low)}:${exact(this.#reversedHigh, this.#reversedLow)}`
   }
 }
 
@@ -175,12 +213,13 @@ export function rowsDigestSql(rowsSql: string, columns: readonly DigestedColumn[
     const bytes = text ? `CAST(${cell} AS BINARY)` : cell
     return nullable ? `IFNULL(${bytes}, _binary X'FE')` : bytes
   })
-  return `select count(*) as \`row_count\`, sum(crc32(concat_ws(_binary X'FF', ${cells.join(', ')}))) as \`row_crc_sum\` from (${rowsSql}) as \`digested\``
+  const joined = `concat_ws(_binary X'FF', ${cells.join(', ')})`
+  return `select count(*) as \`row_count\`, sum(crc32(${joined})) as \`row_crc_sum\`, sum(crc32(reverse(${joined}))) as \`row_crc_reversed_sum\` from (${rowsSql}) as \`digested\``
 }
 
-/** The count and sum of the statement's row; SUM() of no rows is NULL. */
-export function readRowsDigest(row: { row_count: number | string; row_crc_sum: number | string | null } | undefined): Pick<RowsDigest, 'rows' | 'crcSum'> {
+/** The count and sums of the statement's row; SUM() of no rows is NULL. */
+export function readRowsDigest(row: { row_count: number | string; row_crc_sum: number | string | null; row_crc_reversed_sum: number | string | null } | undefined): Pick<RowsDigest, 'rows' | 'crcSum'> {
   const rows = Number(row?.row_count ?? 0)
-  const sum = row?.row_crc_sum
-  return { rows, crcSum: sum === null || sum === undefined ? '0' : String(sum) }
+  const sum = (value: number | string | null | undefined) => (value === null || value === undefined ? '0' : String(value))
+  return { rows, crcSum: `${sum(row?.row_crc_sum)}:${sum(row?.row_crc_reversed_sum)}` }
 }

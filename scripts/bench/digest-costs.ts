@@ -8,7 +8,7 @@ import { createHash, hash as oneShotHash } from 'node:crypto'
 import mysql from 'mysql2/promise'
 import { startBenchDatabase } from './setup.ts'
 import { BENCH_DATABASE } from './dataset.ts'
-import { crc32, parseServerVersion, rowsInTableOrder } from '../../server/tools.ts'
+import { crc32, parseServerVersion, rowPacketCrcs, rowsInTableOrder } from '../../server/tools.ts'
 
 const RUNS = Number(process.env.DIGEST_RUNS ?? 9)
 const say = (line = '') => process.stdout.write(`${line}\n`)
@@ -32,7 +32,8 @@ const STATEMENTS: Array<[string, string]> = [
   ['the rows, sent to mysql2 (in answer order)', `SELECT id, service_id, status, booking_date, time_from, time_to, '' AS customer_name, '' AS customer_email, '' AS customer_phone, note, created_at, NULL AS service_post_name ${YEAR} ORDER BY booking_date, time_from, id`],
   ['floor: each shown column read, nothing hashed or sent (MRR)', `${MRR}SELECT COUNT(*), MAX(id), MAX(service_id), MAX(status), MAX(booking_date), MAX(time_from), MAX(time_to), MAX(note), MAX(created_at) ${YEAR}`],
   ['floor without MRR', `SELECT COUNT(*), MAX(id), MAX(service_id), MAX(status), MAX(booking_date), MAX(time_from), MAX(time_to), MAX(note), MAX(created_at) ${YEAR}`],
-  ['SUM(CRC32(row)), MRR with a 4 MiB buffer: the service\'s', SERVICE(`SELECT COUNT(*), SUM(CRC32(${ROW})) ${YEAR}`)],
+  ['SUM(CRC32(row)), SUM(CRC32(REVERSE(row))): 64 bits, MRR with a 4 MiB buffer: the service\'s (decision 0035)', SERVICE(`SELECT COUNT(*), SUM(CRC32(${ROW})), SUM(CRC32(REVERSE(${ROW}))) ${YEAR}`)],
+  ['SUM(CRC32(row)), MRR with a 4 MiB buffer: the service\'s before decision 0035', SERVICE(`SELECT COUNT(*), SUM(CRC32(${ROW})) ${YEAR}`)],
   ['SUM(CRC32(row)), MRR', `${MRR}SELECT COUNT(*), SUM(CRC32(${ROW})) ${YEAR}`],
   ['SUM(CRC32(row)), every cell tested for NULL and cast, MRR', `${MRR}SELECT COUNT(*), SUM(CRC32(${ROW_UNIFORM})) ${YEAR}`],
   ['SUM(CRC32(row)) without MRR', `SELECT COUNT(*), SUM(CRC32(${ROW})) ${YEAR}`],
@@ -63,9 +64,37 @@ for (const [name, ms] of times) say(`| ${name} | ${Math.min(...ms).toFixed(1)} |
 const [rows] = await connection.query(`SELECT HEX(${ROW}) AS joined ${YEAR}`) as unknown as [Array<{ joined: string }>]
 const joined = rows.map((row) => Buffer.from(row.joined, 'hex'))
 const bytes = joined.reduce((sum, row) => sum + row.length, 0)
+// The same rows as the text protocol's packets a 200 reads (each cell length-coded, NULL 0xFB).
+const ROW_CELLS = 12
+const packets = joined.map((row) => {
+  const parts: Buffer[] = []
+  let start = 0
+  const cells: Array<Buffer | null> = []
+  for (let i = 0; i <= row.length; i++) {
+    if (i === row.length || row[i] === 0xff) {
+      const cell = row.subarray(start, i)
+      cells.push(cell.length === 1 && cell[0] === 0xfe ? null : cell)
+      start = i + 1
+    }
+  }
+  for (const cell of cells) {
+    if (cell === null) parts.push(Buffer.from([0xfb]))
+    else parts.push(cell.length < 0xfb ? Buffer.from([cell.length]) : Buffer.from([0xfc, cell.length & 0xff, cell.length >> 8]), cell)
+  }
+  return Buffer.concat(parts)
+})
 const worker: Array<[string, () => void]> = [
   ['one SHA-256 over every row (v2\'s tag)', () => { const h = createHash('sha256'); for (const row of joined) h.update(row); h.digest() }],
-  ['CRC-32 per row (db/row-digest.ts)', () => { let sum = 0; for (const row of joined) sum += crc32(row); return sum }],
+  ['CRC-32 per row (before decision 0035)', () => { let sum = 0; for (const row of joined) sum += crc32(row); return sum }],
+  ['CRC-32 of the row and of its reversed bytes, from its packet (db/row-digest.ts)', () => {
+    const out = { crc: 0, reversed: 0 }
+    let sum = 0
+    for (const packet of packets) {
+      rowPacketCrcs(packet, 0, packet.length, ROW_CELLS, out)
+      sum += out.crc + out.reversed
+    }
+    return sum
+  }],
   ['SHA-1 per row, crypto.hash', () => { for (const row of joined) oneShotHash('sha1', row, 'buffer') }],
   ['SHA-1 per row, createHash', () => { for (const row of joined) createHash('sha1').update(row).digest() }],
 ]

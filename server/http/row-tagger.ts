@@ -6,7 +6,7 @@
 // a 200 hashes the rows it reads for its body, in the same pass.
 import { BOOKING_ROW_COLUMNS, type BookingRow } from '../../db/booking-queries.ts'
 import type { ParsedRow, ResultColumn } from '../../db/row-packets.ts'
-import { RowCrcSum, rowCellsCrc, rowPacketCrc, serviceNamesDigest, type RowsDigest } from '../../db/row-digest.ts'
+import { RowCrcSum, rowCellsCrcs, rowPacketCrcs, serviceNamesDigest, type RowCrcs, type RowsDigest } from '../../db/row-digest.ts'
 import type { AnswerSink } from '../domain/slots.ts'
 import type { BookingRowSink } from '../../db/booking-packets.ts'
 import { acceptsBookingColumns } from './booking-list.ts'
@@ -23,6 +23,8 @@ export class RowTagger implements BookingRowSink {
   readonly #body: AnswerSink
   readonly #bodyTakesBytes: boolean
   #sum = new RowCrcSum()
+  /** Each row's CRCs, written in place: no object a row. */
+  readonly #crcs: RowCrcs = { crc: 0, reversed: 0 }
   #names: ReadonlyMap<number, string> = new Map()
   #namesDigest = serviceNamesDigest(new Map())
   /** False once handOnNothing: rows are hashed and counted, and go no further. */
@@ -63,7 +65,8 @@ export class RowTagger implements BookingRowSink {
 
   row(bytes: Buffer, start: number, end: number, row: ParsedRow<BookingRow>): void {
     // A packet whose cells cannot be walked here never reaches a sink: acceptsBookingColumns checked its columns.
-    this.#sum.add(rowPacketCrc(bytes, start, end, BOOKING_ROW_COLUMNS.length) ?? rowCellsCrc(rowCells(row.parsed())))
+    if (!rowPacketCrcs(bytes, start, end, BOOKING_ROW_COLUMNS.length, this.#crcs)) rowCellsCrcs(rowCells(row.parsed()), this.#crcs)
+    this.#sum.add(this.#crcs)
     if (!this.#handingOn) return
     if (this.#bodyTakesBytes) {
       this.#body.row(bytes, start, end, row)
@@ -75,7 +78,8 @@ export class RowTagger implements BookingRowSink {
   }
 
   parsedRow(row: BookingRow): void {
-    this.#sum.add(rowCellsCrc(rowCells(row)))
+    rowCellsCrcs(rowCells(row), this.#crcs)
+    this.#sum.add(this.#crcs)
     if (this.#handingOn) this.#body.parsedRow(row)
   }
 }
