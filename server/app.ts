@@ -37,6 +37,8 @@ export interface AppOptions {
   access?: Access
   /** The process's niceness while reports run (server/niceness.ts); none in tests, or where it is taken for good at start. */
   reportNiceness?: ReportNiceness
+  /** The process's held answers, HOLD_DIR probed at its start (startHolding); by default one from config, not probed (tests). */
+  holding?: AnswerHolding
 }
 
 /**
@@ -162,7 +164,7 @@ export function createApp(options: AppOptions): Express {
     now,
     exposeCustomer: access.exposeCustomer,
     ruleProblems: new RuleProblemLog(log),
-    holding: new AnswerHolding(config.hold),
+    holding: options.holding ?? new AnswerHolding(config.hold, { log }),
     reportNiceness: options.reportNiceness,
   }
 

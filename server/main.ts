@@ -115,16 +115,16 @@ async function serve(config: Config, log: Logger, niceness: NicenessPlan | undef
   // that otherwise held the first request's event loop (docs/performance.md).
   isIanaZone('Etc/UTC')
   // In a worker, stream permits come from the primary: DB_STREAM_CONNECTIONS is the whole service's.
-  // Held files of processes that are gone (a crash): each process has a directory of its own (http/held-answer.ts).
-  const { sweepHeldFiles } = await import('./http/held-answer.ts')
-  sweepHeldFiles(config.hold.dir)
+  // Held files of processes that are gone (a crash) swept, HOLD_DIR probed, one line logged (http/held-answer.ts).
+  const { startHolding } = await import('./http/held-answer.ts')
+  const holding = startHolding(config.hold, log)
   const streamGate = cluster.isWorker ? (await import('./stream-permits.ts')).createClusterGate(config.dbQueueTimeoutMs) : undefined
   const handle = createDb({ ...dbSettings(config), streamGate })
   // In a worker, credentials are checked by the primary, whose verdicts every worker shares.
   const access = cluster.isWorker && config.authMode === 'wordpress'
     ? (await import('./access.ts')).createAccess(config, log, { check: (await import('./shared-verdicts.ts')).askPrimaryForVerdicts({ timeoutMs: 7_000 /* WordPress's own bound, 5 s, and some */ }) })
     : undefined
-  const app = createApp({ db: handle.db, pool: handle.pool, config, log, access, reportNiceness: await reportNicenessOf(config, log, niceness) })
+  const app = createApp({ db: handle.db, pool: handle.pool, config, log, access, holding, reportNiceness: await reportNicenessOf(config, log, niceness) })
   const server = createAppServer(app, { headersTimeoutMs: config.headersTimeoutMs, reusePrototypes: config.httpPrototypeReuse }).listen(config.port, () => {
     log.info({ port: config.port, authMode: config.authMode, tablePrefix: config.tablePrefix }, 'listening')
   })

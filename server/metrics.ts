@@ -107,6 +107,14 @@ export function createMetrics(options: { pool: DbPools; access: Access; token: s
   })
   const spills = new Counter({ name: 'booking_calendar_held_spills_total', help: 'Held answers that went on to a temporary file (HOLD_DIR).', registers: [registry] })
   if (options.holding) options.holding.onSpill = () => spills.inc()
+  // Counted by the holding from its start (its probe runs before this registry exists).
+  new Counter({
+    name: 'booking_calendar_held_disk_failures_total', help: 'File operations of HOLD_DIR that failed (the start-up probe, a held file\'s open or write): each leaves the disk unused for a minute.', registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(held?.diskFailures ?? 0)
+    },
+  })
   new Gauge({
     name: 'booking_calendar_db_pool_waiting', help: 'Requests waiting for a database connection.', registers: [registry],
     collect() { this.set(poolCounts(pool).waiting) },

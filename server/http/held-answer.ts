@@ -4,22 +4,31 @@
 // statement and its stream permit are done as soon as the rows are out, not
 // when a slow client has read them. A process holds at most HOLD_MEMORY_BYTES
 // in memory and HOLD_DISK_BYTES on disk over all its answers; an answer that
-// would hold more is cut (cut-answer.ts), never made to wait with its permit.
-import { mkdirSync, readdirSync, rmSync } from 'node:fs'
+// would hold more is refused (push returns false), never made to wait with its
+// permit. A disk that cannot be written (HOLD_DIR read-only, another user's,
+// full) is a bound of 0 for as long as it fails: answers are held in memory only.
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { open, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
+import type { Logger } from 'pino'
 import { FILE_READ_BYTES, fileReadPool } from './chunk-pool.ts'
 
 /** The most one answer holds in memory before the rest of it goes to its file: a few chunks, so many slow clients share HOLD_MEMORY_BYTES. */
 export const ANSWER_MEMORY_BYTES = 4 * 1024 * 1024
+
+/** After a file error, the disk is left alone this long; then one push tries it again. */
+export const DISK_RETRY_MS = 60_000
+
+/** What the start-up probe writes and removes in the process's directory: one block, as a held file's first write needs. */
+const PROBE_BYTES = 4096
 
 export interface HoldSettings {
   /** Bytes held in memory by all the process's answers together (HOLD_MEMORY_BYTES). */
   memoryBytes: number
   /** Bytes held in temporary files by all the process's answers together (HOLD_DISK_BYTES). */
   diskBytes: number
-  /** The service's directory for them (HOLD_DIR): each process writes in a directory of its own under it, named by its pid. */
+  /** The service's directory for them (HOLD_DIR): each process writes in a directory of its own under it (processDirName). */
   dir: string
 }
 
@@ -29,7 +38,28 @@ export interface HoldStats {
   diskBytes: number
   /** Answers that went on to a temporary file, since start. */
   spills: number
+  /** File operations of HOLD_DIR that failed (the start-up probe, a held file's open or write), since start. */
+  diskFailures: number
 }
+
+/** What the start-up probe of HOLD_DIR found (AnswerHolding.probeDisk). */
+export type DiskProbe =
+  /** A file was written and removed in the process's directory, `dir`. */
+  | { kind: 'usable'; dir: string }
+  /** HOLD_DISK_BYTES=0: nothing is held on disk, nothing was tried. */
+  | { kind: 'off' }
+  /** The process's directory or a file in it could not be made or written: `code` is the errno code (EACCES, EROFS, ENOSPC, ENOTDIR…). */
+  | { kind: 'unusable'; code: string }
+
+export interface HoldingOptions {
+  /** Where a disk that stops (or starts again) working is told: one line each time, not one per answer. */
+  log?: Logger | undefined
+  /** The clock of DISK_RETRY_MS (tests set it). */
+  now?: (() => number) | undefined
+}
+
+/** How a push may use the disk now (AnswerHolding.takeDisk): not at all, as usual, or as the one trial after a failure. */
+export type DiskUse = 'refused' | 'granted' | 'trial'
 
 /**
  * The held answers of one process (one per app): their bounds, their counts
@@ -37,35 +67,153 @@ export interface HoldStats {
  * client that reads slowly then holds its stream permit, as before 0028.
  */
 export class AnswerHolding {
-  readonly stats: HoldStats = { memoryBytes: 0, diskBytes: 0, spills: 0 }
+  readonly stats: HoldStats = { memoryBytes: 0, diskBytes: 0, spills: 0, diskFailures: 0 }
   readonly settings: HoldSettings
   /** Called when an answer first goes on to its file (GET /metrics counts it). */
   onSpill: (() => void) | undefined
+  readonly #log: Logger | undefined
+  readonly #now: () => number
   #processDir: string | undefined
   #files = 0
+  /** Set while the disk is left alone after a file error: when one push may try it again. */
+  #diskOffUntil: number | undefined
+  /** The errno code of the last file error, while the disk is left alone. */
+  #diskFault: string | undefined
 
-  constructor(settings: HoldSettings) {
+  constructor(settings: HoldSettings, options: HoldingOptions = {}) {
     this.settings = settings
+    this.#log = options.log
+    this.#now = options.now ?? Date.now
   }
 
   get enabled(): boolean {
     return this.settings.memoryBytes > 0 || this.settings.diskBytes > 0
   }
 
+  /**
+   * Whether an answer may go on to a file now: HOLD_DISK_BYTES is not 0, and
+   * no file operation failed in the last DISK_RETRY_MS (once that has passed,
+   * the next push that needs the disk tries it again). False: the disk bound
+   * is 0 for now, and an answer past its memory is refused.
+   */
+  get diskUsable(): boolean {
+    return this.settings.diskBytes > 0 && (this.#diskOffUntil === undefined || this.#now() >= this.#diskOffUntil)
+  }
+
+  /** The errno code of the file error that keeps the disk unused now; undefined while it is usable. */
+  get diskFault(): string | undefined {
+    return this.#diskOffUntil === undefined ? undefined : this.#diskFault
+  }
+
   open(onChunkDone?: (chunk: Buffer) => void): HeldAnswer {
     return new HeldAnswer(this, onChunkDone)
   }
 
+  /**
+   * At the start of a serving process: makes the process's directory and
+   * writes and removes a file in it, so that a HOLD_DIR that cannot be written
+   * is known (and logged, by startHolding) before any answer needs it. A
+   * failure leaves the disk unused, as a failure while holding does.
+   */
+  probeDisk(): DiskProbe {
+    if (this.settings.diskBytes === 0) return { kind: 'off' }
+    try {
+      const dir = this.#ensureProcessDir()
+      const probe = join(dir, 'probe')
+      writeFileSync(probe, Buffer.alloc(PROBE_BYTES), { mode: 0o600 })
+      rmSync(probe)
+      return { kind: 'usable', dir }
+    } catch (error) {
+      // Not logged here: the start-up line (startHolding) says it.
+      this.#leaveDisk(errnoCode(error), false)
+      return { kind: 'unusable', code: errnoCode(error) }
+    }
+  }
+
+  /**
+   * For HeldAnswer.push, before it writes: refused while the disk is left
+   * alone; once DISK_RETRY_MS has passed, one push at a time gets a trial
+   * (the others are refused until it succeeds, or for another DISK_RETRY_MS).
+   */
+  takeDisk(): DiskUse {
+    if (this.settings.diskBytes === 0) return 'refused'
+    if (this.#diskOffUntil === undefined) return 'granted'
+    const now = this.#now()
+    if (now < this.#diskOffUntil) return 'refused'
+    this.#diskOffUntil = now + DISK_RETRY_MS
+    return 'trial'
+  }
+
+  /** For HeldAnswer.push: its write went through. After a trial, the disk is used again. */
+  diskWorked(use: DiskUse): void {
+    if (use !== 'trial' || this.#diskOffUntil === undefined) return
+    this.#diskOffUntil = undefined
+    this.#diskFault = undefined
+    this.#log?.info({ holdDir: this.settings.dir }, 'HOLD_DIR can be written again: answers are held on disk too')
+  }
+
+  /** For HeldAnswer.push: its open or write failed. The disk is left alone for DISK_RETRY_MS; told once, not once per answer. */
+  diskFailed(error: unknown): void {
+    this.#leaveDisk(errnoCode(error), true)
+  }
+
+  #leaveDisk(code: string, tell: boolean): void {
+    const now = this.#now()
+    this.stats.diskFailures++
+    // Counted, not told again: a failure while the disk is left alone already (answers that were
+    // writing at once), or a trial's (told when one works again).
+    const wasUsed = this.#diskOffUntil === undefined
+    this.#diskOffUntil = now + DISK_RETRY_MS
+    this.#diskFault = code
+    if (tell && wasUsed) {
+      this.#log?.warn({ holdDir: this.settings.dir, code, retryInSeconds: DISK_RETRY_MS / 1000 },
+        'HOLD_DIR cannot be written: answers are held in memory only, and the disk is tried again in a minute')
+    }
+  }
+
   /** A new file's path in this process's directory, made (0700) on first use and removed when the process exits. */
   nextFilePath(): string {
+    return join(this.#ensureProcessDir(), `${++this.#files}-${randomBytes(6).toString('hex')}.held`)
+  }
+
+  #ensureProcessDir(): string {
     if (this.#processDir === undefined) {
-      const dir = join(this.settings.dir, String(process.pid))
+      const dir = processHoldDir(this.settings.dir)
       mkdirSync(dir, { recursive: true, mode: 0o700 })
       removeAtExit(dir)
       this.#processDir = dir
     }
-    return join(this.#processDir, `${++this.#files}-${randomBytes(6).toString('hex')}.held`)
+    return this.#processDir
   }
+}
+
+/**
+ * The holding of a serving process, at its start: the files of processes
+ * that are gone swept (sweepHeldFiles), HOLD_DIR probed, and one line logged:
+ * where answers are held and the bounds, or (warn) that HOLD_DIR cannot be
+ * written, its errno code, and that answers are held in memory only.
+ */
+export function startHolding(settings: HoldSettings, log: Logger): AnswerHolding {
+  sweepHeldFiles(settings.dir)
+  const holding = new AnswerHolding(settings, { log })
+  const probe = holding.probeDisk()
+  const bounds = { memoryBytes: settings.memoryBytes, answerMemoryBytes: ANSWER_MEMORY_BYTES, diskBytes: settings.diskBytes }
+  if (probe.kind === 'unusable') {
+    log.warn({ holdDir: settings.dir, code: probe.code, ...bounds },
+      'HOLD_DIR cannot be written: answers are held in memory only (HOLD_MEMORY_BYTES), and the disk is tried again in a minute')
+  } else if (!holding.enabled) {
+    log.info(bounds, 'held answers: off (HOLD_MEMORY_BYTES=0, HOLD_DISK_BYTES=0): a client that reads slowly holds its stream permit')
+  } else if (probe.kind === 'off') {
+    log.info(bounds, 'held answers: in memory only (HOLD_DISK_BYTES=0)')
+  } else {
+    log.info({ holdDir: probe.dir, ...bounds }, 'held answers: in memory, then in files under HOLD_DIR')
+  }
+  return holding
+}
+
+function errnoCode(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code
+  return typeof code === 'string' ? code : 'EUNKNOWN'
 }
 
 /** The process's directories of held files, removed by one listener when it exits. */
@@ -78,10 +226,49 @@ function removeAtExit(dir: string): void {
 }
 
 /**
+ * A process's start time, in clock ticks after boot (field 22 of
+ * /proc/PID/stat, proc(5)); undefined where there is no /proc (macOS) or the
+ * process is gone or hidden. A pid is used again by a later process; a pid
+ * and its start time name one process.
+ */
+export function processStartTime(pid: number): string | undefined {
+  let stat: string
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
+  } catch {
+    return undefined
+  }
+  // Field 2, the command, is in parentheses and may hold spaces and ')': fields 3 on follow the last ')'.
+  const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+  return start !== undefined && /^\d+$/.test(start) ? start : undefined
+}
+
+let ownDirName: string | undefined
+
+/** This process's directory's name under HOLD_DIR: `<pid>-<start time>`, or `<pid>` where the start time cannot be read. */
+export function processDirName(): string {
+  if (ownDirName === undefined) {
+    const start = processStartTime(process.pid)
+    ownDirName = start === undefined ? String(process.pid) : `${process.pid}-${start}`
+  }
+  return ownDirName
+}
+
+/** This process's directory of held files under `holdDir` (HOLD_DIR). */
+export function processHoldDir(holdDir: string): string {
+  return join(holdDir, processDirName())
+}
+
+/**
  * Removes the held files of processes that are gone (a crash, a kill): each
- * process's directory under `dir` is named by its pid. Run at the start of
+ * process's directory under `dir` is named by its pid and start time
+ * (processDirName), so a later process given the same pid does not keep a
+ * dead one's files. Kept: the directories of processes that run (this one,
+ * another instance sharing HOLD_DIR), and a bare `<pid>` (as older versions
+ * named them, or where there is no /proc) whose pid runs. Run at the start of
  * each serving process (every worker, or the one process of WORKERS=1), so a
- * worker forked again sweeps the one that died. Returns how many directories went.
+ * worker forked again sweeps the one that died. One that cannot be removed
+ * (another user's) stays. Returns how many directories went.
  */
 export function sweepHeldFiles(dir: string): number {
   let entries: string[]
@@ -92,13 +279,31 @@ export function sweepHeldFiles(dir: string): number {
   }
   let removed = 0
   for (const entry of entries) {
-    const pid = /^\d+$/.test(entry) ? Number(entry) : undefined
-    // A directory of this pid is an earlier process's that had it: none is made before this sweep.
-    if (pid !== undefined && pid !== process.pid && isRunning(pid)) continue
-    rmSync(join(dir, entry), { recursive: true, force: true })
-    removed++
+    if (isLiveProcessDir(entry)) continue
+    try {
+      rmSync(join(dir, entry), { recursive: true, force: true })
+      removed++
+    } catch {
+      // Not ours to remove (EACCES, EPERM): its owner sweeps it.
+    }
   }
   return removed
+}
+
+/** Whether a directory named `entry` under HOLD_DIR is that of a process that runs. */
+function isLiveProcessDir(entry: string): boolean {
+  const named = /^(\d+)(?:-(\d+))?$/.exec(entry)
+  if (named === null) return false
+  const pid = Number(named[1])
+  const start = named[2]
+  if (start === undefined) {
+    // A bare pid tells no start time: this process's own pid was an earlier process's (none is made before this sweep).
+    return pid !== process.pid && isRunning(pid)
+  }
+  const runningSince = processStartTime(pid)
+  // No /proc/PID: gone, or hidden (hidepid) as another user's that runs, which may be the one: left alone.
+  if (runningSince === undefined) return isRunning(pid)
+  return runningSince === start
 }
 
 function isRunning(pid: number): boolean {
@@ -154,14 +359,20 @@ export class HeldAnswer {
 
   /**
    * Holds `chunk` after those before it. False when the process's bounds are
-   * spent (or the answer was discarded): the answer must be cut. A chunk held
-   * in memory is kept as it is; one written to the file is given to
-   * onChunkDone (its buffer may be used again) once written; one held in
-   * memory is given to it if the answer is discarded before sending it.
+   * spent, when it would go to the file and the disk cannot be written now
+   * (AnswerHolding.diskUsable: a file error, here or in another answer, in
+   * the last DISK_RETRY_MS), or when the answer was discarded: the chunk is
+   * not held, and the caller still has it. Never throws: a file error (ENOSPC,
+   * EROFS, EACCES…) is a false, its bytes given back to the stats; the bytes
+   * already in the file are still given by next(). A chunk held in memory is
+   * kept as it is; one written to the file is given to onChunkDone (its
+   * buffer may be used again) once written; one held in memory is given to
+   * it if the answer is discarded before sending it.
    */
   async push(chunk: Buffer): Promise<boolean> {
     if (this.#discarded || this.#ended) return false
-    const { stats, settings } = this.#holding
+    const holding = this.#holding
+    const { stats, settings } = holding
     const size = chunk.length
     const fileHolds = this.#writtenAt > this.#readAt
     if (!fileHolds && this.#memoryBytes + size <= ANSWER_MEMORY_BYTES && stats.memoryBytes + size <= settings.memoryBytes) {
@@ -173,21 +384,25 @@ export class HeldAnswer {
       return true
     }
     if (stats.diskBytes + size > settings.diskBytes) return false
+    const use = holding.takeDisk()
+    if (use === 'refused') return false
     stats.diskBytes += size
-    if (!this.#spilled) {
-      this.#spilled = true
-      stats.spills++
-      this.#holding.onSpill?.()
-    }
     try {
       await this.#onFile(async (file) => {
-        await file.write(chunk, 0, size, this.#writtenAt)
+        await writeAll(file, chunk, this.#writtenAt)
         this.#writtenAt += size
       })
     } catch (error) {
       stats.diskBytes -= size
-      if (this.#discarded) return false
-      throw error
+      // A write after discard fails on the closed file: no fault of the disk.
+      if (!this.#discarded) holding.diskFailed(error)
+      return false
+    }
+    holding.diskWorked(use)
+    if (!this.#spilled) {
+      this.#spilled = true
+      stats.spills++
+      holding.onSpill?.()
     }
     this.#pushedBytes += size
     this.#onChunkDone?.(chunk)
@@ -310,5 +525,14 @@ export class HeldAnswer {
     const wake = this.#wake
     this.#wake = undefined
     wake?.()
+  }
+}
+
+/** All of `chunk` at `position`: a write may take fewer bytes than it is given (a disk filling up), and the rest then fails with its own error. */
+async function writeAll(file: FileHandle, chunk: Buffer, position: number): Promise<void> {
+  for (let written = 0; written < chunk.length;) {
+    const { bytesWritten } = await file.write(chunk, written, chunk.length - written, position + written)
+    if (bytesWritten === 0) throw Object.assign(new Error('A held file took no byte.'), { code: 'EIO' })
+    written += bytesWritten
   }
 }
