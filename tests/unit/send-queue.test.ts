@@ -88,11 +88,14 @@ async function unreadConnection(listenOn: string, connectTo: string, bytes: numb
   }
 }
 
+/** Longer than one read of /proc/net/tcp serves (send-queue.ts): the next read is a new one. */
+const NEXT_READ_MS = 300
+
 /** The reader's answer once it stands still (the client's buffers full), or the last one after 5 s. */
 async function settledQueue(read: () => Promise<number | undefined>): Promise<number | undefined> {
   let last = await read()
   for (const until = Date.now() + 5_000; Date.now() < until;) {
-    await sleep(100)
+    await sleep(NEXT_READ_MS)
     const now = await read()
     if (now === last) return now
     last = now
@@ -118,12 +121,12 @@ onLinux('sendQueueReader: a real connection\'s send queue, on Linux', () => {
         connection.client.resume()
         await sleep(100)
         connection.client.pause()
-        await sleep(100)
+        await sleep(NEXT_READ_MS)
         expect(await read()).to.be.a('number').and.not.equal(still)
       } finally {
         await connection.close()
       }
-      await sleep(100)
+      await sleep(NEXT_READ_MS)
       expect(await read(), 'no line once the connection is closed').to.equal(undefined)
     })
   }
