@@ -123,10 +123,10 @@ describe('SEND_TIMEOUT_MS: a client that keeps reading is never cut (issue 62)',
     await db.drop()
   })
 
-  async function startService(sendTimeoutMs: number): Promise<ListeningService> {
+  async function startService(sendTimeoutMs: number, env: Record<string, string> = {}): Promise<ListeningService> {
     const dir = mkdtempSync(join(tmpdir(), 'steady-readers-'))
     dirs.push(dir)
-    const service = await startListeningService(db, { SEND_TIMEOUT_MS: String(sendTimeoutMs), ETAG_MAX_ROWS, HOLD_DIR: dir })
+    const service = await startListeningService(db, { SEND_TIMEOUT_MS: String(sendTimeoutMs), ETAG_MAX_ROWS, HOLD_DIR: dir, ...env })
     services.push(service)
     return service
   }
@@ -153,12 +153,14 @@ describe('SEND_TIMEOUT_MS: a client that keeps reading is never cut (issue 62)',
     return (cutLineOf(service, reader)!.time as number) - reader.lastByteAt
   }
 
-  it('readers at 5, 20 and 40 KB/s, each reading longer than SEND_TIMEOUT_MS, on a year held whole and a longer range streamed: none cut; one that stops is cut on time', async () => {
+  it('readers at 5, 20 and 40 KB/s, each reading longer than SEND_TIMEOUT_MS, on a year held whole and a longer range streamed (held, or not): none cut; one that stops is cut on time', async () => {
     // Two timeouts, all readers at once. On loopback the client's kernel opens its window a
     // step of 64 to 128 KiB at a time: 13 to 27 s apart at 5 KB/s, so that reader gets 40 s. At
     // 20 s, the readers at 20 and 40 KB/s were cut as stopped when only the kernel's takes counted.
     const short = await startService(20_000)
     const long = await startService(40_000)
+    // Nothing held: the answer is written as its rows are read, its client's pace reaching the database cursor.
+    const unheld = await startService(20_000, { HOLD_MEMORY_BYTES: '0', HOLD_DISK_BYTES: '0', DB_STREAM_CONNECTIONS: '3' })
     const steadyRuns: Array<ReturnType<typeof readSteadily>> = []
     const stoppedRuns: Array<Promise<number>> = []
     for (const [path, name] of [[YEAR, 'year'], [LONGER, 'longer']] as const) {
@@ -174,6 +176,14 @@ describe('SEND_TIMEOUT_MS: a client that keeps reading is never cut (issue 62)',
       readers.push(stopped)
       stoppedRuns.push(cutAfterLastRead(short, stopped, 20_000))
     }
+    for (const kbPerSecond of [20, 40]) {
+      const reader = startReader(unheld.port, LONGER, `unheld-${kbPerSecond}KBps`, kbPerSecond * 1000)
+      readers.push(reader)
+      steadyRuns.push(readSteadily(reader, kbPerSecond * 1000, 30_000))
+    }
+    const unheldStopped = startReader(unheld.port, LONGER, 'unheld-stopped', 0)
+    readers.push(unheldStopped)
+    stoppedRuns.push(cutAfterLastRead(unheld, unheldStopped, 20_000))
     await until(() => readers.every((reader) => reader.head !== undefined), 60_000, 'every head')
     for (const reader of readers) {
       const head = reader.head!
@@ -185,12 +195,13 @@ describe('SEND_TIMEOUT_MS: a client that keeps reading is never cut (issue 62)',
     const steady = await Promise.all(steadyRuns)
     const stoppedCutAfter = await Promise.all(stoppedRuns)
     const cut = services.flatMap((service) => service.logs.filter((line) => line.msg === CUT_LINE).map((line) => line.requestId)).sort()
-    expect(cut, 'the readers cut').to.deep.equal(['longer-stopped', 'year-stopped'])
+    expect(cut, 'the readers cut').to.deep.equal(['longer-stopped', 'unheld-stopped', 'year-stopped'])
     expect(steady.filter((run) => run.closedByService || run.pace !== 'steady'), 'the steady readers that were closed on or lost their pace').to.deep.equal([])
     // SEND_TIMEOUT_MS after its last read, and a little more (a look is at most a second apart, on a loaded machine).
     for (const after of stoppedCutAfter) expect(after, 'from the last read to the cut').to.be.within(20_000 - 500, 20_000 + 4_000)
     expect(await metric(short.port, 'booking_calendar_answers_cut_total{reason="send_timeout"}'), 'the two stopped readers').to.equal(2)
     expect(await metric(long.port, 'booking_calendar_answers_cut_total{reason="send_timeout"}')).to.equal(0)
+    expect(await metric(unheld.port, 'booking_calendar_answers_cut_total{reason="send_timeout"}'), 'the stopped reader').to.equal(1)
     for (const service of services) expect(service.logs.filter((line) => (line.level as number) >= 50), 'no error line').to.deep.equal([])
   })
 })
