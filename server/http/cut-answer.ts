@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { ClientGoneError, type GoneSignal } from '../../db/bounded-pool.ts'
 import { requestLogger } from './request-log.ts'
-import { sendQueueReader } from './send-queue.ts'
+import { sendQueueReader, type SendQueueReader } from './send-queue.ts'
 
 export type CutReason = 'database_lost' | 'database_timeout' | 'send_timeout' | 'hold_full'
 
@@ -43,7 +43,8 @@ export function cutWhenClientStopsReading(res: Response, sendTimeoutMs: number):
   const socket = res.socket
   if (!socket) return
   const lookEveryMs = Math.max(20, Math.min(1_000, Math.floor(sendTimeoutMs / 10)))
-  const readSendQueue = sendQueueReader(socket)
+  // Made at the first look that finds nothing taken: most answers never need it.
+  let readSendQueue: SendQueueReader | undefined | null = null
   let taken = bytesTakenByKernel(socket)
   let lastProgressAt = Date.now()
   // The send queue at the last look, while the kernel has taken nothing since: undefined until a look asks.
@@ -58,6 +59,7 @@ export function cutWhenClientStopsReading(res: Response, sendTimeoutMs: number):
       lastProgressAt = now
       sendQueue = undefined
     } else {
+      if (readSendQueue === null) readSendQueue = sendQueueReader(socket)
       const sendQueueNow = await readSendQueue?.()
       if (!watching) return
       // The first ask only sets where the queue stood: progress before it is the last take's.
