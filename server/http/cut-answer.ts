@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { ClientGoneError, type GoneSignal } from '../../db/bounded-pool.ts'
 import { requestLogger } from './request-log.ts'
+import { sendQueueReader, type SendQueueReader } from './send-queue.ts'
 
 export type CutReason = 'database_lost' | 'database_timeout' | 'send_timeout' | 'hold_full'
 
@@ -23,6 +24,16 @@ export function markCut(res: Response, reason: CutReason): void {
  * since the last one, or whether nothing waits at all (a slow database is
  * QUERY_TIMEOUT_MS's to bound, not the client's fault).
  *
+ * The kernel taking bytes is not enough: with the socket's buffer full (Linux
+ * grows it to 4 MiB), the kernel wakes the writer only once a large part of
+ * it is free (about 1.5 MB here), so a client reading a year's export at a
+ * steady 20 KB/s let the kernel take bytes once a minute, and was cut after
+ * 31.6 s. So when a look finds nothing taken, it asks the kernel for the
+ * connection's send queue (send-queue.ts): bytes the client has not
+ * acknowledged, which move as it reads and stop when it stops. Only then: a
+ * client that keeps up costs no read of /proc. Where the kernel does not tell
+ * (not Linux), what it takes is the only progress, as before.
+ *
  * Not the socket's own inactivity timer (res.setTimeout): when it expires
  * with a write still pending that the kernel took part of since it last
  * looked, Node skips that expiry and starts it again, so a reader that stopped
@@ -32,26 +43,45 @@ export function cutWhenClientStopsReading(res: Response, sendTimeoutMs: number):
   const socket = res.socket
   if (!socket) return
   const lookEveryMs = Math.max(20, Math.min(1_000, Math.floor(sendTimeoutMs / 10)))
+  // Made at the first look that finds nothing taken: most answers never need it.
+  let readSendQueue: SendQueueReader | undefined | null = null
   let taken = bytesTakenByKernel(socket)
-  let lastTakenAt = Date.now()
-  const look = () => {
+  let lastProgressAt = Date.now()
+  // The send queue at the last look, while the kernel has taken nothing since: undefined until a look asks.
+  let sendQueue: number | undefined
+  let watching = true
+  const look = async () => {
     const now = Date.now()
     const takenNow = bytesTakenByKernel(socket)
     // Nothing waiting to be sent (the next rows are still on their way from the database) is no client's stall.
     if (takenNow !== taken || !bytesWaiting(socket)) {
       taken = takenNow
-      lastTakenAt = now
-    } else if (now - lastTakenAt >= sendTimeoutMs) {
-      markCut(res, 'send_timeout')
-      if (res.req.baseLog) requestLogger(res.req).info({ sendTimeoutMs }, 'answer cut: the client read nothing for SEND_TIMEOUT_MS')
-      res.destroy()
-      return
+      lastProgressAt = now
+      sendQueue = undefined
+    } else {
+      if (readSendQueue === null) readSendQueue = sendQueueReader(socket)
+      const sendQueueNow = await readSendQueue?.()
+      if (!watching) return
+      // The first ask only sets where the queue stood: progress before it is the last take's.
+      if (sendQueueNow !== undefined && sendQueue !== undefined && sendQueueNow !== sendQueue) lastProgressAt = now
+      sendQueue = sendQueueNow
+      if (now - lastProgressAt >= sendTimeoutMs) {
+        markCut(res, 'send_timeout')
+        if (res.req.baseLog) requestLogger(res.req).info({ sendTimeoutMs }, 'answer cut: the client read nothing for SEND_TIMEOUT_MS')
+        res.destroy()
+        return
+      }
     }
-    timer = setTimeout(look, Math.min(lookEveryMs, Math.max(1, lastTakenAt + sendTimeoutMs - now)))
+    timer = setTimeout(lookAgain, Math.min(lookEveryMs, Math.max(1, lastProgressAt + sendTimeoutMs - Date.now())))
   }
-  let timer = setTimeout(look, lookEveryMs)
+  // The send queue's reader never rejects.
+  const lookAgain = () => { void look() }
+  let timer = setTimeout(lookAgain, lookEveryMs)
   // Every byte with the kernel (finish), or the connection gone: nothing left to watch.
-  const stop = () => clearTimeout(timer)
+  const stop = () => {
+    watching = false
+    clearTimeout(timer)
+  }
   res.once('finish', stop)
   res.once('close', stop)
 }
