@@ -9,6 +9,7 @@ import type { Config } from './config.ts'
 import { errorFields, errorMiddleware, methodNotAllowed, noRoute, toRestError, sendRestError, RestError } from './errors.ts'
 import { requestLog, requestLogger } from './http/request-log.ts'
 import { ALLOW, mountApi, NAMESPACE, PREFIXES } from './routes/index.ts'
+import { createSiteIndex } from './site-index.ts'
 import { createSiteTimezone, type SiteTimezone } from './site-timezone.ts'
 import { RuleProblemLog } from './domain/disabled-time.ts'
 import { createAccess, type Access } from './access.ts'
@@ -161,6 +162,7 @@ export function createApp(options: AppOptions): Express {
     config,
     log,
     siteTimezone: options.siteTimezone ?? createSiteTimezone({ db, override: config.siteTimezone, log, now }),
+    siteIndex: createSiteIndex({ db, log, now }),
     now,
     exposeCustomer: access.exposeCustomer,
     ruleProblems: new RuleProblemLog(log),
