@@ -7,7 +7,7 @@ import { startPrivateMariaDb, type PrivateMariaDb } from '../support/private-mar
 import { startListeningService, type ListeningService } from '../support/service.ts'
 import { makeCertificates, type TestCertificates } from '../support/certificates.ts'
 import mysql from 'mysql2/promise'
-import { killSession } from '../../db/bounded-pool.ts'
+import { killStatement } from '../../db/bounded-pool.ts'
 import { mysqlTarget } from '../../db/connection-options.ts'
 import { loadConfig } from '../../server/config.ts'
 
@@ -114,7 +114,7 @@ describe('TLS to the database', function () {
       const marker = '/* tls kill test */'
       const sleeping = sleeper.query(`${marker} SELECT SLEEP(30)`).then(() => 'slept on', () => 'ended')
       await new Promise((resolve) => setTimeout(resolve, 300))
-      await killSession(target, sleeper.threadId, marker)
+      await killStatement(target, marker)
       expect(await Promise.race([sleeping, new Promise((resolve) => setTimeout(() => resolve('still running'), 5_000))])).to.equal('ended')
     } finally {
       sleeper.destroy()
