@@ -203,6 +203,8 @@ describeOwnServer('the MySQL path, on a MariaDB that reports a MySQL version (is
       expect(shapes).to.include("SET SESSION sql_mode = '?'")
       expect(statements.some((row) => row.statement.includes('NO_ENGINE_SUBSTITUTION'))).to.equal(true)
       expect(shapes.some((shape) => shape.startsWith('EXPLAIN '))).to.equal(true)
+      // An export lifts a server-wide max_execution_time for itself (issue 63), the short statements keep their hint.
+      expect(shapes.some((shape) => /^select \/\*\+ SET_VAR\(max_execution_time = N\) \*\//.test(shape))).to.equal(true)
       // Index hints, on the exports read through the recommended indexes (streamed: no time-limit hint).
       expect(shapes.some((shape) => /^select .* FORCE INDEX \(`bc_api_date`\)/.test(shape))).to.equal(true)
     })
@@ -357,6 +359,36 @@ describeOwnServer('a server whose VERSION() names no version (issue 63)', 'it st
       "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'",
     ])
     expect(statements.filter((row) => /max_(statement|execution)_time|SET STATEMENT|\/\*\+/i.test(row.statement))).to.deep.equal([])
+  })
+})
+
+describeOwnServer('a server-wide statement time limit (issue 63)', 'it starts a MariaDB of its own, with a global max_statement_time', function () {
+  this.timeout(300_000)
+  let server: PrivateMariaDb
+
+  before(async () => {
+    // MariaDB's global max_statement_time, the nearest thing here to a host's global max_execution_time on MySQL.
+    server = await startPrivateMariaDb('bc_limited', 60_000)
+    await server.server.adminQuery('SET GLOBAL max_statement_time = 0.2')
+  })
+  after(async () => {
+    await server?.stop()
+  })
+
+  it('a full export runs past it and QUERY_TIMEOUT_MS, and arrives whole', async () => {
+    const service = await startListeningService({ databaseUrl: server.databaseUrl, prefix: 'wp_' }, { QUERY_TIMEOUT_MS: '200' })
+    try {
+      const started = Date.now()
+      const res = await get(service.port, `${API}slots?flat`)
+      const took = Date.now() - started
+      expect(res.status).to.equal(200)
+      expect(res.headers.get('x-wp-total')).to.equal('60000')
+      // A cut answer is no JSON (API.md, "Streaming"): this one is whole, every booking in it.
+      expect((JSON.parse(res.text) as { booked_slots: unknown[] }).booked_slots).to.have.length(60_000)
+      process.stdout.write(`      the export took ${took} ms against a server-wide limit of 200 ms\n`)
+    } finally {
+      await service.close()
+    }
   })
 })
 
