@@ -362,6 +362,65 @@ describeOwnServer('a server whose VERSION() names no version (issue 63)', 'it st
   })
 })
 
+/** Old MariaDBs that WordPress still allows, and what each does not take (issue 63). */
+const OLD_MARIADBS: Array<{ version: string; database: string; notTaken: Array<{ what: string; pattern: RegExp }> }> = [
+  {
+    version: '5.5.68-MariaDB', database: 'bc_mariadb55', // CentOS 7's
+    notTaken: [
+      { what: 'READ ONLY in SET SESSION TRANSACTION (MariaDB 10.0)', pattern: /\bREAD\s+ONLY\b/i },
+      { what: 'SET STATEMENT (MariaDB 10.1.2)', pattern: /\bSET\s+STATEMENT\b/i },
+      { what: 'max_statement_time (MariaDB 10.1.1)', pattern: /\bmax_statement_time\b/i },
+      { what: 'KILL QUERY ID (MariaDB 10.0.5)', pattern: /\bKILL\s+QUERY\s+ID\b/i },
+    ],
+  },
+  {
+    version: '10.1.1-MariaDB', database: 'bc_mariadb1011',
+    notTaken: [{ what: 'SET STATEMENT (MariaDB 10.1.2)', pattern: /\bSET\s+STATEMENT\b/i }],
+  },
+]
+
+for (const old of OLD_MARIADBS) {
+  describeOwnServer(`MariaDB ${old.version}, by its version string (issue 63)`, 'it starts a MariaDB of its own, with another version string', function () {
+    this.timeout(180_000)
+    let server: PrivateMariaDb
+
+    before(async () => {
+      server = await startPrivateMariaDb(old.database, 500, { serverOptions: [`--version=${old.version}`, '--general-log=1', '--log-output=TABLE'] })
+    })
+    after(async () => {
+      await server?.stop()
+    })
+
+    it('answers, sends only what it takes, and ends a statement past QUERY_TIMEOUT_MS itself', async () => {
+      const service = await startListeningService({ databaseUrl: server.databaseUrl, prefix: 'wp_' }, { QUERY_TIMEOUT_MS: '500' })
+      const locker = await mysql.createConnection({ socketPath: server.server.socketPath, user: 'root', database: old.database })
+      try {
+        expect((await get(service.port, `${API}slots?flat&per_page=5`)).status).to.equal(200)
+        const whole = await get(service.port, `${API}slots?flat`)
+        expect((JSON.parse(whole.text) as { booked_slots: unknown[] }).booked_slots).to.have.length(500)
+        const path = `${API}slots?service=10&start=2026-03-01&end=2026-03-31`
+        const tag = (await get(service.port, path)).headers.get('etag')
+        expect((await get(service.port, path, { 'If-None-Match': tag! })).status).to.equal(304)
+        expect((await get(service.port, `${API}summary?start=2025-01-01&end=2025-12-31`)).status).to.equal(200)
+        expect((await get(service.port, `${API}availability?service=10&start=2026-11-25&end=2026-11-26`)).status).to.equal(200)
+        // No time limit of the server's that an export could lift: the service's timer, then its kill.
+        await locker.query('LOCK TABLES wp_booking_calendar_bookings WRITE')
+        const slow = await get(service.port, `${API}slots?status=reject&flat`)
+        expect(slow.status).to.equal(504)
+        expect(await untilReaderIdle(server, 3_000)).to.deep.equal([])
+      } finally {
+        await locker.query('UNLOCK TABLES')
+        await locker.end()
+        await service.close()
+      }
+      const statements = await readerStatements(server)
+      const problems = statements.flatMap(({ statement }) => old.notTaken.filter((rule) => rule.pattern.test(statement)).map((rule) => `${rule.what}: ${shapeOf(statement)}`))
+      expect([...new Set(problems)]).to.deep.equal([])
+      expect(statements.some((row) => /^KILL QUERY \d+$/.test(row.statement))).to.equal(true)
+    })
+  })
+}
+
 describeOwnServer('a server-wide statement time limit (issue 63)', 'it starts a MariaDB of its own, with a global max_statement_time', function () {
   this.timeout(300_000)
   let server: PrivateMariaDb
