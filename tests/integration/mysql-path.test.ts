@@ -442,7 +442,7 @@ describeOwnServer('a server-wide statement time limit (issue 63)', 'it starts a 
       const took = Date.now() - started
       expect(res.status).to.equal(200)
       expect(res.headers.get('x-wp-total')).to.equal('60000')
-      // A cut answer is no JSON (API.md, "Streaming"): this one is whole, every booking in it.
+      // A cut answer is no valid JSON: this one is whole, every booking in it.
       expect((JSON.parse(res.text) as { booked_slots: unknown[] }).booked_slots).to.have.length(60_000)
       process.stdout.write(`      the export took ${took} ms against a server-wide limit of 200 ms\n`)
     } finally {
