@@ -11,7 +11,8 @@ import { takeRowPackets, type RowPacketSink } from './row-packets.ts'
 import { withValuesInlined } from './inline-values.ts'
 import type { Admission, StreamGate } from './stream-gate.ts'
 import type { GoneSignal } from './gone-signal.ts'
-import { limitedStatement, parseServerVersion, serverEndsStatements, type DatabaseServer } from './server-dialect.ts'
+import { limitedStatement, serverEndsStatements, sessionStatements, type DatabaseServer } from './server-dialect.ts'
+import type { ServerReading } from './server-info.ts'
 import type { MysqlTarget } from './connection-options.ts'
 
 export type { GoneSignal }
@@ -44,16 +45,19 @@ const PROCESS_NONCE = randomBytes(8).toString('hex')
 let leaseCount = 0
 
 /**
- * Ends a session on the server through a connection made for this alone, so
- * the kill never waits behind the pool it rescues. Only if that thread still
- * runs a statement that starts with `marker` (the lease's, unique to it): a
- * thread id names another session after a restart of the database, and the
- * check and the KILL go over one connection, which a restart would end too.
- * Within one run of the server a thread id is never given twice, so a thread
- * seen running our statement is ours until the KILL. Best effort, bounded: a
- * hung or gone server ignores it. Resolves when done, whatever the outcome.
+ * Ends the statement that starts with `marker` (the lease's, unique to it)
+ * through a connection made for this alone, so the kill never waits behind the
+ * pool it rescues. The statement is found by its text in the server's process
+ * list, not by the thread id of our connection's handshake: through a proxy
+ * that id is the proxy's (ProxySQL's session), and a pooling proxy keeps the
+ * server's connection, statement running, after ours is gone. The check and
+ * the KILL go over one connection. Where the account sees no such thread (a
+ * process list hidden from it, a proxy that sent the statement to another
+ * server), nothing is killed: the statement is still bounded by its own time
+ * limit (db/server-dialect.ts) and by the end of its connection. Best effort,
+ * bounded: a hung or gone server ignores it. Resolves when done, whatever the outcome.
  */
-export function killSession(target: KillTarget, threadId: number, marker: string): Promise<void> {
+export function killStatement(target: KillTarget, marker: string): Promise<void> {
   return new Promise((resolve) => {
     const connection = createConnection({ ...target, connectTimeout: KILL_TIMEOUT_MS, maxPreparedStatements: 1 }) // no 512 KB of room for prepared statements (db/connect.ts)
     const done = () => {
@@ -63,31 +67,17 @@ export function killSession(target: KillTarget, threadId: number, marker: string
     }
     const timer = setTimeout(done, KILL_TIMEOUT_MS)
     connection.on('error', () => { /* the server is gone or hung: nothing left to kill */ })
-    const ours = 'SELECT ID FROM information_schema.PROCESSLIST WHERE ID = ? AND INFO LIKE ?'
-    connection.query(ours, [Math.trunc(threadId), `${marker}%`], (error, rows) => {
-      if (error || (rows as unknown[]).length === 0) return done()
+    // The marker has no LIKE wildcard (see #lease); this statement itself starts with SELECT, so it never finds itself.
+    connection.query('SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE ?', [`${marker}%`], (error, rows) => {
+      const ids = error ? [] : (rows as Array<{ ID: unknown }>).map((row) => Number(row.ID)).filter((id) => Number.isSafeInteger(id) && id > 0)
+      if (ids.length === 0) return done()
       // KILL QUERY ends the statement (API.md, "The database": MySQL 5.5 and 5.6 have no limit of
-      // their own); the session ends with it, for our side of its socket is closed already.
-      connection.query(`KILL QUERY ${Math.trunc(threadId)}`, done)
+      // their own); the session ends with it where our side of its socket is closed already.
+      // One statement has one thread: more than one would be a marker seen twice, and each is ours.
+      let left = ids.length
+      for (const id of ids) connection.query(`KILL QUERY ${id}`, () => { if (--left === 0) done() })
     })
   })
-}
-
-const servers = new WeakMap<object, DatabaseServer>()
-
-/**
- * The server a connection is to, from the version its handshake gave (mysql2
- * keeps the packet; its field is private, so read defensively): no statement
- * of its own, and the same as SELECT VERSION() says, but for MariaDB's '5.5.5-' prefix.
- */
-export function serverOf(connection: object): DatabaseServer {
-  let server = servers.get(connection)
-  if (!server) {
-    const handshake = (connection as { _handshakePacket?: { serverVersion?: unknown } | null })._handshakePacket
-    server = parseServerVersion(typeof handshake?.serverVersion === 'string' ? handshake.serverVersion : '')
-    servers.set(connection, server)
-  }
-  return server
 }
 
 /** Closes the socket at once: mysql2's destroy() only half-closes it, which a hung server never answers. */
@@ -133,6 +123,8 @@ export interface BoundedPoolOptions {
   gate?: StreamGate
   /** Whether a statement given a sink hands it its row packets (ROWS_AS_BYTES, db/row-packets.ts); else rows come as objects. */
   rowPackets?: boolean
+  /** The server, read once for every pool of the handle: each new connection's session is set up for it. */
+  reading: ServerReading
 }
 
 export class BoundedPool {
@@ -141,10 +133,14 @@ export class BoundedPool {
   #inUse = 0
   readonly #waiting: Array<() => void> = []
   readonly #leases = new Set<Lease>()
+  /** Connections the raw pool made whose session is not set up yet. */
+  readonly #fresh = new WeakSet<object>()
 
   constructor(raw: Pool, options: BoundedPoolOptions) {
     this.raw = raw
     this.#options = options
+    // Every connection the pool makes, whoever takes it (Kysely or db/snapshot.ts), is set up before its first lease (#setUp).
+    raw.on('connection', (connection) => { this.#fresh.add(connection) })
   }
 
   get size(): number { return this.#options.size }
@@ -209,19 +205,39 @@ export class BoundedPool {
   }
 
   /** Our permit bounds the count, so mysql2 never queues: it hands a free connection or makes one (connectTimeout). */
-  #connect(): Promise<PoolConnection> {
-    return new Promise((resolve, reject) => this.raw.getConnection((error, connection) => (error ? reject(error) : resolve(connection))))
+  async #connect(): Promise<{ connection: PoolConnection; server: DatabaseServer }> {
+    const connection = await new Promise<PoolConnection>((resolve, reject) => this.raw.getConnection((error, made) => (error ? reject(error) : resolve(made))))
+    if (!this.#fresh.has(connection)) return { connection, server: this.#options.reading.found! }
+    this.#fresh.delete(connection)
+    try {
+      return { connection, server: this.#setUp(connection, await this.#options.reading.serverFor(connection)) }
+    } catch (error) {
+      destroyConnection(connection)
+      throw error
+    }
   }
 
-  #lease(connection: PoolConnection, leaveGate: (() => void) | undefined): Lease {
+  /**
+   * A new connection's session, in its server's own words (db/server-dialect.ts):
+   * read-only, QUERY_TIMEOUT_MS kept by the server where it can, the SQL mode the
+   * service is written for. mysql2 runs them before any statement of the lease.
+   * A connection whose session could not be set up is destroyed: it never reads
+   * with other settings (the lease's statement then fails with it).
+   */
+  #setUp(connection: PoolConnection, server: DatabaseServer): DatabaseServer {
+    const failed = (error: Error | null) => { if (error) destroyConnection(connection) }
+    for (const statement of sessionStatements(server, this.#options.queryTimeoutMs)) connection.query(statement, failed)
+    return server
+  }
+
+  #lease({ connection, server }: { connection: PoolConnection; server: DatabaseServer }, leaveGate: (() => void) | undefined): Lease {
     const { queryTimeoutMs, timerMarginMs, kill } = this.#options
-    const server = serverOf(connection)
     // On MySQL 5.5 and 5.6 no server limit comes first: the timer is the limit, and its kill ends the statement.
     const statementTimeoutMs = queryTimeoutMs + (serverEndsStatements(server) ? timerMarginMs : 0)
     let running = false
     let broken = false
     let done = false
-    // Leads every statement of the lease, so a kill can tell it from any other (killSession).
+    // Leads every statement of the lease, so a kill can find it among all others (killStatement).
     // Letters, digits and dashes only: no LIKE wildcard, and no executable comment (`/*!`, `/*M!`).
     const marker = `/* bc-api ${PROCESS_NONCE}-${(leaseCount += 1)} */`
     const marked = (sql: string) => `${marker} ${sql}`
@@ -236,7 +252,7 @@ export class BoundedPool {
       connection.off('error', lost)
       connection.off('end', lost)
       if (destroy || broken) {
-        if (running && connection.threadId) void killSession(kill, connection.threadId, marker)
+        if (running) void killStatement(kill, marker)
         // A late error from a destroyed connection has no one left to tell.
         connection.on('error', () => {})
         destroyConnection(connection)

@@ -3,8 +3,8 @@
 import { Kysely, MysqlDialect, OperationNodeTransformer, type MysqlPool, type MysqlPoolConnection, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type TableNode, type UnknownRow } from 'kysely'
 import { createPool, type Pool } from 'mysql2'
 import type { Database, Db } from './database.ts'
-import { BoundedPool, serverOf } from './bounded-pool.ts'
-import { sessionStatements, type DatabaseServer } from './server-dialect.ts'
+import { BoundedPool } from './bounded-pool.ts'
+import { ServerReading, type DatabaseServerFound } from './server-info.ts'
 import { createLocalGate, DEFAULT_QUEUE_LENGTH, DEFAULT_QUEUE_TIMEOUT_MS, DEFAULT_STREAM_CONNECTIONS, type StreamGate } from './stream-gate.ts'
 import { formatStatement } from './inline-values.ts'
 import { installRowPacketTaking } from './row-packets.ts'
@@ -41,7 +41,16 @@ export interface DbSettings extends DatabaseSettings {
    * (server/stream-permits.ts); by default a line in this process.
    */
   streamGate?: StreamGate
+  /**
+   * Told once, when the server is first read (SELECT VERSION(), on the first
+   * connection made): the start-up log line, and the warning when no version
+   * can be read from it (server/main.ts).
+   */
+  onServerFound?: (server: DatabaseServerFound) => void
 }
+
+/** How long the first connection waits for the server's answer to SELECT VERSION() (as long as connecting may take). */
+const SERVER_READ_TIMEOUT_MS = 2_000
 
 /**
  * Our own statement timer runs this much past QUERY_TIMEOUT_MS, so the server's own cancel normally comes first;
@@ -58,8 +67,8 @@ export interface DbPools {
   stream: BoundedPool
   /** The line in front of `stream` (its stats for GET /metrics). */
   gate: StreamGate
-  /** The server the last connection made was to (its handshake's version), for GET /metrics; undefined before the first. */
-  server(): DatabaseServer | undefined
+  /** The server, as SELECT VERSION() said on the first connection made, for GET /metrics; undefined before it. */
+  server(): DatabaseServerFound | undefined
 }
 
 export type { Db }
@@ -110,10 +119,10 @@ export function createDb(settings: DbSettings): DbHandle {
   const kill = target
   // The one switch of the bytes-to-text path: off, no sink ever sees a row packet.
   const rowPackets = settings.rowsAsBytes !== false && installRowPacketTaking()
-  let server: DatabaseServer | undefined
-  const found = (connected: DatabaseServer) => { server = connected }
-  const bounded = (size: number, purpose: string, gate?: StreamGate) => new BoundedPool(createRawPool(settings, target, size, found), {
-    size, acquireTimeoutMs, queryTimeoutMs: settings.queryTimeoutMs, timerMarginMs: STATEMENT_TIMER_MARGIN_MS, kill, purpose, gate, rowPackets,
+  // Both pools' sessions are set up from one reading of the server.
+  const reading = new ServerReading({ timeoutMs: SERVER_READ_TIMEOUT_MS, onFound: settings.onServerFound })
+  const bounded = (size: number, purpose: string, gate?: StreamGate) => new BoundedPool(createRawPool(settings, target, size), {
+    size, acquireTimeoutMs, queryTimeoutMs: settings.queryTimeoutMs, timerMarginMs: STATEMENT_TIMER_MARGIN_MS, kill, purpose, gate, rowPackets, reading,
   })
   const streamConnections = settings.streamConnections ?? DEFAULT_STREAM_CONNECTIONS
   // This process may be granted every permit of the service's budget, so its own pool has room for all of them.
@@ -126,7 +135,7 @@ export function createDb(settings: DbSettings): DbHandle {
     short: bounded(settings.poolSize, 'this request'),
     stream: bounded(streamConnections, 'a streamed answer', gate),
     gate,
-    server: () => server,
+    server: () => reading.found,
   }
   const db = new Kysely<Database>({
     dialect: new MysqlDialect({ pool: kyselyPool(pool.short) }),
@@ -144,7 +153,7 @@ export function createDb(settings: DbSettings): DbHandle {
   }
 }
 
-function createRawPool(settings: DbSettings, target: MysqlTarget, size: number, onServer?: (server: DatabaseServer) => void): Pool {
+function createRawPool(settings: DbSettings, target: MysqlTarget, size: number): Pool {
   const pool = createPool({
     // Host and port or a socket, the account, and TLS (db/connection-options.ts).
     ...target,
@@ -171,21 +180,7 @@ function createRawPool(settings: DbSettings, target: MysqlTarget, size: number, 
     maxPreparedStatements: 1,
   })
   if (effectiveSslMode(settings) === 'PREFERRED') fallBackToPlainWhenNoTls(pool, target)
-  // Every connection the pool makes, whoever takes it (Kysely or db/snapshot.ts),
-  // starts with these, in its server's own words (db/server-dialect.ts): the
-  // server is read from the connection's handshake, so a server replaced by
-  // another (an upgrade, a fail-over) is spoken to as what it now is.
-  // mysql2 queues them before any other statement on it.
-  pool.on('connection', (connection) => {
-    const server = serverOf(connection)
-    onServer?.(server)
-    // A connection whose session could not be set up is destroyed: it never reads with other settings.
-    const failed = (error: Error | null) => { if (error) connection.destroy() }
-    // The account is read-only; the session is too, so no bug of ours can write.
-    // QUERY_TIMEOUT_MS is enforced by the server where it can (ER_STATEMENT_TIMEOUT),
-    // instead of the client only giving up on it. The SQL mode the service is written for.
-    for (const statement of sessionStatements(server, settings.queryTimeoutMs)) connection.query(statement, failed)
-  })
+  // Each new connection's session is set up by the bounded pool, for the server it read (db/bounded-pool.ts).
   return pool
 }
 

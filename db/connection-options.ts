@@ -108,9 +108,30 @@ function identityChecked(address: string, port: number): () => Socket {
 const NO_TLS_OFFERED = 'HANDSHAKE_NO_SSL_SUPPORT'
 
 /**
+ * OpenSSL's words when client and server share no TLS version: a server that
+ * offers only TLS 1.0 or 1.1, which Node (at least 1.2) refuses.
+ */
+const NO_COMMON_TLS_VERSION = /protocol version|unsupported protocol|no protocols available|wrong version number/i
+
+/** The TLS handshake failed because the server offers only TLS versions older than Node takes. */
+export function isOldTlsOnly(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown }
+  return code === 'HANDSHAKE_SSL_ERROR' && typeof message === 'string' && NO_COMMON_TLS_VERSION.test(message)
+}
+
+/**
+ * Under PREFERRED, TLS cannot be had: the server offers none, or only TLS
+ * 1.0 or 1.1. The mysql client then goes on in plain text, as the service does.
+ */
+function tlsCannotBeHad(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === NO_TLS_OFFERED || isOldTlsOnly(error)
+}
+
+/**
  * PREFERRED as mysql2 can do it. mysql2 has no "TLS if offered": a client that
  * asks for TLS fails the handshake with HANDSHAKE_NO_SSL_SUPPORT when the server
- * offers none. So the pool asks for TLS; the first connection that fails so is
+ * offers none, and with HANDSHAKE_SSL_ERROR when it offers only TLS 1.0 or 1.1
+ * (tlsCannotBeHad). So the pool asks for TLS; the first connection that fails so is
  * made again without, and from then on the pool's connections (and `target`,
  * which the KILL connection reads) go without TLS for the life of the process.
  * A server that gains TLS later is read in plain text until the service restarts.
@@ -124,7 +145,7 @@ export function fallBackToPlainWhenNoTls(pool: Pool, target: { ssl?: MysqlSsl })
     // in plain text, not only the first to learn that the server has no TLS.
     const askedWithTls = Boolean(connectionConfig.ssl)
     getConnection((error, connection) => {
-      if (error?.code === NO_TLS_OFFERED && askedWithTls) {
+      if (tlsCannotBeHad(error) && askedWithTls) {
         connectionConfig.ssl = false
         delete target.ssl
         getConnection(callback)
@@ -147,7 +168,7 @@ export async function settledTarget(settings: DatabaseSettings): Promise<MysqlTa
     const probe = await createPromiseConnection({ ...target, connectTimeout: 5_000 })
     await probe.end()
   } catch (error) {
-    if ((error as { code?: unknown }).code !== NO_TLS_OFFERED) throw error
+    if (!tlsCannotBeHad(error)) throw error
     delete target.ssl
   }
   return target

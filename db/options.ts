@@ -1,6 +1,6 @@
 // Every query on {prefix}options.
 import type { Db } from './connect.ts'
-import type { SslMode } from './connection-options.ts'
+import { isOldTlsOnly, type SslMode } from './connection-options.ts'
 
 export interface TimezoneOptions {
   timezoneString: string | undefined
@@ -59,6 +59,7 @@ export function setupProblem(error: unknown, sslMode?: SslMode): string | undefi
     case 'ER_DBACCESS_DENIED_ERROR':
       return 'The database refused the account: check the user, the password and the database name (DATABASE_URL, or WORDPRESS_DB_USER, WORDPRESS_DB_PASSWORD and WORDPRESS_DB_NAME).'
     case 'HANDSHAKE_SSL_ERROR':
+      if (isOldTlsOnly(error)) return 'The database offers only TLS 1.0 or 1.1, which this service does not take (TLS 1.2 or later): turn TLS 1.2 on at the server, or set ssl-mode to PREFERRED, which then reads in plain text as the mysql client does.'
       // Node's reason (an unknown CA, a name the certificate does not hold): no secret, and what to fix.
       return `The database's TLS certificate was refused (${tlsReason(error)}): give the CA that signed it as ssl-ca (DB_SSL_CA), and as the host a name the certificate holds, or lower ssl-mode to VERIFY_CA, which does not check the name (docs/managed-databases.md).`
     case 'HANDSHAKE_NO_SSL_SUPPORT':

@@ -1,8 +1,8 @@
 // The database server the service talks to (MariaDB or MySQL, and which
 // version) and the statements that are valid on it: the one place that knows
 // what differs between them (docs/databases.md). Pure: the server is read from
-// the version string a connection's handshake carries (or SELECT VERSION()),
-// and every function here only builds text.
+// what SELECT VERSION() says (never from the handshake, which a proxy writes:
+// ProxySQL says 5.5.30), and every function here only builds text.
 
 export type ServerKind = 'mariadb' | 'mysql'
 
@@ -32,7 +32,7 @@ const REPLICATION_PREFIX = '5.5.5-'
 /**
  * The server a version string names: MariaDB says so in it ('10.11.6-MariaDB-0+deb12u1');
  * anything else is taken as MySQL (Percona and Amazon RDS's MySQL say '8.0.36-28', '8.0.35').
- * `@@version_comment` is not asked: the handshake has only the version, and both must agree.
+ * A string without a version ('proxysql', '') gives '0.0.0': see versionRead.
  */
 export function parseServerVersion(text: string): DatabaseServer {
   const bare = text.startsWith(REPLICATION_PREFIX) ? text.slice(REPLICATION_PREFIX.length) : text
@@ -40,6 +40,15 @@ export function parseServerVersion(text: string): DatabaseServer {
   const numbers = /^(\d+)\.(\d+)\.(\d+)/.exec(bare)
   const [major, minor, patch] = numbers ? [Number(numbers[1]), Number(numbers[2]), Number(numbers[3])] : [0, 0, 0]
   return { kind, version: `${major}.${minor}.${patch}`, major, minor, patch }
+}
+
+/**
+ * Whether the version could be read. When it could not, every function here
+ * gives what every supported server takes (MariaDB 5.5 and MySQL 5.5 alike): no
+ * READ ONLY, no time limit of the server's, no hint, SET NAMES.
+ */
+export function versionRead(server: DatabaseServer): boolean {
+  return server.major !== 0
 }
 
 /** At least major.minor.patch. */
@@ -50,8 +59,10 @@ function atLeast(server: DatabaseServer, major: number, minor: number, patch: nu
 }
 
 export function statementTimeLimit(server: DatabaseServer): StatementTimeLimit {
-  // MariaDB 10.1.1 brought max_statement_time; MySQL 5.7.8 max_execution_time and its hint.
-  if (server.kind === 'mariadb') return atLeast(server, 10, 1, 1) ? 'max_statement_time' : 'service_kill'
+  // MariaDB 10.1.1 brought max_statement_time, but SET STATEMENT, which lifts it for an
+  // export, came with 10.1.2: 10.1.1 is held by the service's timer, as 10.0 is.
+  // MySQL 5.7.8 brought max_execution_time and its hint.
+  if (server.kind === 'mariadb') return atLeast(server, 10, 1, 2) ? 'max_statement_time' : 'service_kill'
   return atLeast(server, 5, 7, 8) ? 'max_execution_time_hint' : 'service_kill'
 }
 
@@ -61,38 +72,41 @@ export function serverEndsStatements(server: DatabaseServer): boolean {
 }
 
 /**
- * The SQL mode the service is written and tested for: MariaDB 10.2's default.
- * NO_AUTO_CREATE_USER is gone from MySQL 8.0.11 (setting it is an error there);
- * it only ever concerned GRANT, which the service never sends.
+ * The SQL mode the service is written and tested for: MariaDB 10.2's default
+ * without NO_AUTO_CREATE_USER, which MySQL 8.0.11 and later refuse (setting it is
+ * an error there) and which only ever concerned GRANT, never sent here. Every
+ * supported server takes these three.
  */
-export function sessionSqlMode(server: DatabaseServer): string {
-  const modes = ['STRICT_TRANS_TABLES', 'ERROR_FOR_DIVISION_BY_ZERO', 'NO_AUTO_CREATE_USER', 'NO_ENGINE_SUBSTITUTION']
-  return (server.kind === 'mysql' && atLeast(server, 8, 0, 11) ? modes.filter((mode) => mode !== 'NO_AUTO_CREATE_USER') : modes).join(',')
-}
+export const SESSION_SQL_MODE = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'
 
 /**
- * The statements every new connection starts with, in order (db/connect.ts),
+ * The statements every new connection starts with, in order (db/bounded-pool.ts),
  * for statements of at most `queryTimeoutMs`.
  */
 export function sessionStatements(server: DatabaseServer, queryTimeoutMs: number): string[] {
   const statements: string[] = []
-  // MySQL 5.5 has no SET TRANSACTION READ ONLY (5.6.5 brought it): the account alone is read-only there.
-  const readOnly = server.kind === 'mariadb' || atLeast(server, 5, 6, 5)
+  // READ ONLY came with MySQL 5.6.5 and MariaDB 10.0 (MariaDB 5.5, CentOS 7's, refuses it):
+  // before them the account alone is read-only.
+  const readOnly = server.kind === 'mariadb' ? atLeast(server, 10, 0, 0) : atLeast(server, 5, 6, 5)
   // REPEATABLE READ (InnoDB's default, set in case a server changed it): a
   // transaction sees one snapshot, so a count and its rows agree (db/snapshot.ts).
   statements.push(`SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ${readOnly ? ', READ ONLY' : ''}`)
   // MariaDB cancels the statement itself (ER_STATEMENT_TIMEOUT). MySQL's limit is a hint
-  // on each SELECT (limitedStatement): a session max_execution_time would also cut
-  // the exports, and MySQL 5.7 can lift it for one statement only with a second SET.
+  // on each SELECT (limitedStatement), which a session value does not change.
   if (statementTimeLimit(server) === 'max_statement_time') statements.push(`SET SESSION max_statement_time = ${(queryTimeoutMs / 1000).toFixed(3)}`)
+  // MySQL 5.7.8 to 8.0.2 have no SET_VAR to lift a global max_execution_time for an
+  // export alone (unlimitedStatement): the session's is 0, and the short
+  // statements keep their own limit in their hint.
+  if (server.kind === 'mysql' && atLeast(server, 5, 7, 8) && !atLeast(server, 8, 0, 3)) statements.push('SET SESSION max_execution_time = 0')
   // Values are escaped by mysql2 with backslashes, which a server with
   // NO_BACKSLASH_ESCAPES reads as text: a quote in a slug would end its string
   // there and the rest be SQL. Other modes change what a read gives (PAD_CHAR_TO_FULL_LENGTH),
   // and MySQL 5.7's ONLY_FULL_GROUP_BY refuses queries MariaDB takes.
-  statements.push(`SET SESSION sql_mode = '${sessionSqlMode(server)}'`)
-  if (server.kind === 'mysql' && !atLeast(server, 5, 6, 0)) {
-    // MySQL 5.5 does not know the collation mysql2 asks for at the handshake
-    // (utf8mb4_unicode_520_ci, 5.6's) and would fall back to its default character set, latin1.
+  statements.push(`SET SESSION sql_mode = '${SESSION_SQL_MODE}'`)
+  if (!atLeast(server, 5, 6, 0)) {
+    // A server below 5.6 (MySQL 5.5, MariaDB 5.5; WordPress's own rule for this collation)
+    // does not know the one mysql2 asks for at the handshake (utf8mb4_unicode_520_ci)
+    // and would fall back to its default character set, latin1.
     statements.push('SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci')
   }
   return statements
@@ -129,11 +143,14 @@ export function limitedStatement(server: DatabaseServer, sql: string, timeoutMs:
 /**
  * A statement without a time limit: an export read by a slow client
  * (db/snapshot.ts), bounded instead by the wait for each row. MariaDB lifts
- * its session limit for this statement alone; on MySQL the limit is a hint the
- * statement simply does not carry.
+ * its session limit for this statement alone. On MySQL the statement carries
+ * no MAX_EXECUTION_TIME hint, and a global max_execution_time a host may set is
+ * lifted too: by a SET_VAR hint from 8.0.3, by the session's value before
+ * (sessionStatements).
  */
 export function unlimitedStatement(server: DatabaseServer, sql: string): string {
   if (statementTimeLimit(server) === 'max_statement_time') return `SET STATEMENT max_statement_time = 0 FOR ${sql}`
+  if (server.kind === 'mysql' && atLeast(server, 8, 0, 3)) return withOptimizerHints(sql, ['SET_VAR(max_execution_time = 0)'])
   return sql
 }
 

@@ -9,6 +9,7 @@ import type { Config } from './config.ts'
 import { errorFields, errorMiddleware, methodNotAllowed, noRoute, toRestError, sendRestError, RestError } from './errors.ts'
 import { requestLog, requestLogger } from './http/request-log.ts'
 import { ALLOW, mountApi, NAMESPACE, PREFIXES } from './routes/index.ts'
+import { createSiteIndex } from './site-index.ts'
 import { createSiteTimezone, type SiteTimezone } from './site-timezone.ts'
 import { RuleProblemLog } from './domain/disabled-time.ts'
 import { createAccess, type Access } from './access.ts'
@@ -132,6 +133,8 @@ const requireHost: RequestHandler = (req, _res, next) => {
  * site works unchanged: credentials allowed (wp.apiFetch and others send
  * `credentials: 'include'`; no cookie gives a caller anything here, only
  * Authorization does), and X-WP-Nonce among the headers a request may carry (it is ignored).
+ * Beyond WordPress: the tag is exposed and If-None-Match allowed, so a client of
+ * another origin can revalidate (API.md, "Conditional requests") as a same-origin one does.
  */
 function cors(origins: string[]): RequestHandler {
   return (req, res, next) => {
@@ -139,10 +142,10 @@ function cors(origins: string[]): RequestHandler {
     if (origin && origins.includes(origin)) {
       res.setHeader('Access-Control-Allow-Origin', origin)
       res.setHeader('Access-Control-Allow-Credentials', 'true')
-      res.setHeader('Access-Control-Expose-Headers', 'X-WP-Total, X-WP-TotalPages, Link, X-Request-Id')
+      res.setHeader('Access-Control-Expose-Headers', 'ETag, X-WP-Total, X-WP-TotalPages, Link, X-Request-Id')
       if (req.method === 'OPTIONS') {
         res.setHeader('Access-Control-Allow-Methods', ALLOW)
-        res.setHeader('Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-Request-Id')
+        res.setHeader('Access-Control-Allow-Headers', 'Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, If-None-Match, X-Request-Id')
         res.setHeader('Access-Control-Max-Age', '600')
       }
     }
@@ -161,6 +164,7 @@ export function createApp(options: AppOptions): Express {
     config,
     log,
     siteTimezone: options.siteTimezone ?? createSiteTimezone({ db, override: config.siteTimezone, log, now }),
+    siteIndex: createSiteIndex({ db, log, now }),
     now,
     exposeCustomer: access.exposeCustomer,
     ruleProblems: new RuleProblemLog(log),

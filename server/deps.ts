@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import type { Db, DbPools } from '../db/connect.ts'
 import type { Config } from './config.ts'
 import type { SiteTimezone } from './site-timezone.ts'
+import type { SiteIndex } from './site-index.ts'
 import type { RuleProblemLog } from './domain/disabled-time.ts'
 import type { AnswerHolding } from './http/held-answer.ts'
 import type { ReportNiceness } from './niceness.ts'
@@ -17,6 +18,8 @@ export interface Deps {
   config: Config
   log: Logger
   siteTimezone: SiteTimezone
+  /** What the root index shows of the site, kept for a minute (site-index.ts). */
+  siteIndex: SiteIndex
   /** The clock; tests set it, so no test depends on the real date. */
   now: () => number
   /** Whether bookings of this request carry `customer` (API.md, "Access"). */

@@ -93,17 +93,29 @@ async function reportNicenessOf(config: Config, log: Logger, given: NicenessPlan
  * either way: a database still starting (docker-compose) may be ready soon.
  */
 async function checkDatabaseAtStart(db: import('../db/connect.ts').Db, log: Logger, database: Config['database']): Promise<void> {
-  const [{ checkTablesRead, setupProblem }, { readDatabaseServer }, { effectiveSslMode }] = await Promise.all([import('../db/options.ts'), import('../db/server-info.ts'), import('../db/connection-options.ts')])
+  const [{ checkTablesRead, setupProblem }, { effectiveSslMode }] = await Promise.all([import('../db/options.ts'), import('../db/connection-options.ts')])
   const { errorFields } = await import('./errors.ts')
   try {
-    // Which server, and so which statements (db/server-dialect.ts): MariaDB or MySQL, and how a time limit is kept.
-    const server = await readDatabaseServer(db)
-    log.info({ database: { kind: server.kind, version: server.version, comment: server.comment, timeLimit: server.timeLimit } }, `database: ${server.kind} ${server.version}`)
+    // The first connection also reads the server (logServerFound).
     await checkTablesRead(db)
   } catch (error) {
     const problem = setupProblem(error, effectiveSslMode(database))
     if (problem !== undefined) log.error({ err: errorFields(error) }, problem)
     else log.warn({ err: errorFields(error) }, 'the database did not answer at start: /readyz tells when it does')
+  }
+}
+
+/**
+ * Which server, and so which statements (db/server-dialect.ts): MariaDB or
+ * MySQL, and how a time limit is kept; one line, when the first connection
+ * has read it. A version that cannot be read is said once, at warn.
+ */
+function logServerFound(log: Logger): (server: import('../db/server-info.ts').DatabaseServerFound) => void {
+  return (server) => {
+    const fields = { database: { kind: server.kind, version: server.version, comment: server.comment, timeLimit: server.timeLimit } }
+    if (server.major !== 0) return log.info(fields, `database: ${server.kind} ${server.version}`)
+    log.warn({ database: { ...fields.database, versionText: server.text.slice(0, 100) } },
+      'database: no version could be read from what SELECT VERSION() says: only the statements every supported server takes are sent, and QUERY_TIMEOUT_MS is kept by the service\'s own timer')
   }
 }
 
@@ -119,7 +131,7 @@ async function serve(config: Config, log: Logger, niceness: NicenessPlan | undef
   const { startHolding } = await import('./http/held-answer.ts')
   const holding = startHolding(config.hold, log)
   const streamGate = cluster.isWorker ? (await import('./stream-permits.ts')).createClusterGate(config.dbQueueTimeoutMs) : undefined
-  const handle = createDb({ ...dbSettings(config), streamGate })
+  const handle = createDb({ ...dbSettings(config), streamGate, onServerFound: logServerFound(log) })
   // In a worker, credentials are checked by the primary, whose verdicts every worker shares.
   const access = cluster.isWorker && config.authMode === 'wordpress'
     ? (await import('./access.ts')).createAccess(config, log, { check: (await import('./shared-verdicts.ts')).askPrimaryForVerdicts({ timeoutMs: 7_000 /* WordPress's own bound, 5 s, and some */ }) })

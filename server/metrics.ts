@@ -60,7 +60,7 @@ export function createMetrics(options: { pool: DbPools; access: Access; token: s
       this.set({ state: 'idle' }, counts.free)
     },
   })
-  // The server the pool's connections are to (db/server-dialect.ts), from their handshake; none before the first.
+  // The server the pools read with SELECT VERSION() on their first connection (db/server-info.ts); none before it.
   // 'max': under WORKERS > 1 every worker says the same, and a sum would read as WORKERS.
   new Gauge({
     name: 'booking_calendar_database_info', help: 'The database server connected to: 1 with its kind (mariadb, mysql) and version.',

@@ -4,8 +4,9 @@
 // client that discovers a site (WPAPI.discover) binds to the sidecar on its own
 // host name. Open in every access mode, as WordPress's is: it names routes and
 // parameters, as /openapi.json does, never data; the routes it lists are guarded.
+// Of the site it shows what WordPress's own index shows anyone (name, description,
+// addresses, zone), read at most once a minute (server/site-index.ts).
 import type { RequestHandler } from 'express'
-import { readIndexOptions } from '../../db/options.ts'
 import { publicBaseUrl } from '../http/public-url.ts'
 import { NAMESPACE, namespaceIndex } from './index.ts'
 import type { Deps } from '../deps.ts'
@@ -18,7 +19,7 @@ function authentication(deps: Deps): Record<string, unknown> {
 }
 
 export const rootIndexHandler = (deps: Deps): RequestHandler => async (req, res) => {
-  const options = await readIndexOptions(deps.db)
+  const options = await deps.siteIndex()
   const address = publicBaseUrl(req)
   const offset = Number(options.gmtOffset ?? 0)
   res.json({

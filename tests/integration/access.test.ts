@@ -6,6 +6,9 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp } from '../support/app.ts'
 import { loadSite } from '../fixtures/site.ts'
 import { findFreePort } from '../../scripts/mariadb.ts'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { launchChromium } from '../support/chromium.ts'
 
 const SLOTS = '/wp-json/booking-calendar/v1/slots?status=reject&flat'
 
@@ -147,20 +150,55 @@ describe('access', () => {
       try {
         const res = await request(t.app).get(SLOTS).set('Origin', 'https://bi.example').expect(200)
         expect(res.headers['access-control-allow-origin']).to.equal('https://bi.example')
-        expect(res.headers['access-control-expose-headers']).to.equal('X-WP-Total, X-WP-TotalPages, Link, X-Request-Id')
+        expect(res.headers['access-control-expose-headers']).to.equal('ETag, X-WP-Total, X-WP-TotalPages, Link, X-Request-Id')
         expect(res.headers.vary).to.include('Origin')
         const preflight = await request(t.app).options('/wp-json/booking-calendar/v1/slots')
           .set('Origin', 'https://reports.example').set('Access-Control-Request-Method', 'GET').expect(204)
         expect(preflight.headers['access-control-allow-origin']).to.equal('https://reports.example')
         expect(preflight.headers['access-control-allow-methods']).to.equal('GET, HEAD, OPTIONS')
         // What WordPress allows (rest_send_cors_headers): apiFetch's nonce header, and credentials.
-        expect(preflight.headers['access-control-allow-headers']).to.equal('Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, X-Request-Id')
+        expect(preflight.headers['access-control-allow-headers']).to.equal('Authorization, X-WP-Nonce, Content-Disposition, Content-MD5, Content-Type, If-None-Match, X-Request-Id')
         expect(preflight.headers['access-control-allow-credentials']).to.equal('true')
         expect(res.headers['access-control-allow-credentials']).to.equal('true')
         const other = await request(t.app).get(SLOTS).set('Origin', 'https://evil.example').expect(200)
         expect(other.headers).to.not.have.property('access-control-allow-origin')
         expect(other.headers).to.not.have.property('access-control-allow-credentials')
       } finally {
+        await t.close()
+      }
+    })
+
+    it('lets a page of another origin, in Chromium, read the tag and revalidate to a 304 (issue 63)', async function () {
+      this.timeout(120_000)
+      const listen = (server: Server) => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)))
+      // The page's origin: another port is another origin.
+      const pageServer = createServer((_req, res) => res.setHeader('Content-Type', 'text/html').end('<!doctype html><title>reports</title>'))
+      const pageOrigin = await listen(pageServer)
+      const t = createTestApp(db, { env: { CORS_ORIGINS: pageOrigin } })
+      const apiServer = t.app.listen(0, '127.0.0.1')
+      await new Promise((resolve) => apiServer.once('listening', resolve))
+      const browser = await launchChromium()
+      try {
+        const page = await browser.newPage()
+        await page.goto(pageOrigin, { waitUntil: 'load' })
+        const url = `http://127.0.0.1:${(apiServer.address() as AddressInfo).port}${SLOTS}`
+        const seen = await page.evaluate(async (address) => {
+          const first = await fetch(address, { cache: 'no-store' })
+          const tag = first.headers.get('ETag')
+          const total = first.headers.get('X-WP-Total')
+          await first.text()
+          const again = await fetch(address, { cache: 'no-store', headers: { 'If-None-Match': tag ?? '' } })
+          return { first: first.status, tag, total, again: again.status }
+        }, url)
+        expect(seen.first).to.equal(200)
+        expect(seen.tag).to.match(/^W\/"/)
+        expect(seen.total).to.match(/^\d+$/)
+        expect(seen.again).to.equal(304)
+      } finally {
+        await browser.close()
+        apiServer.closeAllConnections()
+        await new Promise((resolve) => apiServer.close(resolve))
+        await new Promise((resolve) => pageServer.close(resolve))
         await t.close()
       }
     })

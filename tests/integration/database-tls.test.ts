@@ -7,7 +7,7 @@ import { startPrivateMariaDb, type PrivateMariaDb } from '../support/private-mar
 import { startListeningService, type ListeningService } from '../support/service.ts'
 import { makeCertificates, type TestCertificates } from '../support/certificates.ts'
 import mysql from 'mysql2/promise'
-import { killSession } from '../../db/bounded-pool.ts'
+import { killStatement } from '../../db/bounded-pool.ts'
 import { mysqlTarget } from '../../db/connection-options.ts'
 import { loadConfig } from '../../server/config.ts'
 
@@ -114,10 +114,55 @@ describe('TLS to the database', function () {
       const marker = '/* tls kill test */'
       const sleeping = sleeper.query(`${marker} SELECT SLEEP(30)`).then(() => 'slept on', () => 'ended')
       await new Promise((resolve) => setTimeout(resolve, 300))
-      await killSession(target, sleeper.threadId, marker)
+      await killStatement(target, marker)
       expect(await Promise.race([sleeping, new Promise((resolve) => setTimeout(() => resolve('still running'), 5_000))])).to.equal('ended')
     } finally {
       sleeper.destroy()
     }
+  })
+})
+
+describe('TLS to a database that offers only TLS 1.1 (issue 63)', function () {
+  this.timeout(120_000)
+  let certs: TestCertificates
+  let privateDb: PrivateMariaDb
+  const running: ListeningService[] = []
+
+  before(async () => {
+    certs = makeCertificates()
+    // OpenSSL 3 takes TLS 1.1 only at security level 0.
+    privateDb = await startPrivateMariaDb('tls11', 40, {
+      serverOptions: [`--ssl-ca=${certs.ca}`, `--ssl-cert=${certs.serverCert}`, `--ssl-key=${certs.serverKey}`, '--tls-version=TLSv1.1', '--ssl-cipher=DEFAULT:@SECLEVEL=0'],
+    })
+  })
+  after(async () => {
+    await Promise.all(running.map((service) => service.close()))
+    await privateDb?.stop()
+    certs?.remove()
+  })
+
+  async function serviceWith(options: string): Promise<ListeningService> {
+    const { user, password } = privateDb.reader
+    const service = await startListeningService({ databaseUrl: `mysql://${user}:${password}@127.0.0.1:${privateDb.server.port}/tls11${options}`, prefix: 'wp_' })
+    running.push(service)
+    return service
+  }
+  const get = (service: ListeningService, path: string) => fetch(`http://127.0.0.1:${service.port}${path}`, { signal: AbortSignal.timeout(15_000) })
+
+  it('PREFERRED (the default) reads in plain text, as the mysql client does', async () => {
+    const service = await serviceWith('')
+    const slots = await get(service, SLOTS)
+    expect(slots.status).to.equal(200)
+    expect(((await slots.json()) as { total: number }).total).to.equal(40)
+    expect((await get(service, '/readyz')).status).to.equal(200)
+  })
+
+  it('REQUIRED refuses, and the log says why in one line', async () => {
+    const service = await serviceWith('?ssl-mode=REQUIRED')
+    const ready = await get(service, '/readyz')
+    expect(ready.status).to.equal(503)
+    const lines = service.logs.filter((line) => line.msg === 'not ready')
+    expect(lines).to.have.lengthOf(1)
+    expect(lines[0]!.problem).to.equal('The database offers only TLS 1.0 or 1.1, which this service does not take (TLS 1.2 or later): turn TLS 1.2 on at the server, or set ssl-mode to PREFERRED, which then reads in plain text as the mysql client does.')
   })
 })

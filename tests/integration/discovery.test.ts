@@ -11,6 +11,7 @@ import { createTestApp, type TestApp } from '../support/app.ts'
 import { startListeningService, type ListeningService } from '../support/service.ts'
 import { loadSite, RECORDS } from '../fixtures/site.ts'
 import { namespaceIndex } from '../../server/routes/index.ts'
+import { readerStatementsDuring } from '../support/general-log.ts'
 
 const PREFIX = '/wp-json/booking-calendar/v1'
 const TOKEN = 'discovery-token-0123456789'
@@ -82,6 +83,36 @@ describe('WordPress\'s discovery', () => {
       expect(paged.headers.link).to.equal(`${ROOT_LINK}, <http://${HOST}${PREFIX}/slots?flat&per_page=1&page=2>; rel="next"`)
       // Outside the prefixes: no Link, as /healthz is no part of the REST API.
       expect((await request(t.app).get('/healthz').expect(200)).headers.link).to.equal(undefined)
+    })
+
+    it('costs the database one read for 20 calls, and shows a changed name within a minute (issue 63)', async () => {
+      let clock = Date.parse('2026-03-02T10:00:00Z')
+      const fresh = createTestApp(db, { now: () => clock })
+      try {
+        const reads = await readerStatementsDuring(db, async () => {
+          for (let call = 0; call < 20; call++) {
+            const res = await request(fresh.app).get('/wp-json/').set('Host', HOST).expect(200)
+            expect(res.body.name).to.equal('Seeded salon')
+          }
+        }, 'blogname')
+        expect(reads).to.have.length(1)
+        await db.setOption('blogname', 'Renamed salon')
+        // Within the minute: the name read before.
+        clock += 30_000
+        expect((await request(fresh.app).get('/wp-json/').expect(200)).body.name).to.equal('Seeded salon')
+        // Past it: the call that finds it stale answers at once and reads it again beside.
+        clock += 31_000
+        await request(fresh.app).get('/wp-json/').expect(200)
+        const deadline = Date.now() + 5_000
+        let name: unknown
+        do {
+          name = (await request(fresh.app).get('/wp-json/').expect(200)).body.name
+        } while (name !== 'Renamed salon' && Date.now() < deadline)
+        expect(name).to.equal('Renamed salon')
+      } finally {
+        await db.setOption('blogname', 'Seeded salon')
+        await fresh.close()
+      }
     })
 
     it('the Link names the public address: PUBLIC_URL when set', async () => {

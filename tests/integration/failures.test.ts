@@ -234,7 +234,7 @@ describe('failures', () => {
           }
           const { sql } = await import('kysely')
           const mode = await sql<{ mode: string }>`SELECT @@SESSION.sql_mode AS mode`.execute(t.handle.db)
-          expect(mode.rows[0]!.mode).to.equal('STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION')
+          expect(mode.rows[0]!.mode).to.equal('STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION')
         } finally {
           await t.close()
         }

@@ -8,7 +8,7 @@ import type { MariaDbServer } from '../../scripts/mariadb.ts'
 import { FIRST_SERVICE_ID } from '../../db/demo-data.ts'
 import { describeOwnServer } from '../support/database.ts'
 import { startPrivateMariaDb, type PrivateMariaDb } from '../support/private-mariadb.ts'
-import { killSession } from '../../db/bounded-pool.ts'
+import { killStatement } from '../../db/bounded-pool.ts'
 import { startListeningService, type ListeningService } from '../support/service.ts'
 
 const BOOKINGS = 100_000
@@ -346,7 +346,7 @@ describeOwnServer('faults (a private MariaDB, killed and stopped)', 'it stops an
   })
 
   describe('a kill reaches only the statement it was meant for', () => {
-    it('a kill for a thread id that now runs another session\'s statement (as after a database restart) leaves that statement alone', async () => {
+    it('a kill for a statement that no longer runs leaves the account\'s other statements alone', async () => {
       const target = { host: mariadb.host, port: mariadb.port, ...privateDb.reader }
       // The same account, so the server would allow the KILL: only the check can stop it.
       const other = await mysql.createConnection({ ...target, database: 'faults' })
@@ -354,7 +354,7 @@ describeOwnServer('faults (a private MariaDB, killed and stopped)', 'it stops an
         const killsBefore = await kills(mariadb)
         const sleeping = other.query('SELECT SLEEP(1) AS slept')
         await until(async () => (await readerQueries(privateDb)).some((row) => /SLEEP/.test(String((row as { info: unknown }).info))), 2_000, 'the other statement runs')
-        await killSession(target, other.threadId, '/* bc-api 0123456789abcdef01234567 */')
+        await killStatement(target, '/* bc-api 0123456789abcdef01234567 */')
         const [rows] = await sleeping
         expect(rows).to.deep.equal([{ slept: 0 }])
         expect(await kills(mariadb)).to.equal(killsBefore)

@@ -16,6 +16,7 @@ import { recommendedIndexesSql } from '../../scripts/bench/dataset.ts'
 import { startPrivateMariaDb, type PrivateMariaDb } from '../support/private-mariadb.ts'
 import { spawnService, startListeningService, type ServiceProcess } from '../support/service.ts'
 import { describeOwnServer } from '../support/database.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 
 const API = '/wp-json/booking-calendar/v1/'
 const KBS_FILE = '/usr/share/php/data/Williamdes/MariaDBMySQLKBS/merged-ultraslim.json'
@@ -202,6 +203,8 @@ describeOwnServer('the MySQL path, on a MariaDB that reports a MySQL version (is
       expect(shapes).to.include("SET SESSION sql_mode = '?'")
       expect(statements.some((row) => row.statement.includes('NO_ENGINE_SUBSTITUTION'))).to.equal(true)
       expect(shapes.some((shape) => shape.startsWith('EXPLAIN '))).to.equal(true)
+      // An export lifts a server-wide max_execution_time for itself (issue 63), the short statements keep their hint.
+      expect(shapes.some((shape) => /^select \/\*\+ SET_VAR\(max_execution_time = N\) \*\//.test(shape))).to.equal(true)
       // Index hints, on the exports read through the recommended indexes (streamed: no time-limit hint).
       expect(shapes.some((shape) => /^select .* FORCE INDEX \(`bc_api_date`\)/.test(shape))).to.equal(true)
     })
@@ -252,6 +255,199 @@ describeOwnServer('the MySQL path, on a MariaDB that reports a MySQL version (is
       expect(statements.filter((row) => /max_(statement|execution)_time/i.test(row.statement))).to.deep.equal([])
       expect(statements.some((row) => /^KILL (CONNECTION|QUERY) \d+$/.test(row.statement))).to.equal(true)
     })
+  })
+})
+
+/** The reader's statements that run now on `server`, from its process list, as root sees it. */
+async function readerRunning(server: PrivateMariaDb): Promise<string[]> {
+  const rows = await server.server.adminQuery(`
+    SELECT INFO AS info FROM information_schema.PROCESSLIST WHERE USER = '${server.reader.user}' AND COMMAND = 'Query'`) as Array<{ info: string | null }>
+  return rows.map((row) => String(row.info))
+}
+
+/** Waits, at most `ms`, until the reader runs nothing on `server`; returns what it still runs. */
+async function untilReaderIdle(server: PrivateMariaDb, ms: number): Promise<string[]> {
+  const deadline = Date.now() + ms
+  let running = await readerRunning(server)
+  while (running.length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    running = await readerRunning(server)
+  }
+  return running
+}
+
+describeOwnServer('behind a proxy that names its own version and thread id (issue 63)', 'it starts a MariaDB of its own, with a MySQL version string', function () {
+  this.timeout(180_000)
+  let server: PrivateMariaDb
+
+  before(async () => {
+    server = await startPrivateMariaDb('bc_proxied', 500, { serverOptions: ['--version=8.0.36-fake', '--general-log=1', '--log-output=TABLE'] })
+  })
+  after(async () => {
+    await server?.stop()
+  })
+
+  // ProxySQL answers the handshake as 5.5.30 by default; other routers name what they like.
+  for (const handshakeVersion of ['5.5.30', 'router-2.1']) {
+    it(`asks the server, not the handshake ('${handshakeVersion}'): MySQL 8's statements only, and a kill that reaches the server through a pooling proxy`, async () => {
+      await server.server.adminQuery('TRUNCATE TABLE mysql.general_log')
+      // A pooling proxy: its own thread id in the handshake, and the server's connection kept when the service drops its own.
+      const proxy: TcpProxy = await startTcpProxy(server.server.host, server.server.port, { handshakeVersion, handshakeThreadId: 4_000_000, keepServerConnections: true })
+      const { user, password } = server.reader
+      const service = await spawnService({ databaseUrl: `mysql://${user}:${password}@127.0.0.1:${proxy.port}/bc_proxied`, prefix: 'wp_' }, { QUERY_TIMEOUT_MS: '500', LOG_LEVEL: 'info', WORKERS: '1' })
+      const locker = await mysql.createConnection({ socketPath: server.server.socketPath, user: 'root', database: 'bc_proxied' })
+      try {
+        const ok = await get(service.port, `${API}slots?flat&per_page=5`)
+        expect(ok.status, ok.text).to.equal(200)
+        expect((await get(service.port, `${API}slots?flat`)).status).to.equal(200)
+        expect((await get(service.port, `${API}summary?start=2025-01-01&end=2025-12-31`)).status).to.equal(200)
+        expect(service.logs.find((line) => String(line.msg).startsWith('database: '))?.msg).to.equal('database: mysql 8.0.36')
+        // A write lock held elsewhere keeps our SELECT waiting for as long as it is held: only a kill ends it.
+        await locker.query('LOCK TABLES wp_booking_calendar_bookings WRITE')
+        const slow = await get(service.port, `${API}slots?status=reject&flat`)
+        expect(slow.status).to.equal(504)
+        expect(JSON.parse(slow.text).code).to.equal('rest_query_timeout')
+        // Gone from the server's process list while the lock is still held: the KILL found it by its text.
+        expect(await untilReaderIdle(server, 5_000)).to.deep.equal([])
+      } finally {
+        await locker.query('UNLOCK TABLES')
+        await locker.end()
+        service.child.kill('SIGTERM')
+        await service.exited
+        await proxy.close()
+      }
+      const statements = await readerStatements(server)
+      checkStatements(statements, '8.0.36')
+      expect(statements.some((row) => /^SELECT VERSION\(\)/.test(row.statement))).to.equal(true)
+      expect(statements.some((row) => /^KILL QUERY \d+$/.test(row.statement))).to.equal(true)
+    })
+  }
+})
+
+describeOwnServer('a server whose VERSION() names no version (issue 63)', 'it starts a MariaDB of its own, with another version string', function () {
+  this.timeout(180_000)
+  let server: PrivateMariaDb
+
+  before(async () => {
+    server = await startPrivateMariaDb('bc_unnamed', 500, { serverOptions: ['--version=unnamed-build', '--general-log=1', '--log-output=TABLE'] })
+  })
+  after(async () => {
+    await server?.stop()
+  })
+
+  it('answers with what every supported server takes, and says so in one log line', async () => {
+    const service = await spawnService({ databaseUrl: server.databaseUrl, prefix: 'wp_' }, { LOG_LEVEL: 'info', WORKERS: '1' })
+    try {
+      expect((await get(service.port, `${API}slots?flat&per_page=5`)).status).to.equal(200)
+      expect((await get(service.port, `${API}slots?flat`)).status).to.equal(200)
+      expect((await get(service.port, `${API}summary?start=2025-01-01&end=2025-12-31`)).status).to.equal(200)
+      const lines = service.logs.filter((line) => String(line.msg).startsWith('database: '))
+      expect(lines.map((line) => [line.level, line.msg])).to.deep.equal([
+        [40, 'database: no version could be read from what SELECT VERSION() says: only the statements every supported server takes are sent, and QUERY_TIMEOUT_MS is kept by the service\'s own timer'],
+      ])
+    } finally {
+      service.child.kill('SIGTERM')
+      await service.exited
+    }
+    const statements = await readerStatements(server)
+    // The oldest servers supported (MySQL 5.5, MariaDB 5.5) take each of them.
+    checkStatements(statements, '5.5.0')
+    const session = [...new Set(statements.map((row) => row.statement).filter((text) => /^SET /.test(text)))].sort()
+    expect(session).to.deep.equal([
+      'SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci',
+      'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ',
+      "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'",
+    ])
+    expect(statements.filter((row) => /max_(statement|execution)_time|SET STATEMENT|\/\*\+/i.test(row.statement))).to.deep.equal([])
+  })
+})
+
+/** Old MariaDBs that WordPress still allows, and what each does not take (issue 63). */
+const OLD_MARIADBS: Array<{ version: string; database: string; notTaken: Array<{ what: string; pattern: RegExp }> }> = [
+  {
+    version: '5.5.68-MariaDB', database: 'bc_mariadb55', // CentOS 7's
+    notTaken: [
+      { what: 'READ ONLY in SET SESSION TRANSACTION (MariaDB 10.0)', pattern: /\bREAD\s+ONLY\b/i },
+      { what: 'SET STATEMENT (MariaDB 10.1.2)', pattern: /\bSET\s+STATEMENT\b/i },
+      { what: 'max_statement_time (MariaDB 10.1.1)', pattern: /\bmax_statement_time\b/i },
+      { what: 'KILL QUERY ID (MariaDB 10.0.5)', pattern: /\bKILL\s+QUERY\s+ID\b/i },
+    ],
+  },
+  {
+    version: '10.1.1-MariaDB', database: 'bc_mariadb1011',
+    notTaken: [{ what: 'SET STATEMENT (MariaDB 10.1.2)', pattern: /\bSET\s+STATEMENT\b/i }],
+  },
+]
+
+for (const old of OLD_MARIADBS) {
+  describeOwnServer(`MariaDB ${old.version}, by its version string (issue 63)`, 'it starts a MariaDB of its own, with another version string', function () {
+    this.timeout(180_000)
+    let server: PrivateMariaDb
+
+    before(async () => {
+      server = await startPrivateMariaDb(old.database, 500, { serverOptions: [`--version=${old.version}`, '--general-log=1', '--log-output=TABLE'] })
+    })
+    after(async () => {
+      await server?.stop()
+    })
+
+    it('answers, sends only what it takes, and ends a statement past QUERY_TIMEOUT_MS itself', async () => {
+      const service = await startListeningService({ databaseUrl: server.databaseUrl, prefix: 'wp_' }, { QUERY_TIMEOUT_MS: '500' })
+      const locker = await mysql.createConnection({ socketPath: server.server.socketPath, user: 'root', database: old.database })
+      try {
+        expect((await get(service.port, `${API}slots?flat&per_page=5`)).status).to.equal(200)
+        const whole = await get(service.port, `${API}slots?flat`)
+        expect((JSON.parse(whole.text) as { booked_slots: unknown[] }).booked_slots).to.have.length(500)
+        const path = `${API}slots?service=10&start=2026-03-01&end=2026-03-31`
+        const tag = (await get(service.port, path)).headers.get('etag')
+        expect((await get(service.port, path, { 'If-None-Match': tag! })).status).to.equal(304)
+        expect((await get(service.port, `${API}summary?start=2025-01-01&end=2025-12-31`)).status).to.equal(200)
+        expect((await get(service.port, `${API}availability?service=10&start=2026-11-25&end=2026-11-26`)).status).to.equal(200)
+        // No time limit of the server's that an export could lift: the service's timer, then its kill.
+        await locker.query('LOCK TABLES wp_booking_calendar_bookings WRITE')
+        const slow = await get(service.port, `${API}slots?status=reject&flat`)
+        expect(slow.status).to.equal(504)
+        expect(await untilReaderIdle(server, 3_000)).to.deep.equal([])
+      } finally {
+        await locker.query('UNLOCK TABLES')
+        await locker.end()
+        await service.close()
+      }
+      const statements = await readerStatements(server)
+      const problems = statements.flatMap(({ statement }) => old.notTaken.filter((rule) => rule.pattern.test(statement)).map((rule) => `${rule.what}: ${shapeOf(statement)}`))
+      expect([...new Set(problems)]).to.deep.equal([])
+      expect(statements.some((row) => /^KILL QUERY \d+$/.test(row.statement))).to.equal(true)
+    })
+  })
+}
+
+describeOwnServer('a server-wide statement time limit (issue 63)', 'it starts a MariaDB of its own, with a global max_statement_time', function () {
+  this.timeout(300_000)
+  let server: PrivateMariaDb
+
+  before(async () => {
+    // MariaDB's global max_statement_time, the nearest thing here to a host's global max_execution_time on MySQL.
+    server = await startPrivateMariaDb('bc_limited', 60_000)
+    await server.server.adminQuery('SET GLOBAL max_statement_time = 0.2')
+  })
+  after(async () => {
+    await server?.stop()
+  })
+
+  it('a full export runs past it and QUERY_TIMEOUT_MS, and arrives whole', async () => {
+    const service = await startListeningService({ databaseUrl: server.databaseUrl, prefix: 'wp_' }, { QUERY_TIMEOUT_MS: '200' })
+    try {
+      const started = Date.now()
+      const res = await get(service.port, `${API}slots?flat`)
+      const took = Date.now() - started
+      expect(res.status).to.equal(200)
+      expect(res.headers.get('x-wp-total')).to.equal('60000')
+      // A cut answer is no valid JSON: this one is whole, every booking in it.
+      expect((JSON.parse(res.text) as { booked_slots: unknown[] }).booked_slots).to.have.length(60_000)
+      process.stdout.write(`      the export took ${took} ms against a server-wide limit of 200 ms\n`)
+    } finally {
+      await service.close()
+    }
   })
 })
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai'
 import {
   isStatementTimeout, limitedStatement, parseServerVersion, serverEndsStatements, sessionStatements,
-  rowsInTableOrder, statementTimeLimit, TIMEOUT_ERRNOS, unlimitedStatement, withOptimizerHints,
+  rowsInTableOrder, statementTimeLimit, TIMEOUT_ERRNOS, unlimitedStatement, versionRead, withOptimizerHints,
 } from '../../db/server-dialect.ts'
 
 // The version strings each server gives: in its handshake (MariaDB 10.x prefixes '5.5.5-'), or from SELECT VERSION().
@@ -29,6 +29,10 @@ describe('the database server and its statements (db/server-dialect.ts)', () => 
     // A MariaDB started with --version=8.0.36-fake (tests/integration/mysql-path.test.ts) says MySQL.
     expect(parseServerVersion('8.0.36-fake')).to.deep.include({ kind: 'mysql', version: '8.0.36' })
     expect(parseServerVersion('')).to.deep.include({ kind: 'mysql', version: '0.0.0' })
+    // What a proxy may say, or a build that names no version: not read, so what every supported server takes.
+    expect(versionRead(parseServerVersion('proxysql'))).to.equal(false)
+    expect(versionRead(parseServerVersion('MariaDB build'))).to.equal(false)
+    expect(versionRead(parseServerVersion('5.5.30'))).to.equal(true)
   })
 
   it('keeps the time limit the way each server can', () => {
@@ -45,39 +49,47 @@ describe('the database server and its statements (db/server-dialect.ts)', () => 
     })
     expect(statementTimeLimit(parseServerVersion('5.7.7-rc'))).to.equal('service_kill')
     expect(statementTimeLimit(parseServerVersion('5.7.8-rc'))).to.equal('max_execution_time_hint')
+    expect(statementTimeLimit(parseServerVersion('5.5.5-10.1.1-MariaDB'))).to.equal('service_kill')
+    expect(statementTimeLimit(parseServerVersion('5.5.5-10.1.2-MariaDB'))).to.equal('max_statement_time')
+    expect(statementTimeLimit(parseServerVersion('proxysql'))).to.equal('service_kill')
     expect(serverEndsStatements(server('MySQL 5.6'))).to.equal(false)
     expect(serverEndsStatements(server('MySQL 5.7'))).to.equal(true)
   })
 
   it('starts each session with statements its server takes', () => {
     const sessions = Object.fromEntries(Object.keys(SERVERS).map((name) => [name, sessionStatements(server(name as keyof typeof SERVERS), 10_000)]))
+    // No NO_AUTO_CREATE_USER on any server: MySQL 8.0.11 and later refuse it, and it only ever concerned GRANT.
+    const sqlMode = "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'"
     const mariadb = [
       'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY',
       'SET SESSION max_statement_time = 10.000',
-      "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION'",
+      sqlMode,
     ]
     expect(sessions['MariaDB 10.3']).to.deep.equal(mariadb)
     expect(sessions['MariaDB 10.11']).to.deep.equal(mariadb)
     expect(sessions['MariaDB 11.4']).to.deep.equal(mariadb)
-    expect(sessions['MySQL 5.5']).to.deep.equal([
-      'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ',
-      "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION'",
-      'SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci',
-    ])
-    const mysql57 = [
-      'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY',
-      "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,NO_ENGINE_SUBSTITUTION'",
-    ]
-    expect(sessions['MySQL 5.6']).to.deep.equal(mysql57)
-    expect(sessions['MySQL 5.7']).to.deep.equal(mysql57)
-    // NO_AUTO_CREATE_USER is an error from MySQL 8.0.11; no max_statement_time (MariaDB's) on any MySQL.
-    const mysql8 = [
-      'SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY',
-      "SET SESSION sql_mode = 'STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'",
-    ]
+    // What every supported server takes: MySQL 5.5, MariaDB 5.5 (CentOS 7's, no READ ONLY), and a version not read.
+    const everyServer = ['SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ', sqlMode, 'SET NAMES utf8mb4 COLLATE utf8mb4_unicode_ci']
+    expect(sessions['MySQL 5.5']).to.deep.equal(everyServer)
+    expect(sessionStatements(parseServerVersion('5.5.68-MariaDB'), 10_000)).to.deep.equal(everyServer)
+    expect(sessionStatements(parseServerVersion('proxysql'), 10_000)).to.deep.equal(everyServer)
+    expect(sessionStatements(parseServerVersion('not-a-version-MariaDB'), 10_000)).to.deep.equal(everyServer)
+    // MariaDB 10.0 has READ ONLY, no max_statement_time; 10.1.1 has max_statement_time but no SET STATEMENT
+    // to lift it for an export, so it is held by the service's timer, as 10.0 is.
+    const readOnlyNoLimit = ['SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY', sqlMode]
+    expect(sessionStatements(parseServerVersion('5.5.5-10.0.38-MariaDB'), 10_000)).to.deep.equal(readOnlyNoLimit)
+    expect(sessionStatements(parseServerVersion('5.5.5-10.1.1-MariaDB'), 10_000)).to.deep.equal(readOnlyNoLimit)
+    expect(sessionStatements(parseServerVersion('5.5.5-10.1.2-MariaDB'), 10_000)).to.deep.equal(mariadb)
+    expect(sessions['MySQL 5.6']).to.deep.equal(readOnlyNoLimit)
+    // MySQL 5.7.8 to 8.0.2: a global max_execution_time is lifted for the session (no SET_VAR yet); the short statements keep their hint.
+    expect(sessions['MySQL 5.7']).to.deep.equal(['SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY', 'SET SESSION max_execution_time = 0', sqlMode])
+    expect(sessionStatements(parseServerVersion('8.0.2-dmr'), 10_000)).to.include('SET SESSION max_execution_time = 0')
+    expect(sessionStatements(parseServerVersion('5.7.7-rc'), 10_000)).to.not.include('SET SESSION max_execution_time = 0')
+    // No max_statement_time (MariaDB's) on any MySQL.
+    const mysql8 = ['SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY', sqlMode]
     expect(sessions['MySQL 8.0']).to.deep.equal(mysql8)
     expect(sessions['MySQL 8.4']).to.deep.equal(mysql8)
-    expect(sessionStatements(parseServerVersion('8.0.10'), 1000)[1]).to.contain('NO_AUTO_CREATE_USER')
+    expect(sessionStatements(parseServerVersion('8.0.10'), 1000)).to.deep.equal([...mysql8.slice(0, 1), sqlMode])
   })
 
   it('limits a statement by a hint on MySQL 5.7+ only', () => {
@@ -90,11 +102,19 @@ describe('the database server and its statements (db/server-dialect.ts)', () => 
     expect(limitedStatement(server('MySQL 8.0'), 'START TRANSACTION', 10_000)).to.equal('START TRANSACTION')
   })
 
-  it('lifts the limit for an export on each server', () => {
+  it('lifts the limit for an export on each server, a global one too', () => {
     expect(unlimitedStatement(server('MariaDB 10.11'), SELECT)).to.equal(`SET STATEMENT max_statement_time = 0 FOR ${SELECT}`)
     expect(unlimitedStatement(server('MariaDB 10.3'), SELECT)).to.equal(`SET STATEMENT max_statement_time = 0 FOR ${SELECT}`)
-    for (const name of ['MySQL 5.5', 'MySQL 5.6', 'MySQL 5.7', 'MySQL 8.0', 'MySQL 8.4'] as const) {
+    // MySQL 8.0.3 and later: SET_VAR lifts a global max_execution_time for this statement.
+    const lifted = 'select /*+ SET_VAR(max_execution_time = 0) */ `id` from `wp_booking_calendar_bookings` where `id` > 1'
+    expect(unlimitedStatement(server('MySQL 8.0'), SELECT)).to.equal(lifted)
+    expect(unlimitedStatement(server('MySQL 8.4'), SELECT)).to.equal(lifted)
+    // Before: the session's value is 0 (sessionStatements), or there is no limit at all.
+    for (const name of ['MySQL 5.5', 'MySQL 5.6', 'MySQL 5.7'] as const) {
       expect(unlimitedStatement(server(name), SELECT), name).to.equal(SELECT)
+    }
+    for (const version of ['5.5.5-10.1.1-MariaDB', '5.5.68-MariaDB', 'proxysql']) {
+      expect(unlimitedStatement(parseServerVersion(version), SELECT), version).to.equal(SELECT)
     }
   })
 
