@@ -428,7 +428,19 @@ export class HeldAnswer {
 
   /** Resolves once the sender has taken every byte held (or the answer is discarded). */
   async taken(): Promise<void> {
-    while (!this.#discarded && this.heldBytes > 0) await new Promise<void>((resolve) => this.#takers.push(resolve))
+    while (!this.#discarded && this.heldBytes > 0) await this.nextTaken()
+  }
+
+  /** Resolves when the sender next takes bytes (or the answer is discarded). */
+  nextTaken(): Promise<void> {
+    if (this.#discarded) return Promise.resolve()
+    return new Promise<void>((resolve) => this.#takers.push(resolve))
+  }
+
+  /** Whether `bytes` more would be held in memory now, not in the file. */
+  fitsInMemory(bytes: number): boolean {
+    const { stats, settings } = this.#holding
+    return this.#writtenAt === this.#readAt && this.#memoryBytes + bytes <= ANSWER_MEMORY_BYTES && stats.memoryBytes + bytes <= settings.memoryBytes
   }
 
   /** No more chunks will come: the sender ends once it has taken the rest. */

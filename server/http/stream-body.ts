@@ -72,6 +72,13 @@ async function holdChunks(res: Response, chunks: AsyncGenerator<Buffer>, held: H
   try {
     for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
       if (res.destroyed) throw prematureClose()
+      // While no other answer waits for a permit, keeping this one costs no one: a chunk
+      // that would go to the file waits for the client to take some of the memory held
+      // instead, which spares the file's writes and reads (a lone export ran 1.27× its
+      // floor through the file, 1.06× without). Once one waits, the file takes it at once.
+      while (!held.fitsInMemory(next.value.length) && held.heldBytes > 0 && !othersWaiting() && !res.destroyed) {
+        await Promise.race([held.nextTaken(), sleep(LOOK_AGAIN_MS)])
+      }
       if (await held.push(next.value)) continue
       if (!await clientTookAll(res, held, othersWaiting) || !held.pushPastBounds(next.value)) {
         if (res.destroyed) throw prematureClose()

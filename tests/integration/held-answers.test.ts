@@ -317,20 +317,25 @@ describe('held answers: a slow client holds no stream permit', function () {
         expect(heldFiles(mountPoint!), 'no held file left').to.deep.equal([])
       })
 
-      it('an untagged export to a client that reads nothing, whose file fills: no 500, no cut while no one waits; it reads the whole answer later, and nothing is left held', async () => {
-        // The whole table (26 MB), untagged (ETAG_MAX_ROWS=0): sent as it is made, held as its client reads;
-        // 4 MiB in memory, then the file, until the tmpfs is full: then at its client's pace (decision 0035).
-        service = await startListeningService(db, { HOLD_DIR: mountPoint!, ETAG_MAX_ROWS: '0' })
+      it('an untagged export to a client that reads nothing, whose file fills while another export waits: no 500; cut visibly (hold_full), the other answers whole, nothing is left held', async () => {
+        // The whole table (26 MB), untagged (ETAG_MAX_ROWS=0): sent as it is made. Alone it waits for its client
+        // past 4 MiB; once the quarter waits for the one permit it goes to the file, which fills (decision 0035).
+        service = await startListeningService(db, { HOLD_DIR: mountPoint!, ETAG_MAX_ROWS: '0', DB_STREAM_CONNECTIONS: '1', DB_QUEUE_TIMEOUT_MS: '20000' })
         const port = service.port
         const slow = await slowClient(port)
-        await until(async () => await metric(port, 'booking_calendar_held_disk_failures_total') === 1, 20_000, 'the file to fill')
-        await sleep(3_000)
-        expect(await holdFullCuts(port), 'no one waits for a permit: not cut').to.equal(0)
+        await sleep(1_000)
+        expect(await metric(port, 'booking_calendar_held_disk_failures_total'), 'alone, it waits for its client: no file').to.equal(0)
+        const quarter = await fetch(`http://127.0.0.1:${port}/wp-json/booking-calendar/v1/slots?flat&start=2026-01-01&end=2026-03-31`)
+        const body = await quarter.json() as { booked_slots: unknown[]; total: number }
+        expect(quarter.status).to.equal(200)
+        expect(body.booked_slots).to.have.length(body.total)
+        expect(await metric(port, 'booking_calendar_held_disk_failures_total'), 'the file filled').to.equal(1)
+        expect(await holdFullCuts(port)).to.equal(1)
         slow.socket.resume()
         await slow.closed
-        const raw = Buffer.concat(slow.received)
-        expect(raw.toString('latin1', 0, 15), 'never a 500').to.equal('HTTP/1.1 200 OK')
-        expect((JSON.parse(bodyText(raw)) as { booked_slots: unknown[] }).booked_slots, 'the whole answer').to.have.length(BOOKINGS)
+        const raw = Buffer.concat(slow.received).toString('latin1')
+        expect(raw.startsWith('HTTP/1.1 200 OK'), 'never a 500').to.equal(true)
+        expect(raw.endsWith('0\r\n\r\n'), 'no last chunk: the answer looks cut').to.equal(false)
         expect(holdLines(service.logs).map((line) => [line.level, line.code])).to.deep.equal([[40, 'ENOSPC']])
         expect(service.logs.filter((line) => line.level === 50), 'no error').to.deep.equal([])
         await until(() => heldFiles(mountPoint!).length === 0, 5_000, 'the held file to go')
