@@ -7,7 +7,8 @@
 // PLUGIN_TABLES.md (notes with line breaks, стрижка, zero dates, legacy statuses).
 // Tags may differ between settings; answers may not. A feed may differ only in DTSTAMP.
 import { expect } from 'chai'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
@@ -136,6 +137,8 @@ describe('one question, one answer: every setting against the reference (issue 6
   let db: TestDatabase
   let dir: string
   let reference: ListeningService
+  /** The tmpfs mounted for the disk that fills, when mount works here. */
+  let smallDisk: string | undefined
   const targets: Target[] = []
   const answers = new Map<string, Answer>()
 
@@ -173,11 +176,23 @@ describe('one question, one answer: every setting against the reference (issue 6
       const service = await startListeningService(db, { ...env, HOLD_DIR: holdDir })
       targets.push({ name, port: service.port, close: () => service.close() })
     }
+    // A disk that fills mid-hold: a 1 MiB tmpfs, which a whole export (5 MB of JSON here) passes.
+    const small = join(dir, 'small-disk')
+    mkdirSync(small)
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m,mode=0700', 'tmpfs', small], { stdio: 'pipe' })
+      smallDisk = small
+      const service = await startListeningService(db, { HOLD_DIR: small })
+      targets.push({ name: 'a HOLD_DIR that fills (a 1 MiB tmpfs)', port: service.port, close: () => service.close() })
+    } catch (error) {
+      console.log(`      without the disk that fills: mount -t tmpfs failed (${String((error as Error).message).split('\n')[0]}); it needs root on Linux`)
+    }
   })
 
   after(async function () {
     for (const target of targets) await target.close()
     await reference?.close()
+    if (smallDisk !== undefined) execFileSync('umount', ['--lazy', smallDisk], { stdio: 'ignore' })
     rmSync(dir, { recursive: true, force: true })
     await db?.drop()
   })
