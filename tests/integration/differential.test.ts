@@ -1,6 +1,6 @@
 // One question, one answer (issue 62): every setting a user may choose, and
 // every state load brings (the hold's bounds spent, a HOLD_DIR that cannot be
-// written), gives the status, X-WP-Total and bytes of the reference: the
+// written, one that fills), gives the status, X-WP-Total and bytes of the reference: the
 // simplest path, with no fast path, nothing held and nothing tagged. Questions
 // are generated (fast-check) over routes, formats, _fields, pages, filters and
 // ranges of every length class; the data is the demo's, with every quirk of
