@@ -5,9 +5,9 @@
 // the answer is cut visibly. Its memory and file go on every path. A HOLD_DIR
 // that cannot be written, or a disk that fills, is never a 500.
 import { expect } from 'chai'
+import { metricLine, until } from '../support/metrics-line.ts'
 import { execFileSync } from 'node:child_process'
 import { connect, type Socket } from 'node:net'
-import { get as httpGet } from 'node:http'
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -46,26 +46,9 @@ async function slowClient(port: number): Promise<SlowClient> {
   return client
 }
 
-async function until(condition: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(20)
-  }
-}
-
-/** A line of GET /metrics, over a connection of its own (a kept-alive one may be closed by the server meanwhile). */
+/** A line of GET /metrics; NaN when it is not there yet. */
 async function metric(port: number, line: string): Promise<number> {
-  const text = await new Promise<string>((resolve, reject) => {
-    httpGet({ host: '127.0.0.1', port, path: '/metrics', agent: false }, (res) => {
-      const pieces: Buffer[] = []
-      res.on('data', (piece: Buffer) => pieces.push(piece))
-      res.on('end', () => resolve(Buffer.concat(pieces).toString('utf8')))
-      res.on('error', reject)
-    }).on('error', reject)
-  })
-  const found = text.split('\n').find((l) => l.startsWith(`${line} `))
-  return found === undefined ? Number.NaN : Number(found.slice(line.length + 1))
+  return (await metricLine(port, line)) ?? Number.NaN
 }
 
 /** Answers cut as hold_full so far: the line appears with the first. */

@@ -3,8 +3,8 @@
 // full, the kernel took bytes from the service only once a minute from a
 // client reading at 20 KB/s; what the client takes off the socket is what counts.
 import { expect } from 'chai'
+import { metricLine, until } from '../support/metrics-line.ts'
 import { connect, type Socket } from 'node:net'
-import { get as httpGet } from 'node:http'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -72,26 +72,9 @@ function startReader(port: number, path: string, id: string, bytesPerSecond: num
   return reader
 }
 
-async function until(condition: () => boolean | Promise<boolean>, ms: number, what: string): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(50)
-  }
-}
-
-/** A line of GET /metrics, over a connection of its own. */
+/** A line of GET /metrics; 0 when it is not there yet. */
 async function metric(port: number, line: string): Promise<number> {
-  const text = await new Promise<string>((resolve, reject) => {
-    httpGet({ host: '127.0.0.1', port, path: '/metrics', agent: false }, (res) => {
-      const pieces: Buffer[] = []
-      res.on('data', (piece: Buffer) => pieces.push(piece))
-      res.on('end', () => resolve(Buffer.concat(pieces).toString('utf8')))
-      res.on('error', reject)
-    }).on('error', reject)
-  })
-  const found = text.split('\n').find((l) => l.startsWith(`${line} `))
-  return found === undefined ? 0 : Number(found.slice(line.length + 1))
+  return (await metricLine(port, line)) ?? 0
 }
 
 function cutLineOf(service: ListeningService, reader: Reader): Record<string, unknown> | undefined {
@@ -184,7 +167,7 @@ describe('SEND_TIMEOUT_MS: a client that keeps reading is never cut (issue 62)',
     const unheldStopped = startReader(unheld.port, LONGER, 'unheld-stopped', 0)
     readers.push(unheldStopped)
     stoppedRuns.push(cutAfterLastRead(unheld, unheldStopped, 20_000))
-    await until(() => readers.every((reader) => reader.head !== undefined), 60_000, 'every head')
+    await until(() => readers.every((reader) => reader.head !== undefined), 60_000, 'every head', 50)
     for (const reader of readers) {
       const head = reader.head!
       expect(head, reader.id).to.match(/^HTTP\/1\.1 200 OK\r\n/)
