@@ -82,7 +82,11 @@ export async function spawnService(db: ServiceDatabase, env: Record<string, stri
   const workers = Number(env.WORKERS ?? 1)
   while (logs.filter((line) => line.msg === 'listening').length < workers) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode} before listening`)
-    if (Date.now() > deadline) throw new Error('the service did not listen within 60 s')
+    if (Date.now() > deadline) {
+      // Not left running: the caller has no handle to stop it with (an orphan once outlived the tests by hours).
+      child.kill('SIGTERM')
+      throw new Error('the service did not listen within 60 s')
+    }
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
   return { child, port, logs, exited }
