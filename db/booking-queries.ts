@@ -206,3 +206,74 @@ export function compileBookingsPage(db: Db, filter: BookingFilter, limit: number
     .innerJoin(pageIds.as('page_ids'), (join) => join.on(sql<SqlBool>`page_ids.id = ${sql.ref('booking_calendar_bookings.id')}`))
   return orderBookings(query, 'booking').compile()
 }
+
+/** A row of compileBookingsMonthDigests: one month's RowsDigest ("YYYY-MM"; "0000-00" holds the zero date). */
+export interface BookingsMonthDigestRow extends BookingsDigestRow {
+  month: string
+}
+
+/**
+ * The digest of the rows compileBookings(…, joinSlug false) would send for
+ * `filter`, one row per month of booking_date (changes/'s digest source): the
+ * same bytes as compileBookingsDigest, grouped by the date's first seven characters.
+ */
+export function compileBookingsMonthDigests(db: Db, filter: BookingFilter, columns: BookingColumns): CompiledQuery<BookingsMonthDigestRow> {
+  const index = hintedIndex(db, filter, 'booking')
+  return compileFiltered<BookingsMonthDigestRow>(db, `month digests ${columns.customer} ${index ?? ''}`, filter, (probe) => {
+    const compiled = selectBookingColumns(db, columns, false).where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, probe)).compile()
+    const rows = index === undefined ? compiled : forceIndex(compiled, index)
+    return { ...rows, sql: rowsDigestSql(rows.sql, BOOKING_ROW_DIGESTED, 'left(`digested`.`booking_date`, 7)') }
+  })
+}
+
+/** Up to `limit` matching bookings with an id above `afterId`, by id: a page of a sync (changes/). */
+export function compileBookingsAfterId(db: Db, filter: BookingFilter, columns: BookingColumns, afterId: number, limit: number): CompiledQuery<BookingRow> {
+  return compileFiltered(db, `after id ${columns.customer}`, filter, (probe, [after, most]) => selectBookingColumns(db, columns)
+    .where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, probe))
+    .where('booking_calendar_bookings.id', '>', after as number)
+    .orderBy('booking_calendar_bookings.id')
+    .limit(most as number)
+    .compile() as CompiledQuery<BookingRow>, [afterId, limit])
+}
+
+/** The matching bookings among `ids` (a page of a log delta, at most 1000): one statement, not cached (its shape is its length). */
+export function compileBookingsByIds(db: Db, filter: BookingFilter, columns: BookingColumns, ids: readonly number[]): CompiledQuery<BookingRow> {
+  return selectBookingColumns(db, columns)
+    .where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, filter))
+    .where('booking_calendar_bookings.id', 'in', ids.length === 0 ? [0] : [...ids])
+    .compile()
+}
+
+/**
+ * Up to `limit` matching bookings of one month of booking_date ("YYYY-MM"),
+ * after the day `afterDay` and through `throughDay` when given, by day and
+ * id: a replace of a digest delta. The range finds them by index; the month's
+ * seven characters keep them exact, as the digests group them (a day 00 of a
+ * month, the zero date's month "0000-00").
+ */
+export function compileBookingsOfMonth(
+  db: Db, filter: BookingFilter, columns: BookingColumns, month: string, afterDay: string | undefined, throughDay: string | undefined, limit: number,
+): CompiledQuery<BookingRow> {
+  const kind = `of month ${columns.customer} ${afterDay === undefined ? 'from' : 'after'} ${throughDay === undefined ? '' : 'through'}`
+  const extra = [afterDay ?? `${month}-00`, `${nextMonth(month)}-00`, month, limit, ...(throughDay === undefined ? [] : [throughDay])]
+  return compileFiltered(db, kind, filter, (probe, [lower, before, key, most, through]) => {
+    let query = selectBookingColumns(db, columns)
+      .where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, probe))
+      .where('booking_calendar_bookings.booking_date', afterDay === undefined ? '>=' : '>', lower as string)
+      .where('booking_calendar_bookings.booking_date', '<', before as string)
+      .where(sql<string>`left(${sql.ref('booking_calendar_bookings.booking_date')}, 7)`, '=', key as string)
+    if (throughDay !== undefined) query = query.where('booking_calendar_bookings.booking_date', '<=', through as string)
+    return query
+      .orderBy('booking_calendar_bookings.booking_date')
+      .orderBy('booking_calendar_bookings.id')
+      .limit(most as number)
+      .compile()
+  }, extra)
+}
+
+/** "YYYY-MM" → the month after it; "0000-00" (the zero date's) → "0000-01". */
+export function nextMonth(month: string): string {
+  const year = Number(month.slice(0, 4))
+  const number = Number(month.slice(5, 7))
+  return number >= 12 ? `${String(year + 1).padStart(4, '0')}-01` : `${month.slice(0, 4)}-${String(number + 1).padStart(2, '0')}`
+}

@@ -26,6 +26,7 @@ import { apiRootLink, ROOT_INDEX_PATHS } from './http/api-root-link.ts'
 import { rootIndexHandler } from './routes/root-index.ts'
 import type { ReportNiceness } from './niceness.ts'
 import { closeQueuedWithConnection } from './http/cut-answer.ts'
+import { digestFeed, type ChangesFeed } from './change-source.ts'
 
 export interface AppOptions {
   db: Db
@@ -40,6 +41,8 @@ export interface AppOptions {
   reportNiceness?: ReportNiceness
   /** The process's held answers, HOLD_DIR probed at its start (startHolding); by default one from config, not probed (tests). */
   holding?: AnswerHolding
+  /** changes/'s source, chosen at start (server/change-source.ts); by default digests per month (tests). */
+  changes?: ChangesFeed
 }
 
 /**
@@ -170,6 +173,7 @@ export function createApp(options: AppOptions): Express {
     ruleProblems: new RuleProblemLog(log),
     holding: options.holding ?? new AnswerHolding(config.hold, { log }),
     reportNiceness: options.reportNiceness,
+    changes: options.changes ?? digestFeed('this app was built without a choice of source (tests)'),
   }
 
   const app = express()
@@ -186,7 +190,7 @@ export function createApp(options: AppOptions): Express {
   app.set('query parser', 'simple')
   app.set('trust proxy', config.trustProxy)
   setPublicUrl(app, config.publicUrl)
-  const metrics = createMetrics({ pool: options.pool, access, token: config.metricsToken, holding: deps.holding })
+  const metrics = createMetrics({ pool: options.pool, access, token: config.metricsToken, holding: deps.holding, changes: deps.changes })
   app.use(requestLog(log))
   app.use(metrics.observe)
   app.use(securityHeaders)
@@ -213,7 +217,7 @@ export function createApp(options: AppOptions): Express {
     res.locals.route = 'readyz'
     try {
       await withTimeout(checkTablesRead(db), 1000)
-      res.json({ status: 'ok' })
+      res.json({ status: 'ok', changes: changesStatusOf(deps.changes) })
     } catch (error) {
       const problem = setupProblem(error, effectiveSslMode(config.database))
       // The cause for the operator; the client (this route is open) learns no table or account name.
@@ -273,5 +277,17 @@ async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     ])
   } finally {
     clearTimeout(timer)
+  }
+}
+
+/** What /readyz says of changes/: the source, why not the log, and the log reader's position (no account or host). */
+function changesStatusOf(feed: ChangesFeed) {
+  const status = feed.status()
+  return {
+    source: status.source,
+    ...(status.reason === undefined ? {} : { reason: status.reason }),
+    ...(status.reader === undefined ? {} : {
+      reader: { connected: status.reader.connected, ...(status.reader.position ? { position: status.reader.position } : {}), ...(status.reader.problem ? { problem: status.reader.problem } : {}) },
+    }),
   }
 }

@@ -217,6 +217,16 @@ const envSchema = z.object({
     }
   }),
   WORKERS: integer('WORKERS', 1, 256, availableParallelism()),
+  // changes/ (API.md, "GET changes/"): the database's binary log when every requirement holds, else digests per month.
+  CHANGES_SOURCE: z.string().optional().transform((value, ctx) => {
+    const source = (value ?? '').trim().toLowerCase() || 'auto'
+    if (source === 'auto' || source === 'log' || source === 'digest') return source
+    ctx.addIssue({ code: 'custom', message: 'CHANGES_SOURCE must be auto, log or digest.' })
+    return z.NEVER
+  }),
+  // Unique among every replica and reader of the site's database server (MariaDB and MySQL refuse a second reader with one id).
+  BINLOG_SERVER_ID: integer('BINLOG_SERVER_ID', 1, 4_294_967_295, 0),
+  CHANGES_LOG_WAIT_MS: integer('CHANGES_LOG_WAIT_MS', 100, 600_000, 5_000),
   SERVICE_NICENESS: integer('SERVICE_NICENESS', 0, 19, DEFAULT_SERVICE_NICENESS),
   WORKER_V8_FLAGS: z.string().optional().transform((value, ctx) => {
     if (value === undefined) return DEFAULT_WORKER_V8_FLAGS
@@ -497,5 +507,11 @@ function configFromEnv(env: z.output<typeof envSchema>) {
     workerV8Flags: env.WORKER_V8_FLAGS,
     /** The niceness the service's processes take at start, when they run at less (workers inherit the primary's). */
     serviceNiceness: env.SERVICE_NICENESS,
+    /** Where changes/ reads what changed: the binary log, digests per month, or the log when it can (auto). */
+    changesSource: env.CHANGES_SOURCE,
+    /** The log reader's replica id; 0: one derived from the host name and port (defaultBinlogServerId). */
+    binlogServerId: env.BINLOG_SERVER_ID,
+    /** How long a delta or a revalidation waits for the log's reader to read to the server's position. */
+    changesLogWaitMs: env.CHANGES_LOG_WAIT_MS,
   }
 }

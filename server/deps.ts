@@ -10,6 +10,7 @@ import type { SiteIndex } from './site-index.ts'
 import type { RuleProblemLog } from './domain/disabled-time.ts'
 import type { AnswerHolding } from './http/held-answer.ts'
 import type { ReportNiceness } from './niceness.ts'
+import type { ChangesFeed } from './change-source.ts'
 
 export interface Deps {
   db: Db
@@ -30,4 +31,6 @@ export interface Deps {
   ruleProblems: RuleProblemLog
   /** SERVICE_NICENESS taken while reports run, where the process may lower it again; else undefined (server/niceness.ts). */
   reportNiceness?: ReportNiceness
+  /** Where changes/ reads what changed: the database's log or digests per month (server/change-source.ts). */
+  changes: ChangesFeed
 }

@@ -23,6 +23,8 @@ export type RestErrorCode =
   | 'rest_auth_unavailable'
   | 'rest_query_timeout'
   | 'rest_internal_error'
+  // changes/: a token the service can no longer serve; the client starts a new sync (API.md, "GET changes/").
+  | 'rest_changes_token_expired'
   // Node's HTTP parser refused the request (server/http/server-setup.ts).
   | 'rest_bad_request'
   | 'rest_headers_too_large'

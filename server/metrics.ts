@@ -3,6 +3,7 @@
 // guard's cache. One registry per app, so tests can build many apps side by side.
 // In a cluster worker the answer holds every worker's counts, summed by the
 // primary (server/cluster.ts), whichever worker the scrape reached.
+import type { ChangesFeed } from './change-source.ts'
 import cluster from 'node:cluster'
 import type { RequestHandler } from 'express'
 import type { DbPools } from '../db/connect.ts'
@@ -31,7 +32,7 @@ function poolCounts(pools: DbPools): { all: number; free: number; waiting: numbe
   }
 }
 
-export function createMetrics(options: { pool: DbPools; access: Access; token: string | undefined; holding?: AnswerHolding }): Metrics {
+export function createMetrics(options: { pool: DbPools; access: Access; token: string | undefined; holding?: AnswerHolding; changes?: ChangesFeed }): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   if (cluster.isWorker) shareMetricsWithPrimary(registry)
@@ -52,6 +53,23 @@ export function createMetrics(options: { pool: DbPools; access: Access; token: s
     labelNames: ['reason'], registers: [registry],
   })
   const { pool, access } = options
+  // changes/'s source (API.md, "GET changes/", Sources); 'max': every worker says the same.
+  new Gauge({
+    name: 'booking_calendar_changes_source', help: 'The source changes/ reads: 1 with its name (log, digest, waiting, deciding).',
+    labelNames: ['source'], aggregator: 'max', registers: [registry],
+    collect() {
+      this.reset()
+      if (options.changes) this.set({ source: options.changes.status().source }, 1)
+    },
+  })
+  new Gauge({
+    name: 'booking_calendar_changes_log_connected', help: 'In the log source: 1 while the binary log reader is connected to the database, else 0.',
+    aggregator: 'max', registers: [registry],
+    collect() {
+      const reader = options.changes?.status().reader
+      if (reader) this.set(reader.connected ? 1 : 0)
+    },
+  })
   new Gauge({
     name: 'booking_calendar_db_pool_connections', help: 'Database pool connections, by state (in_use, idle).', labelNames: ['state'], registers: [registry],
     collect() {

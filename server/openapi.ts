@@ -6,7 +6,7 @@ import { packageVersion } from './http/service-version.ts'
 import { z } from 'zod'
 import { ROUTES, NAMESPACE } from './routes/index.ts'
 import {
-  availabilityAnswerSchema, disabledTimeAnswerSchema, namespaceIndexSchema, restErrorSchema, rootIndexSchema, slotsAnswerSchema, summaryAnswerSchema,
+  availabilityAnswerSchema, changesAnswerSchema, disabledTimeAnswerSchema, namespaceIndexSchema, restErrorSchema, rootIndexSchema, slotsAnswerSchema, summaryAnswerSchema,
 } from './http/response-schemas.ts'
 
 type JsonSchema = Record<string, unknown>
@@ -220,7 +220,7 @@ function withHeadAndOptions(get: Operation) {
 
 export function buildOpenApiDocument(): Record<string, unknown> {
   // Referenced so that their ids are registered before the components are read.
-  void [slotsAnswerSchema, disabledTimeAnswerSchema, restErrorSchema, namespaceIndexSchema, summaryAnswerSchema, availabilityAnswerSchema, rootIndexSchema]
+  void [changesAnswerSchema, slotsAnswerSchema, disabledTimeAnswerSchema, restErrorSchema, namespaceIndexSchema, summaryAnswerSchema, availabilityAnswerSchema, rootIndexSchema]
   const version = packageVersion()
   const requestId = header('The request\'s id: the X-Request-Id sent, or a new one. It is in the log line of the request.', 'string')
   const route = (path: string) => ROUTES.find((r) => r.path === path)!
@@ -319,6 +319,23 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       ...ERRORS,
     },
   }
+  const changes = {
+    summary: 'What changed since a token: bookings upserted and deleted in commit order, or months replaced',
+    description: 'Without since: a new sync, every matching booking as upserts, paged. With since: what changed after that token. '
+      + 'Follow next while more is true; keep the last next for the next sync. 410 rest_changes_token_expired: start a new sync.',
+    operationId: 'getChanges',
+    tags: [TAG.bookings],
+    parameters: parameters(route('/changes').params),
+    responses: {
+      200: {
+        description: 'A page of operations, and the token for the next.',
+        headers: { 'X-Request-Id': requestId, 'Cache-Control': header('no-store: every answer holds a token.', 'string') },
+        content: { 'application/json': { schema: REF('ChangesAnswer') } },
+      },
+      410: error('rest_changes_token_expired: the token can no longer be served (the log no longer reaches back to it, the site\'s zone, a slug or the service changed). Start a new sync.'),
+      ...ERRORS,
+    },
+  }
   const index = {
     summary: 'The namespace index, as WordPress gives it, with every parameter of each route',
     operationId: 'getNamespaceIndex',
@@ -389,6 +406,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       '/disabled-time': withHeadAndOptions(disabledTime),
       '/summary': withHeadAndOptions(summary),
       '/availability': withHeadAndOptions(availability),
+      '/changes': withHeadAndOptions(changes),
       '/openapi.json': withHeadAndOptions(openApi),
       '/docs': withHeadAndOptions(docs),
       // A trailing slash is the same route (as in WordPress); a Path Item $ref keeps one definition.
@@ -396,6 +414,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       '/disabled-time/': { $ref: '#/paths/~1disabled-time' },
       '/summary/': { $ref: '#/paths/~1summary' },
       '/availability/': { $ref: '#/paths/~1availability' },
+      '/changes/': { $ref: '#/paths/~1changes' },
       '/openapi.json/': { $ref: '#/paths/~1openapi.json' },
       '/docs/': { $ref: '#/paths/~1docs' },
       // Outside the namespace: at the site's address, not under the servers' prefixes.

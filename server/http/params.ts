@@ -212,6 +212,14 @@ export function bomParam() {
   return booleanParam('bom', 'CSV only: start the file with a UTF-8 byte-order mark (EF BB BF), so that Excel reads a downloaded file as UTF-8. Ignored for JSON.')
 }
 
+/** One free text value, as given (a token); empty is as if not given. */
+export function textParam(name: string, description: string) {
+  return values.transform((list, ctx) => {
+    const value = single(name, list, ctx)
+    return value === undefined || value === '' ? undefined : value
+  }).meta({ type: 'string', description } satisfies ParamMeta)
+}
+
 /** A service ID or slug; resolved against the database by the route. */
 export function serviceParam(description: string) {
   return values.transform((list, ctx) => {

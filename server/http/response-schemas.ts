@@ -8,6 +8,7 @@ import type { DisabledTimeAnswer } from '../domain/disabled-time.ts'
 import type { SummaryAnswer } from '../domain/summary.ts'
 import type { SummaryGroup } from '../domain/summary-sums.ts'
 import type { RestErrorCode } from '../errors.ts'
+import type { ChangesAnswer } from '../domain/changes.ts'
 
 const isoWithOffset = (description: string) =>
   z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/).meta({ description, examples: ['2026-11-25T09:00:00+01:00'] })
@@ -134,7 +135,7 @@ const REST_ERROR_CODES = Object.keys({
   rest_invalid_param: true, rest_invalid_page_number: true, rest_bad_request: true, rest_not_logged_in: true, rest_forbidden: true,
   rest_no_route: true, rest_service_not_found: true, rest_request_timeout: true, rest_uri_too_long: true, rest_headers_too_large: true,
   rest_internal_error: true, rest_database_unavailable: true, rest_auth_unavailable: true, rest_service_stopping: true,
-  rest_metrics_unavailable: true, rest_query_timeout: true,
+  rest_metrics_unavailable: true, rest_query_timeout: true, rest_changes_token_expired: true,
 } satisfies Record<Extract<RestErrorCode, `rest_${string}`>, true>)
 
 export const restErrorSchema = z.object({
@@ -177,6 +178,23 @@ export const rootIndexSchema = z.object({
   })),
 }).strict().meta({ id: 'RootIndex', description: 'What WordPress answers for GET /wp-json/: the site, its namespaces (this one) and their routes.' })
 
+export const changesAnswerSchema = z.object({
+  changes: z.array(z.union([
+    z.object({ op: z.literal('upsert'), id: z.number().int(), booking: bookingSchema }).strict()
+      .meta({ description: 'The booking as slots/ shows it to this caller, now matching the filters.' }),
+    z.object({ op: z.literal('delete'), id: z.number().int() }).strict()
+      .meta({ description: 'Deleted, or no longer matching the filters. Ignore a delete of an id you do not hold.' }),
+    z.object({
+      op: z.literal('replace'),
+      start: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+      end: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+      bookings: z.array(bookingSchema),
+    }).strict().meta({ description: 'The digest source: every matching booking of the booking_date days start to end, replacing all you hold for them.' }),
+  ])).meta({ description: 'In commit order; a booking at most once per page.' }),
+  more: z.boolean().meta({ description: 'true: ask for next now, the same delta goes on. false: next is the token to keep for the next sync.' }),
+  next: z.string().meta({ description: 'The token for since.' }),
+}).strict().meta({ id: 'ChangesAnswer', description: 'API.md, "GET changes/".' })
+
 // The code's types and the documented shapes are the same, or this does not compile.
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
 const bookingIsDocumented: Same<z.output<typeof bookingSchema>, BookingRecord> = true
@@ -184,4 +202,5 @@ const periodIsDocumented: Same<z.output<typeof disabledPeriodSchema>, DisabledPe
 const answerIsDocumented: Same<Omit<z.output<typeof disabledTimeAnswerSchema>, 'disabled_times'>, Omit<DisabledTimeAnswer, 'disabled_times'>> = true
 const summaryGroupIsDocumented: Same<z.output<typeof summaryGroupSchema>, SummaryGroup> = true
 const summaryIsDocumented: Same<Omit<z.output<typeof summaryAnswerSchema>, 'groups' | 'totals'>, Omit<SummaryAnswer, 'groups' | 'totals'>> = true
-void [bookingIsDocumented, periodIsDocumented, answerIsDocumented, summaryGroupIsDocumented, summaryIsDocumented]
+const changesIsDocumented: Same<z.output<typeof changesAnswerSchema>, ChangesAnswer> = true
+void [changesIsDocumented, bookingIsDocumented, periodIsDocumented, answerIsDocumented, summaryGroupIsDocumented, summaryIsDocumented]

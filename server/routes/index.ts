@@ -8,6 +8,7 @@ import { slotsHandler, slotsParams } from './slots.ts'
 import { disabledTimeHandler, disabledTimeParams } from './disabled-time.ts'
 import { summaryHandler, summaryParams } from './summary.ts'
 import { availabilityHandler, availabilityParams } from './availability.ts'
+import { changesHandler, changesParams } from './changes.ts'
 import { docsAssets, docsHandler } from './docs.ts'
 import type { Deps } from '../deps.ts'
 import { ALLOW, NAMESPACE, PREFIXES } from '../http/api-paths.ts'
@@ -28,6 +29,7 @@ export const ROUTES: RouteDef[] = [
   { path: '/disabled-time', name: 'disabled-time', params: disabledTimeParams, handler: disabledTimeHandler },
   { path: '/summary', name: 'summary', params: summaryParams, handler: summaryHandler },
   { path: '/availability', name: 'availability', params: availabilityParams, handler: availabilityHandler },
+  { path: '/changes', name: 'changes', params: changesParams, handler: changesHandler },
   { path: '/docs', name: 'docs', params: undefined, handler: docsHandler },
 ]
 

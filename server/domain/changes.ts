@@ -1,0 +1,220 @@
+// What GET changes/ means (API.md, "GET changes/"): a sync's pages, and the
+// operations since a token, from the database's log or from digests per month.
+// No req or res here; the reads are db/changes.ts's, passed in (ChangesReads).
+//
+// Why it is exact (docs/changes.md, "Why replaying is exact"): whatever a token
+// stands for is read BEFORE the rows it covers. A log token is the server's
+// position taken before the rows were read: every change after it is in the
+// next delta, and a row read later than the position is read again then if it
+// changed. A digest token holds each month's digest taken before the rows: a
+// month that changed after it differs from it next time, and is replaced whole.
+import type { Db } from '../../db/connect.ts'
+import type { BookingFilter } from '../../db/booking-filter.ts'
+import type { BookingColumns, BookingRow } from '../../db/booking-queries.ts'
+import type { ChangeLog, LogPosition } from '../../db/change-log.ts'
+import { findBookingsAfterId, findBookingsByIds, findBookingsOfMonth, readLogServer, readMonthDigests } from '../../db/changes.ts'
+import { RestError, invalidParams } from '../errors.ts'
+import { toBookingRecord, type BookingMapping, type BookingRecord } from './booking-record.ts'
+import {
+  changedMonths, changeFilterKey, decodeChangeToken, encodeChangeToken, monthDigestKey, type ChangeCursor, type ChangeToken,
+} from './change-token.ts'
+import { dayAfter, dayBefore, firstDayOfMonth, lastDayOfMonth } from './change-days.ts'
+
+export type ChangeOperation =
+  | { op: 'upsert'; id: number; booking: BookingRecord }
+  | { op: 'delete'; id: number }
+  | { op: 'replace'; start: string; end: string; bookings: BookingRecord[] }
+
+export interface ChangesAnswer {
+  changes: ChangeOperation[]
+  more: boolean
+  next: string
+}
+
+export interface ChangesQuery {
+  since?: string
+  serviceId?: number
+  status?: string[]
+  start?: string
+  end?: string
+  per_page: number
+}
+
+/** The source the instance chose at start (server/change-source.ts). */
+export type ChangesSource =
+  | { kind: 'log'; log: ChangeLog }
+  | { kind: 'digest' }
+
+export interface ChangesReads {
+  findBookingsAfterId: typeof findBookingsAfterId
+  findBookingsByIds: typeof findBookingsByIds
+  findBookingsOfMonth: typeof findBookingsOfMonth
+  readMonthDigests: typeof readMonthDigests
+  readLogServer: typeof readLogServer
+}
+
+export const changesReads: ChangesReads = { findBookingsAfterId, findBookingsByIds, findBookingsOfMonth, readMonthDigests, readLogServer }
+
+export interface ChangesOptions {
+  mapping: BookingMapping
+  /** changeContextOf the zone, the services' slugs and the customer mode. */
+  context: string
+  version: string
+  /** How long a delta waits for the log's reader to read to the server's position. */
+  logWaitMs: number
+}
+
+/** 410 rest_changes_token_expired: the client starts a new sync. */
+export function tokenExpired(reason: string): RestError {
+  return new RestError(410, 'rest_changes_token_expired', `The sync token has expired (${reason}). Start a new sync: ask again without since.`)
+}
+
+export async function answerChanges(db: Db, source: ChangesSource, query: ChangesQuery, options: ChangesOptions, reads: ChangesReads = changesReads): Promise<ChangesAnswer> {
+  const filters = changeFilterKey({ serviceId: query.serviceId, statuses: query.status, start: query.start, end: query.end })
+  const filter: BookingFilter = { serviceId: query.serviceId, statuses: query.status }
+  if (query.start !== undefined || query.end !== undefined) filter.bookingDate = { from: query.start, to: query.end }
+  const columns: BookingColumns = { customer: options.mapping.exposeCustomer }
+  const toRecord = (row: BookingRow) => toBookingRecord(row, options.mapping)
+  const base = { source: source.kind, filters, context: options.context, version: options.version } as const
+  const read: DeltaRead = { db, filter, columns, toRecord, perPage: query.per_page, reads }
+
+  if (query.since === undefined) {
+    // The start of a sync: what the client will stand on, read before its first row.
+    const mark: ChangeToken = source.kind === 'log'
+      ? { ...base, server: await reads.readLogServer(db), position: await source.log.serverPosition() }
+      : { ...base, months: hashMonths(await reads.readMonthDigests(db, filter, columns)) }
+    return await syncPage(read, mark, 0)
+  }
+  const verdict = decodeChangeToken(query.since, { filters, context: options.context, version: options.version })
+  if (!verdict.ok) {
+    if (verdict.kind === 'expired') throw tokenExpired(verdict.reason)
+    throw invalidParams({ since: verdict.reason })
+  }
+  const token = verdict.token
+  if (token.source !== source.kind) throw tokenExpired(`the service now reads changes from ${source.kind === 'log' ? 'the database\'s log' : 'digests per month'}`)
+  const cursor = token.cursor
+  if (cursor?.kind === 'sync') return await syncPage(read, withoutCursor(token), cursor.afterId)
+  if (source.kind === 'log') return await logDelta(read, source.log, token, cursor, options.logWaitMs)
+  return await digestDelta(read, token, cursor)
+}
+
+interface DeltaRead {
+  db: Db
+  filter: BookingFilter
+  columns: BookingColumns
+  toRecord: (row: BookingRow) => BookingRecord
+  perPage: number
+  reads: ChangesReads
+}
+
+/** A page of a sync: the matching bookings by id, after `afterId`; the last page's next is the mark. */
+async function syncPage(read: DeltaRead, mark: ChangeToken, afterId: number): Promise<ChangesAnswer> {
+  const rows = await read.reads.findBookingsAfterId(read.db, read.filter, read.columns, afterId, read.perPage + 1)
+  const more = rows.length > read.perPage
+  const page = more ? rows.slice(0, read.perPage) : rows
+  const changes: ChangeOperation[] = page.map((row) => ({ op: 'upsert', id: row.id, booking: read.toRecord(row) }))
+  const next = more ? { ...mark, cursor: { kind: 'sync', afterId: page.at(-1)!.id } as ChangeCursor } : mark
+  return { changes, more, next: encodeChangeToken(next) }
+}
+
+async function logDelta(read: DeltaRead, log: ChangeLog, token: ChangeToken, cursor: ChangeCursor | undefined, waitMs: number): Promise<ChangesAnswer> {
+  if (token.position === undefined || (cursor !== undefined && cursor.kind !== 'log-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
+  const server = await read.reads.readLogServer(read.db)
+  if (server !== token.server) throw tokenExpired('the database server is not the one the token was made on')
+  // A page of a delta goes on over the same ids; a new delta runs to the server's position now.
+  const from: LogPosition = cursor?.kind === 'log-delta' ? cursor.from : token.position
+  const to: LogPosition = cursor?.kind === 'log-delta' ? token.position : await log.serverPosition()
+  const offset = cursor?.kind === 'log-delta' ? cursor.offset : 0
+  const changed = await log.bookingsChanged(from, to, waitMs)
+  if (changed.kind === 'expired') throw tokenExpired(changed.reason)
+  if (changed.kind === 'late') throw new RestError(503, 'rest_database_unavailable', 'The database\'s log is not read up to now yet; try again in a moment.', { retryAfterSeconds: 2 })
+  const ids = changed.ids.slice(offset, offset + read.perPage)
+  const rows = ids.length === 0 ? [] : await read.reads.findBookingsByIds(read.db, read.filter, read.columns, ids)
+  const byId = new Map(rows.map((row) => [row.id, row]))
+  const changes: ChangeOperation[] = ids.map((id) => {
+    const row = byId.get(id)
+    return row === undefined ? { op: 'delete', id } : { op: 'upsert', id, booking: read.toRecord(row) }
+  })
+  const more = offset + read.perPage < changed.ids.length
+  const next: ChangeToken = more
+    ? { ...withoutCursor(token), position: to, cursor: { kind: 'log-delta', from, offset: offset + read.perPage } }
+    : { ...withoutCursor(token), position: to }
+  return { changes, more, next: encodeChangeToken(next) }
+}
+
+/**
+ * A digest delta: the months whose digests differ from the token's, each
+ * replaced whole, cut at days so a page holds at most per_page bookings (a
+ * single day of more goes alone on its page). The target digests, read before
+ * any of the rows, are what the last page's token stands for.
+ */
+async function digestDelta(read: DeltaRead, token: ChangeToken, cursor: ChangeCursor | undefined): Promise<ChangesAnswer> {
+  if (token.months === undefined || (cursor !== undefined && cursor.kind !== 'digest-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
+  let target = token.months
+  let months: string[]
+  let afterDay: string | undefined
+  if (cursor?.kind === 'digest-delta') {
+    months = [...cursor.months]
+    afterDay = cursor.day
+  } else {
+    target = hashMonths(await read.reads.readMonthDigests(read.db, read.filter, read.columns))
+    months = changedMonths(token.months, target)
+  }
+  const changes: ChangeOperation[] = []
+  let bookings = 0
+  const bounds = read.filter.bookingDate
+  while (months.length > 0 && changes.length < read.perPage) {
+    const month = months[0]!
+    const room = read.perPage - bookings
+    if (room === 0) break
+    const rows = await read.reads.findBookingsOfMonth(read.db, read.filter, read.columns, month, afterDay, undefined, room + 1)
+    const first = afterDay === undefined ? firstDayOfMonth(month, rows) : dayAfter(afterDay)
+    if (rows.length <= room) {
+      changes.push(replaceOf(first, lastDayOfMonth(month, rows), rows, read, bounds))
+      bookings += rows.length
+      months.shift()
+      afterDay = undefined
+      continue
+    }
+    // More than the page has room for: whole days only, the last day read goes to the next page.
+    const lastDay = rows.at(-1)!.booking_date
+    const whole = rows.filter((row) => row.booking_date !== lastDay)
+    if (whole.length > 0) {
+      const end = dayBefore(lastDay) ?? whole.at(-1)!.booking_date
+      changes.push(replaceOf(first, end, whole, read, bounds))
+      bookings += whole.length
+      afterDay = end
+      break
+    }
+    if (changes.length > 0) break
+    // One day of more bookings than per_page: alone on this page, whole.
+    const day = await read.reads.findBookingsOfMonth(read.db, read.filter, read.columns, month, afterDay, lastDay, Number.MAX_SAFE_INTEGER)
+    changes.push(replaceOf(first, lastDay, day, read, bounds))
+    bookings += day.length
+    afterDay = lastDay
+    break
+  }
+  const more = months.length > 0
+  const next: ChangeToken = more
+    ? { ...withoutCursor(token), months: target, cursor: { kind: 'digest-delta', months, ...(afterDay === undefined ? {} : { day: afterDay }) } }
+    : { ...withoutCursor(token), months: target }
+  return { changes, more, next: encodeChangeToken(next) }
+}
+
+function replaceOf(start: string, end: string, rows: BookingRow[], read: DeltaRead, bounds: BookingFilter['bookingDate']): ChangeOperation {
+  // The days asked for, no more: a client holds nothing outside them.
+  const from = bounds?.from !== undefined && bounds.from > start ? bounds.from : start
+  const to = bounds?.to !== undefined && bounds.to < end ? bounds.to : end
+  return { op: 'replace', start: from, end: to, bookings: rows.map(read.toRecord) }
+}
+
+function hashMonths(digests: ReadonlyMap<string, string>): Record<string, string> {
+  const months: Record<string, string> = {}
+  for (const [month, digest] of digests) months[month] = monthDigestKey(digest)
+  return months
+}
+
+function withoutCursor(token: ChangeToken): ChangeToken {
+  const { cursor: _cursor, ...rest } = token
+  return rest
+}

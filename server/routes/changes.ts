@@ -1,0 +1,51 @@
+// GET changes/ (API.md, "GET changes/"): its parameter schema and a thin handler.
+import type { RequestHandler } from 'express'
+import { z } from 'zod'
+import { dateParam, enumListParam, integerParam, parseParams, serviceParam, startNotAfterEnd, textParam, whenValid } from '../http/params.ts'
+import { answerChanges } from '../domain/changes.ts'
+import { bookingMapping } from '../domain/slots.ts'
+import { resolveService } from '../domain/services.ts'
+import { changeContextOf } from '../domain/change-token.ts'
+import { serviceNamesDigest } from '../../db/row-digest.ts'
+import { findAllServices } from '../../db/services.ts'
+import { zoneLabel } from '../domain/zone-offsets.ts'
+import { SERVICE_VERSION } from '../http/service-version.ts'
+import { invalidParams } from '../errors.ts'
+import { BOOKING_STATUSES } from './slots.ts'
+import type { Deps } from '../deps.ts'
+
+export const changesParams = z.object({
+  since: textParam('since', 'The next of an earlier answer: the page after it, or, from a last page, what changed since. Omitted: a new sync, every matching booking.'),
+  status: enumListParam('status', BOOKING_STATUSES, 'Only bookings in these statuses, comma-separated. A booking leaving them comes as a delete.'),
+  service: serviceParam('Only the bookings of this service: its ID or slug.'),
+  start: dateParam('start', 'The first booking_date, inclusive.'),
+  end: dateParam('end', 'The last booking_date, inclusive.'),
+  per_page: integerParam('per_page', 1, 1000, 'Operations (bookings) per page; default 100.'),
+}).superRefine(startNotAfterEnd, whenValid('start', 'end'))
+
+/** slots/'s parameters that have no meaning here: refused, not ignored, so a client copying a slots/ URL learns it (API.md). */
+const NOT_HERE: Record<string, string> = {
+  page: 'page does not apply to changes/: follow next while more is true.',
+  flat: 'flat does not apply to changes/: its bookings are always a flat list of operations.',
+  format: 'format does not apply to changes/: it answers JSON only.',
+  filter_by: 'filter_by does not apply to changes/: start and end are on booking_date.',
+}
+
+export const changesHandler = (deps: Deps): RequestHandler => async (req, res) => {
+  const refused = Object.keys(NOT_HERE).filter((name) => Object.hasOwn(req.query, name))
+  if (refused.length > 0) throw invalidParams(Object.fromEntries(refused.map((name) => [name, NOT_HERE[name]!])))
+  const params = parseParams(changesParams, req.query)
+  const source = await deps.changes.source()
+  const zone = deps.siteTimezone.known() ?? await deps.siteTimezone()
+  const exposeCustomer = deps.exposeCustomer(req)
+  const serviceId = params.service === undefined ? undefined : (await resolveService(deps.db, params.service)).ID
+  // What a record is made of besides its row: a change of any makes the client start again (410).
+  const names = new Map((await findAllServices(deps.db)).map((service) => [service.ID, service.post_name]))
+  const context = changeContextOf([zoneLabel(zone), serviceNamesDigest(names), exposeCustomer])
+  const answer = await answerChanges(deps.db, source, {
+    since: params.since, serviceId, status: params.status, start: params.start, end: params.end, per_page: params.per_page ?? 100,
+  }, { mapping: bookingMapping(zone, exposeCustomer), context, version: SERVICE_VERSION, logWaitMs: deps.config.changesLogWaitMs })
+  // A token in every answer: never kept by a cache between client and service.
+  res.setHeader('Cache-Control', 'no-store')
+  res.json(answer)
+}

@@ -1,0 +1,189 @@
+// GET changes/ in the digest source (API.md, "GET changes/"): a sync's pages,
+// deltas as replaced months, tokens refused and expired. The log source's
+// tests are in changes-log.test.ts; the replay property runs for both.
+import { expect } from 'chai'
+import request from '../support/request.ts'
+import { createTestDatabase, type TestDatabase } from '../support/database.ts'
+import { createTestApp, type TestApp } from '../support/app.ts'
+import { HAIRCUT, loadSite, STRIZHKA } from '../fixtures/site.ts'
+import { applyPage, CHANGES_URL, expectSameBookings, followChanges, slotsNow, type Booking, type ChangesPage } from '../support/changes.ts'
+
+describe('GET changes/ (digest source)', () => {
+  let db: TestDatabase
+  let t: TestApp
+  const table = () => `\`${db.prefix}booking_calendar_bookings\``
+
+  before(async () => {
+    db = await createTestDatabase('changes_digest')
+    await loadSite(db)
+    t = createTestApp(db)
+  })
+  after(async () => {
+    await t.close()
+    await db.drop()
+  })
+
+  it('a sync without since pages every matching booking as upserts, by id; its last next is the token', async () => {
+    const copy = new Map<number, Booking>()
+    const { pages } = await followChanges(t.app, copy, undefined, { query: 'per_page=5' })
+    expect(pages.length).to.be.above(2)
+    for (const page of pages.slice(0, -1)) expect(page.changes).to.have.length(5)
+    for (const page of pages) for (const operation of page.changes) expect(operation.op).to.equal('upsert')
+    const ids = pages.flatMap((page) => page.changes.map((operation) => (operation.op === 'replace' ? 0 : operation.id)))
+    expect(ids).to.deep.equal([...ids].sort((a, b) => a - b))
+    expectSameBookings(copy, await slotsNow(t.app))
+  })
+
+  it('nothing changed: an empty changes, more false, and a token that still works', async () => {
+    const copy = new Map<number, Booking>()
+    const { token } = await followChanges(t.app, copy, undefined)
+    const res = await request(t.app).get(`${CHANGES_URL}?since=${encodeURIComponent(token)}`).expect(200)
+    expect(res.body.changes).to.deep.equal([])
+    expect(res.body.more).to.equal(false)
+    expect(res.headers['cache-control']).to.equal('no-store')
+    const again = await request(t.app).get(`${CHANGES_URL}?since=${encodeURIComponent(res.body.next)}`).expect(200)
+    expect(again.body.changes).to.deep.equal([])
+  })
+
+  it('an insert, an update and a delete come back as their months replaced whole; replaying gives slots/', async () => {
+    const copy = new Map<number, Booking>()
+    const { token } = await followChanges(t.app, copy, undefined)
+    await db.insert('booking_calendar_bookings', [{ id: 501, service_id: HAIRCUT, status: 'booked', booking_date: '2026-05-04', time_from: '10:00:00', time_to: '11:00:00', created_at: '2026-04-01 09:00:00' }])
+    await db.admin.query(`UPDATE ${table()} SET note = 'moved' WHERE id = 101`)
+    await db.admin.query(`DELETE FROM ${table()} WHERE id = 104`)
+    try {
+      const { pages } = await followChanges(t.app, copy, token)
+      const replaced = pages.flatMap((page) => page.changes).map((operation) => operation.op === 'replace' ? `${operation.start}..${operation.end}` : operation.op)
+      expect(replaced).to.deep.equal(['2026-03-01..2026-03-31', '2026-05-01..2026-05-31', '2026-11-01..2026-11-30'])
+      expectSameBookings(copy, await slotsNow(t.app))
+    } finally {
+      await db.admin.query(`DELETE FROM ${table()} WHERE id = 501`)
+      await db.admin.query(`UPDATE ${table()} SET note = 'Window seat' WHERE id = 101`)
+      await db.admin.query(`INSERT INTO ${table()} (id, service_id, status, booking_date, time_from, time_to, customer_name, customer_email, customer_phone, note, created_at)
+        VALUES (104, ${HAIRCUT}, 'reject', '2026-03-29', '02:30:00', '03:30:00', 'Customer 104', 'c104@example.com', '+49 30 104', 'in the spring gap', '2026-03-01 12:00:00')`)
+    }
+  })
+
+  it('filters: a booking that leaves the statuses asked for leaves the copy; replace ops stay inside start and end', async () => {
+    const query = 'status=booked,pending&start=2026-11-10&end=2026-11-30&per_page=2'
+    const copy = new Map<number, Booking>()
+    const { token } = await followChanges(t.app, copy, undefined, { query })
+    expect(copy.has(101)).to.equal(true)
+    await db.admin.query(`UPDATE ${table()} SET status = 'reject' WHERE id = 101`)
+    try {
+      const { pages } = await followChanges(t.app, copy, token, { query })
+      for (const operation of pages.flatMap((page) => page.changes)) {
+        expect(operation.op).to.equal('replace')
+        if (operation.op === 'replace') {
+          expect(operation.start >= '2026-11-10' && operation.end <= '2026-11-30', `${operation.start}..${operation.end}`).to.equal(true)
+          expect(operation.bookings.length).to.be.at.most(2)
+        }
+      }
+      expect(copy.has(101)).to.equal(false)
+      expectSameBookings(copy, await slotsNow(t.app, query))
+    } finally {
+      await db.admin.query(`UPDATE ${table()} SET status = 'booked' WHERE id = 101`)
+    }
+  })
+
+  it('a changed month larger than per_page is replaced in whole days, a page at most per_page bookings, a day never split', async () => {
+    const copy = new Map<number, Booking>()
+    const { token } = await followChanges(t.app, copy, undefined, { query: 'per_page=3' })
+    const rows = Array.from({ length: 12 }, (_, i) => ({
+      id: 600 + i, service_id: i % 2 === 0 ? HAIRCUT : STRIZHKA, status: 'booked', booking_date: `2026-07-${String(1 + Math.floor(i / 2)).padStart(2, '0')}`,
+      time_from: '10:00:00', time_to: '11:00:00', created_at: '2026-06-01 09:00:00',
+    }))
+    // A day of four: more than a page.
+    rows.push(...[0, 1, 2, 3].map((i) => ({ id: 650 + i, service_id: HAIRCUT, status: 'pending', booking_date: '2026-07-20', time_from: `1${i}:00:00`, time_to: `1${i}:30:00`, created_at: '2026-06-02 09:00:00' })))
+    await db.insert('booking_calendar_bookings', rows)
+    try {
+      const { pages } = await followChanges(t.app, copy, token, { query: 'per_page=3' })
+      const days = new Map<string, number>()
+      for (const page of pages) {
+        const bookings = page.changes.flatMap((operation) => operation.op === 'replace' ? operation.bookings : [])
+        if (!bookings.some((booking) => booking.booking_date === '2026-07-20')) expect(bookings.length).to.be.at.most(3)
+        for (const booking of bookings) days.set(booking.booking_date, (days.get(booking.booking_date) ?? 0) + 1)
+      }
+      expect(days.get('2026-07-20')).to.equal(4)
+      expect(pages.length).to.be.above(4)
+      expectSameBookings(copy, await slotsNow(t.app, 'per_page=3'))
+    } finally {
+      await db.admin.query(`DELETE FROM ${table()} WHERE id >= 600 AND id < 700`)
+    }
+  })
+
+  it('writes while a sync pages are not lost: the next delta carries them', async () => {
+    const copy = new Map<number, Booking>()
+    let written = 0
+    const { token } = await followChanges(t.app, copy, undefined, {
+      query: 'per_page=2',
+      betweenPages: async (page) => {
+        if (page === 1) {
+          await db.insert('booking_calendar_bookings', [{ id: 701, service_id: HAIRCUT, status: 'booked', booking_date: '2026-01-05', time_from: null, time_to: null, created_at: '2026-01-01 09:00:00' }])
+          await db.admin.query(`UPDATE ${table()} SET booking_date = '2026-02-02' WHERE id = 115`)
+          written++
+        }
+      },
+    })
+    expect(written).to.equal(1)
+    try {
+      await followChanges(t.app, copy, token)
+      expectSameBookings(copy, await slotsNow(t.app))
+    } finally {
+      await db.admin.query(`DELETE FROM ${table()} WHERE id = 701`)
+      await db.admin.query(`UPDATE ${table()} SET booking_date = '2025-12-31' WHERE id = 115`)
+    }
+  })
+
+  it('rest_invalid_param: a token of other filters, one not made here, one cut short; page, flat, format and filter_by', async () => {
+    const res = await request(t.app).get(`${CHANGES_URL}?status=booked`).expect(200)
+    const token = (res.body as ChangesPage).next
+    const other = await request(t.app).get(`${CHANGES_URL}?status=pending&since=${encodeURIComponent(token)}`).expect(400)
+    expect(other.body.code).to.equal('rest_invalid_param')
+    expect(other.body.data.params.since).to.match(/other filters/)
+    for (const since of ['nonsense', token.slice(0, -1), `x${token}`]) {
+      const bad = await request(t.app).get(`${CHANGES_URL}?status=booked&since=${encodeURIComponent(since)}`).expect(400)
+      expect(bad.body.data.params.since).to.match(/not a token this service made/)
+    }
+    const refused = await request(t.app).get(`${CHANGES_URL}?page=2&flat&format=csv&filter_by=created_date`).expect(400)
+    expect(Object.keys(refused.body.data.params).sort()).to.deep.equal(['filter_by', 'flat', 'format', 'page'])
+    const perPage = await request(t.app).get(`${CHANGES_URL}?per_page=1001`).expect(400)
+    expect(perPage.body.data.params.per_page).to.match(/1 to 1000/)
+  })
+
+  it('410 rest_changes_token_expired when what a record shows changed: customer data now shown', async () => {
+    const { token } = await followChanges(t.app, new Map(), undefined)
+    const exposing = createTestApp(db, { env: { EXPOSE_CUSTOMER_DATA: 'true' } })
+    try {
+      const res = await request(exposing.app).get(`${CHANGES_URL}?since=${encodeURIComponent(token)}`).expect(410)
+      expect(res.body).to.deep.include({ code: 'rest_changes_token_expired' })
+      expect(res.body.data.status).to.equal(410)
+      expect(res.body.message).to.match(/Start a new sync/)
+    } finally {
+      await exposing.close()
+    }
+  })
+
+  it('the zero date is a month of its own, "0000-00-00" to "0000-00-00"', async () => {
+    const copy = new Map<number, Booking>()
+    const { token } = await followChanges(t.app, copy, undefined)
+    // As a legacy site in a non-strict sql_mode writes it (PLUGIN_TABLES.md).
+    await db.admin.query(`SET SESSION sql_mode = ''`)
+    await db.insert('booking_calendar_bookings', [{ id: 117, service_id: HAIRCUT, status: 'booked', booking_date: '0000-00-00', time_from: '09:00:00', time_to: '10:00:00', note: 'legacy zero day', created_at: '2026-11-21 15:00:00' }])
+    await db.admin.query(`SET SESSION sql_mode = DEFAULT`)
+    try {
+      const { pages } = await followChanges(t.app, copy, token)
+      const operations = pages.flatMap((page) => page.changes)
+      expect(operations.map((operation) => operation.op === 'replace' && `${operation.start}..${operation.end}`)).to.deep.equal(['0000-00-00..0000-00-00'])
+      expect(copy.get(117)?.booking_date).to.equal('0000-00-00')
+      expectSameBookings(copy, await slotsNow(t.app))
+    } finally {
+      await db.admin.query(`DELETE FROM ${table()} WHERE id = 117`)
+    }
+  })
+
+  it('applyPage, the test client, fails on a booking twice on one page (so the checks above can fail)', () => {
+    const booking = { id: 1, booking_date: '2026-01-01' }
+    expect(() => applyPage(new Map(), { changes: [{ op: 'upsert', id: 1, booking }, { op: 'delete', id: 1 }], more: false, next: '' })).to.throw(/twice/)
+  })
+})
