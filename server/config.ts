@@ -220,7 +220,9 @@ const envSchema = z.object({
   // changes/ (API.md, "GET changes/"): the database's binary log when every requirement holds, else digests per month.
   CHANGES_SOURCE: z.string().optional().transform((value, ctx) => {
     const source = (value ?? '').trim().toLowerCase() || 'auto'
-    if (source === 'auto' || source === 'log' || source === 'digest') return source
+    const sources = ['auto', 'log', 'digest'] as const
+    const found = sources.find((name) => name === source)
+    if (found) return found
     ctx.addIssue({ code: 'custom', message: 'CHANGES_SOURCE must be auto, log or digest.' })
     return z.NEVER
   }),

@@ -43,10 +43,16 @@ if (cluster.isPrimary && config.workers > 1) {
     const [{ createWordPressCheck }, { serveVerdicts }] = await Promise.all([import('./wordpress-check.ts'), import('./shared-verdicts.ts')])
     verdicts = serveVerdicts(createWordPressCheck({ wordpressUrl: config.wordpressUrl!, authCapability: config.authCapability, authCacheSeconds: config.authCacheSeconds }, log))
   }
+  // changes/: the primary chooses the source and runs the instance's one log reader; workers ask it (server/change-log-channel.ts).
+  const [{ startConfiguredChangesFeed }, { serveChangeLog }] = await Promise.all([import('./change-log-start.ts'), import('./change-log-channel.ts')])
+  const changes = serveChangeLog(await startConfiguredChangesFeed(config, log))
   runPrimary({
     workers: config.workers, graceMs: config.shutdownGraceMs, log, v8Flags: config.workerV8Flags,
     permits: { permits: config.dbStreamConnections, maxWaiting: config.dbQueueLength, timeoutMs: config.dbQueueTimeoutMs },
-    onFork: (worker) => verdicts?.attach(worker),
+    onFork: (worker) => {
+      verdicts?.attach(worker)
+      changes.attach(worker)
+    },
   })
 } else {
   // A worker inherited the primary's niceness and plans its own (reportNicenessOf); the one process of WORKERS=1 plans it here.
@@ -136,7 +142,10 @@ async function serve(config: Config, log: Logger, niceness: NicenessPlan | undef
   const access = cluster.isWorker && config.authMode === 'wordpress'
     ? (await import('./access.ts')).createAccess(config, log, { check: (await import('./shared-verdicts.ts')).askPrimaryForVerdicts({ timeoutMs: 7_000 /* WordPress's own bound, 5 s, and some */ }) })
     : undefined
-  const app = createApp({ db: handle.db, pool: handle.pool, config, log, access, holding, reportNiceness: await reportNicenessOf(config, log, niceness) })
+  const changes = cluster.isWorker
+    ? (await import('./change-log-channel.ts')).askPrimaryForChanges()
+    : await (await import('./change-log-start.ts')).startConfiguredChangesFeed(config, log)
+  const app = createApp({ db: handle.db, pool: handle.pool, config, log, access, holding, changes, reportNiceness: await reportNicenessOf(config, log, niceness) })
   const server = createAppServer(app, { headersTimeoutMs: config.headersTimeoutMs, reusePrototypes: config.httpPrototypeReuse }).listen(config.port, () => {
     log.info({ port: config.port, authMode: config.authMode, tablePrefix: config.tablePrefix }, 'listening')
   })
@@ -160,7 +169,7 @@ async function serve(config: Config, log: Logger, niceness: NicenessPlan | undef
       log.info({ signal, graceMs: config.shutdownGraceMs }, 'stopping: no new connections; finishing the requests in flight')
       // Should closing the pool hang on a dead database, the process still ends.
       setTimeout(() => process.exit(0), config.shutdownGraceMs + 5_000).unref()
-      void shutDownGracefully(server, { graceMs: config.shutdownGraceMs, log, closeDb: () => handle.close() })
+      void shutDownGracefully(server, { graceMs: config.shutdownGraceMs, log, closeDb: async () => { await changes.stop(); await handle.close() } })
         .then(() => process.exit(0), (error: unknown) => {
           log.error({ err: error }, 'stopping failed')
           process.exit(1)

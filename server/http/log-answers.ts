@@ -88,6 +88,7 @@ export function logAnswers(deps: Deps): LogAnswers {
         remembered.delete(key)
         remembered.set(key, known)
         notModified++
+        res.locals.answeredByLog = 'not-modified'
         if (known.vary !== undefined) res.setHeader('Vary', known.vary)
         res.setHeader('ETag', known.tag)
         if (known.cacheControl !== undefined) res.setHeader('Cache-Control', known.cacheControl)
@@ -98,6 +99,7 @@ export function logAnswers(deps: Deps): LogAnswers {
       const shared = inFlight.get(key)
       if (shared?.open && await unchanged(log, shared.position, now, waitMs) && shared.open) {
         joined++
+        res.locals.answeredByLog = 'shared'
         join(shared, res)
         return
       }

@@ -58,6 +58,8 @@ export function requestLog(log: Logger): RequestHandler {
         durationMs: Math.round(durationMs * 10) / 10, rowsSent: res.locals.rowsSent ?? 0, completed: res.writableFinished,
         // How long a streamed answer waited in line for a database permit (http/admission.ts); absent for others.
         queueWaitMs: (res.locals.admission as Admission | undefined)?.waitedMs,
+        // Answered by the database's log (http/log-answers.ts): a 304 with no row read, or another request's answer shared.
+        answeredByLog: res.locals.answeredByLog as string | undefined,
       }, 'request')
     }
     res.on('finish', done)

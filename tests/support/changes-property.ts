@@ -3,13 +3,12 @@
 // for either source: a sync with writes between its pages, deltas with writes
 // between them and between their pages, then, once writes stop, a last delta.
 import fc from 'fast-check'
-import type { Express } from 'express'
-import { applyWrite, expectSameBookings, followChanges, slotsNow, type Booking, type BookingWrite, type WriteTarget } from './changes.ts'
+import { applyWrite, type App, expectSameBookings, followChanges, slotsNow, type Booking, type BookingWrite, type WriteTarget } from './changes.ts'
 
 const DAYS = ['2025-12-31', '2026-01-15', '2026-02-28', '2026-03-29', '2026-03-30', '2026-10-25', '2026-11-24', '2026-11-25', '2026-11-30', '2026-12-01']
 const STATUSES = ['booked', 'pending', 'reject', 'Booked ', 'completed']
 
-export function replayProperty(options: { app: () => Express; target: () => WriteTarget; services: number[]; beforeCompare?: () => Promise<void> }) {
+export function replayProperty(options: { app: () => App; target: () => WriteTarget; services: number[]; beforeCompare?: () => Promise<void> }) {
   const write = fc.oneof(
     fc.record({ kind: fc.constant('insert' as const), id: fc.integer({ min: 800, max: 830 }), serviceId: fc.constantFrom(...options.services), status: fc.constantFrom(...STATUSES), day: fc.constantFrom(...DAYS) }),
     fc.record({ kind: fc.constant('move' as const), id: fc.integer({ min: 101, max: 116 }), day: fc.constantFrom(...DAYS) }),

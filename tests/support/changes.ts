@@ -2,8 +2,10 @@
 // copy of the bookings, applies every operation of every page, and keeps the
 // last page's next. The tests compare its copy with what slots/ answers.
 import { expect } from 'chai'
-import type { Express } from 'express'
 import request from './request.ts'
+
+/** The app in this process, or a service's address (`http://127.0.0.1:PORT`). */
+export type App = Parameters<typeof request>[0]
 
 export type Booking = { id: number; booking_date: string } & Record<string, unknown>
 export type Operation =
@@ -51,7 +53,7 @@ export interface SyncOptions {
 }
 
 /** Follows next from `since` (a new sync without it) until more is false; the pages and the token to keep. */
-export async function followChanges(app: Express, copy: Map<number, Booking>, since: string | undefined, options: SyncOptions = {}): Promise<{ token: string; pages: ChangesPage[] }> {
+export async function followChanges(app: App, copy: Map<number, Booking>, since: string | undefined, options: SyncOptions = {}): Promise<{ token: string; pages: ChangesPage[] }> {
   const pages: ChangesPage[] = []
   let token = since
   for (let page = 0; ; page++) {
@@ -70,7 +72,7 @@ export async function followChanges(app: Express, copy: Map<number, Booking>, si
 }
 
 /** slots/'s flat list for the same filters (without per_page), by id. */
-export async function slotsNow(app: Express, query = '', headers: Record<string, string> = {}): Promise<Map<number, Booking>> {
+export async function slotsNow(app: App, query = '', headers: Record<string, string> = {}): Promise<Map<number, Booking>> {
   const filters = query.split('&').filter((pair) => pair !== '' && !pair.startsWith('per_page=')).join('&')
   const res = await request(app).get(`${SLOTS_URL}?flat${filters ? `&${filters}` : ''}`).set(headers).expect(200)
   return new Map((res.body.booked_slots as Booking[]).map((booking) => [booking.id, booking]))

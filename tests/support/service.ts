@@ -1,6 +1,7 @@
 // The service listening on loopback, as the fault, load and shutdown tests
 // reach it: in this process (createApp, served as main.ts serves it), or as
 // its own process (server/main.ts, WORKERS and signals included).
+import { startConfiguredChangesFeed } from '../../server/change-log-start.ts'
 import { spawn, type ChildProcess } from 'node:child_process'
 import type { Server } from 'node:http'
 import { createApp } from '../../server/app.ts'
@@ -33,7 +34,9 @@ export async function startListeningService(db: ServiceDatabase, env: Record<str
   const config = loadConfig({ DATABASE_URL: databaseUrlOf(db), TABLE_PREFIX: db.prefix, SITE_TIMEZONE: 'UTC', LOG_LEVEL: 'info', ...env })
   const { logs, log } = collectLogs(config.logLevel)
   const handle = createDb(dbSettings(config))
-  const app = createApp({ db: handle.db, pool: handle.pool, config, log })
+  // CHANGES_SOURCE given: changes/'s source chosen as main.ts chooses it (server/change-log-start.ts); else digests.
+  const changes = env.CHANGES_SOURCE === undefined ? undefined : await startConfiguredChangesFeed(config, log)
+  const app = createApp({ db: handle.db, pool: handle.pool, config, log, changes })
   const server: Server = app.listen(0, '127.0.0.1')
   configureServer(server, log)
   await new Promise((resolve) => server.once('listening', resolve))
@@ -43,6 +46,7 @@ export async function startListeningService(db: ServiceDatabase, env: Record<str
     close: async () => {
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))
+      await changes?.stop()
       await handle.close()
     },
   }
