@@ -18,6 +18,11 @@ export interface MariaDbServer {
   dataDir: string
   /** Runs SQL as root over the socket; for setting up databases and accounts. */
   adminQuery(sql: string): Promise<unknown>
+  /**
+   * Starts mariadbd again on the same data directory, port and options, after
+   * it was killed (kill -9: a crash) or stopped; waits until it accepts connections.
+   */
+  restart(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -102,7 +107,7 @@ export async function startMariaDb(options: MariaDbOptions = {}): Promise<MariaD
 
   const port = options.port ?? await findFreePort()
   const extra = options.serverOptions ?? []
-  const child: ChildProcess = spawn(mariadbd, [
+  const args = [
     '--no-defaults', `--datadir=${join(dataDir, 'data')}`, `--socket=${socketPath}`,
     `--port=${port}`, `--bind-address=${options.bindAddress ?? '127.0.0.1'}`, `--pid-file=${join(dataDir, 'mariadbd.pid')}`, `--tmpdir=${tmpDir}`,
     `--log-error=${join(dataDir, 'error.log')}`, ...(extra.some((option) => option.startsWith('--log-bin')) ? [] : ['--skip-log-bin']), '--skip-name-resolve',
@@ -110,30 +115,50 @@ export async function startMariaDb(options: MariaDbOptions = {}): Promise<MariaD
     '--innodb-flush-log-at-trx-commit=0', '--max-connections=500',
     '--character-set-server=utf8mb4', '--collation-server=utf8mb4_unicode_520_ci',
     ...runAsRoot, ...extra,
-  ], { stdio: 'ignore' })
+  ]
+  let child: ChildProcess
   let exited = false
-  const exitedPromise = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve() }))
-
+  let exitedPromise: Promise<void>
   const cleanup = () => rmSync(dataDir, { recursive: true, force: true })
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    if (exited) {
-      const log = existsSync(join(dataDir, 'error.log')) ? readFileSync(join(dataDir, 'error.log'), 'utf8') : ''
-      cleanup()
-      throw new Error(`mariadbd exited during start-up:\n${log.slice(-2000)}`)
-    }
-    try {
-      const conn = await mysql.createConnection({ socketPath, user: 'root' })
-      await conn.end()
-      break
-    } catch {
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL')
-        cleanup()
-        throw new Error('mariadbd did not accept connections within 60 s')
+
+  /** Spawns mariadbd and waits until it accepts connections; on failure, kills it and throws the error log's end. */
+  const launch = async () => {
+    child = spawn(mariadbd, args, { stdio: 'ignore' })
+    exited = false
+    const launched = child
+    exitedPromise = new Promise<void>((resolve) => launched.once('exit', () => { if (child === launched) exited = true; resolve() }))
+    const deadline = Date.now() + 60_000
+    for (;;) {
+      if (exited) {
+        const log = existsSync(join(dataDir, 'error.log')) ? readFileSync(join(dataDir, 'error.log'), 'utf8') : ''
+        throw new Error(`mariadbd exited during start-up:\n${log.slice(-2000)}`)
       }
-      await sleep(100)
+      try {
+        const conn = await mysql.createConnection({ socketPath, user: 'root' })
+        await conn.end()
+        return
+      } catch {
+        if (Date.now() > deadline) {
+          child.kill('SIGKILL')
+          throw new Error('mariadbd did not accept connections within 60 s')
+        }
+        await sleep(100)
+      }
     }
+  }
+  try {
+    await launch()
+  } catch (error) {
+    cleanup()
+    throw error
+  }
+
+  const restart = async () => {
+    if (!exited) {
+      child.kill('SIGKILL')
+      await exitedPromise
+    }
+    await launch()
   }
 
   let stopped: Promise<void> | undefined
@@ -160,7 +185,7 @@ export async function startMariaDb(options: MariaDbOptions = {}): Promise<MariaD
     }
   }
 
-  return { host: '127.0.0.1', port, socketPath, dataDir, adminQuery, stop }
+  return { host: '127.0.0.1', port, socketPath, dataDir, adminQuery, restart, stop }
 }
 
 /** Stops the server on Ctrl-C, SIGTERM and normal exit, so nothing is left running. */

@@ -11,6 +11,7 @@ import { availabilityHandler, availabilityParams } from './availability.ts'
 import { changesHandler, changesParams } from './changes.ts'
 import { docsAssets, docsHandler } from './docs.ts'
 import type { Deps } from '../deps.ts'
+import { logAnswers } from '../http/log-answers.ts'
 import { ALLOW, NAMESPACE, PREFIXES } from '../http/api-paths.ts'
 
 export { ALLOW, NAMESPACE, PREFIXES }
@@ -19,16 +20,18 @@ interface RouteDef {
   path: string
   /** The route's name in logs and metrics. */
   name: string
+  /** Its answers are tagged (API.md, "Conditional requests"): the log source may revalidate and share them (http/log-answers.ts). */
+  tagged?: boolean
   params: z.ZodObject | undefined
   handler: (deps: Deps) => RequestHandler
 }
 
 export const ROUTES: RouteDef[] = [
   { path: '/', name: 'index', params: undefined, handler: () => (_req, res) => { res.json(namespaceIndex()) } },
-  { path: '/slots', name: 'slots', params: slotsParams, handler: slotsHandler },
-  { path: '/disabled-time', name: 'disabled-time', params: disabledTimeParams, handler: disabledTimeHandler },
-  { path: '/summary', name: 'summary', params: summaryParams, handler: summaryHandler },
-  { path: '/availability', name: 'availability', params: availabilityParams, handler: availabilityHandler },
+  { path: '/slots', name: 'slots', params: slotsParams, handler: slotsHandler, tagged: true },
+  { path: '/disabled-time', name: 'disabled-time', params: disabledTimeParams, handler: disabledTimeHandler, tagged: true },
+  { path: '/summary', name: 'summary', params: summaryParams, handler: summaryHandler, tagged: true },
+  { path: '/availability', name: 'availability', params: availabilityParams, handler: availabilityHandler, tagged: true },
   { path: '/changes', name: 'changes', params: changesParams, handler: changesHandler },
   { path: '/docs', name: 'docs', params: undefined, handler: docsHandler },
 ]
@@ -57,7 +60,18 @@ export function namespaceIndex() {
  * router, which answers as before.
  */
 export function mountApi(app: Express, deps: Deps, guard: RequestHandler): void {
-  const handlers = new Map(ROUTES.map((route) => [route, route.handler(deps)]))
+  const byLog = logAnswers(deps)
+  // A tagged route's handler behind the log's revalidation and shared reads, which pass on whatever they do not answer.
+  const handlers = new Map(ROUTES.map((route): [RouteDef, RequestHandler] => {
+    const handler = route.handler(deps)
+    if (!route.tagged) return [route, handler]
+    const answerByLog = byLog.handler(route.name)
+    return [route, async (req, res, next) => {
+      let passed = false
+      await answerByLog(req, res, () => { passed = true })
+      if (passed) await handler(req, res, next)
+    }]
+  }))
   for (const prefix of PREFIXES) {
     for (const route of ROUTES) {
       const handler = handlers.get(route)!

@@ -81,3 +81,32 @@ export function expectSameBookings(copy: Map<number, Booking>, slots: Map<number
   const sorted = (map: Map<number, Booking>) => [...map.values()].sort((a, b) => a.id - b.id)
   expect(sorted(copy)).to.deep.equal(sorted(slots))
 }
+
+/** One write a property test makes to the bookings table (as root), while a client pages or between syncs. */
+export type BookingWrite =
+  | { kind: 'insert'; id: number; serviceId: number; status: string; day: string }
+  | { kind: 'move'; id: number; day: string }
+  | { kind: 'status'; id: number; status: string }
+  | { kind: 'note'; id: number; note: string }
+  | { kind: 'delete'; id: number }
+
+export interface WriteTarget {
+  admin: { query(sql: string, values?: unknown[]): Promise<unknown> }
+  table: string
+}
+
+export async function applyWrite(target: WriteTarget, write: BookingWrite): Promise<void> {
+  const { admin, table } = target
+  if (write.kind === 'insert') {
+    await admin.query(`INSERT IGNORE INTO ${table} (id, service_id, status, booking_date, time_from, time_to, customer_name, customer_email, customer_phone, note, created_at)
+      VALUES (?, ?, ?, ?, '10:00:00', '11:00:00', 'Property', 'p@example.com', '+1', NULL, '2026-01-01 00:00:00')`, [write.id, write.serviceId, write.status, write.day])
+  } else if (write.kind === 'move') {
+    await admin.query(`UPDATE ${table} SET booking_date = ? WHERE id = ?`, [write.day, write.id])
+  } else if (write.kind === 'status') {
+    await admin.query(`UPDATE ${table} SET status = ? WHERE id = ?`, [write.status, write.id])
+  } else if (write.kind === 'note') {
+    await admin.query(`UPDATE ${table} SET note = ? WHERE id = ?`, [write.note, write.id])
+  } else {
+    await admin.query(`DELETE FROM ${table} WHERE id = ?`, [write.id])
+  }
+}

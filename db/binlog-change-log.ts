@@ -1,0 +1,282 @@
+// The log source's ChangeLog (db/change-log.ts) over the binary log
+// (docs/decisions/0036): one reader per instance follows the log from the
+// server's position at start and remembers, per transaction, the booking ids
+// it touched and whether it touched anything else an answer is made of. In
+// memory and bounded: past the cap, the oldest transactions are forgotten and
+// memory starts later. A question about an older position rewinds the one
+// reader to it (its server id allows one stream) and reads forward again.
+import { createPool, type Pool } from 'mysql2/promise'
+import { comparePositions, type BookingChanges, type ChangeLog, type ChangeLogState, type LogPosition } from './change-log.ts'
+import type { MysqlTarget } from './connection-options.ts'
+import { followBinlog, type BinlogFollower, type FollowerEvent, type ReaderLog, type RewindResult } from './binlog-reader.ts'
+import { showLogStatus, type AskingConnection } from './binlog-requirements.ts'
+
+export interface BinlogChangeLogOptions {
+  /** The reader account: REPLICATION SLAVE and BINLOG MONITOR (REPLICATION CLIENT), SELECT on the database. */
+  target: MysqlTarget
+  /** BINLOG_SERVER_ID: the replica id this instance reads as; one reader per id on a server. */
+  serverId: number
+  /** The WordPress table prefix (`wp_`). */
+  prefix: string
+  log: ReaderLog
+  /** How often an idle server sends a heartbeat; three periods of silence are a stall. Default 5 s. */
+  heartbeatMs?: number
+  /** How many booking ids (plus one per transaction) memory holds before it forgets the oldest. Default 1,000,000. */
+  maxRememberedIds?: number
+  /** SHOW MASTER STATUS's time limit. Default 5 s. */
+  statementTimeoutMs?: number
+  /** A reader displaced by another with its server id within this time of its first connection gives way. Default 10 s. */
+  newcomerMs?: number
+}
+
+/** One transaction that touched what an answer is made of. */
+interface Entry {
+  end: LogPosition
+  ids: number[]
+  relevant: boolean
+  reset?: string
+}
+
+/** What the reader remembers: every such transaction ending after `start`, up to its position. */
+interface Memory {
+  start: LogPosition
+  entries: Entry[]
+  /** entries before `head` are forgotten (dropped in bulk, now and then). */
+  head: number
+  size: number
+}
+
+const emptyMemory = (start: LogPosition): Memory => ({ start, entries: [], head: 0, size: 0 })
+
+/** The remembered transactions ending in (from, to], oldest first. */
+export function entriesBetween<T extends { end: LogPosition }>(entries: readonly T[], head: number, from: LogPosition, to: LogPosition): T[] {
+  let low = head
+  let high = entries.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if (comparePositions(entries[middle]!.end, from) <= 0) low = middle + 1
+    else high = middle
+  }
+  const found: T[] = []
+  for (let i = low; i < entries.length && comparePositions(entries[i]!.end, to) <= 0; i++) found.push(entries[i]!)
+  return found
+}
+
+/** Each id once, in the order of its last change (API.md: one booking at most once, in its last state). */
+export function idsByLastChange(entries: ReadonlyArray<{ ids: readonly number[] }>): number[] {
+  const order = new Map<number, true>()
+  for (const entry of entries) {
+    for (const id of entry.ids) {
+      order.delete(id)
+      order.set(id, true)
+    }
+  }
+  return [...order.keys()]
+}
+
+export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog {
+  const { log } = options
+  const heartbeatMs = options.heartbeatMs ?? 5_000
+  const maxIds = options.maxRememberedIds ?? 1_000_000
+  const statementTimeoutMs = options.statementTimeoutMs ?? 5_000
+  const pool: Pool = createPool({ ...options.target, connectionLimit: 2, connectTimeout: statementTimeoutMs })
+  // Errors of idle connections (the server killed or restarted) are the next query's to report.
+  pool.on('connection', (connection) => { connection.on('error', () => undefined) })
+  const asking: AskingConnection = { query: (sql) => pool.query({ sql, timeout: statementTimeoutMs }) }
+
+  let position: LogPosition | undefined
+  let memory: Memory | undefined
+  /** During a rewind: what memory held before it, given back if the rewind is refused. */
+  let saved: { memory: Memory; position: LogPosition | undefined; rewind: number } | undefined
+  let rewinds = 0
+  let follower: BinlogFollower | undefined
+  let startProblem: string | undefined
+  let stopped = false
+  let startTimer: NodeJS.Timeout | undefined
+  const waiters = new Set<() => void>()
+  let rewindQueue: Promise<unknown> = Promise.resolve()
+
+  const notify = () => { for (const waiter of [...waiters]) waiter() }
+
+  const serverPosition = async (): Promise<LogPosition> => {
+    const rows = await showLogStatus(asking)
+    const row = rows[0]
+    if (!row) throw new Error('the server keeps no binary log (log_bin is OFF)')
+    return { file: row.File, position: Number(row.Position) }
+  }
+
+  const remember = (entry: Entry) => {
+    if (!memory) return
+    memory.entries.push(entry)
+    memory.size += entry.ids.length + 1
+    while (memory.size > maxIds && memory.head < memory.entries.length) {
+      const oldest = memory.entries[memory.head]!
+      memory.size -= oldest.ids.length + 1
+      memory.start = oldest.end
+      memory.head += 1
+    }
+    if (memory.head > 1024 && memory.head * 2 > memory.entries.length) {
+      memory.entries = memory.entries.slice(memory.head)
+      memory.head = 0
+    }
+  }
+
+  const onEvent = (event: FollowerEvent) => {
+    switch (event.kind) {
+      case 'commit':
+        position = event.end
+        if (event.bookingIds.length > 0 || event.relevant || event.reset !== undefined) {
+          remember({ end: event.end, ids: event.bookingIds, relevant: event.relevant, ...(event.reset !== undefined && { reset: event.reset }) })
+        }
+        break
+      case 'position':
+        position = event.at
+        break
+      case 'rewinding':
+        rewinds += 1
+        if (memory) saved ??= { memory, position, rewind: rewinds }
+        if (saved) saved.rewind = rewinds
+        memory = emptyMemory(event.from)
+        position = event.from
+        break
+      case 'rewind-failed':
+        if (saved) {
+          memory = saved.memory
+          position = saved.position
+        }
+        saved = undefined
+        break
+      case 'gap':
+        log.warn({ file: event.at.file, position: event.at.position, reason: event.reason }, 'the change log forgot what lay before this position')
+        memory = emptyMemory(event.at)
+        position = event.at
+        saved = undefined
+        break
+      case 'alive':
+        return
+    }
+    notify()
+  }
+
+  const start = async (delayMs: number) => {
+    if (stopped) return
+    try {
+      const at = await serverPosition()
+      if (stopped) return
+      position = at
+      memory = emptyMemory(at)
+      startProblem = undefined
+      log.info({ file: at.file, position: at.position, serverId: options.serverId }, 'the change log follows the binary log from the server\'s position')
+      follower = followBinlog(at, {
+        target: options.target, serverId: options.serverId, prefix: options.prefix, heartbeatMs, log, serverPosition, onEvent,
+        ...(options.newcomerMs !== undefined && { newcomerMs: options.newcomerMs }),
+      })
+      notify()
+    } catch (error) {
+      if (stopped) return
+      startProblem = `the binary log's position could not be read: ${(error as Error).message}`
+      log.warn({ retryInMs: delayMs }, startProblem)
+      startTimer = setTimeout(() => void start(Math.min(delayMs * 2, 5_000)), delayMs)
+    }
+  }
+  void start(250)
+
+  /** Waits until `done()` holds, re-checked at every event, at most until `deadline`. */
+  const waitUntil = (done: () => boolean, deadline: number): Promise<boolean> => {
+    if (done()) return Promise.resolve(true)
+    if (stopped || Date.now() >= deadline) return Promise.resolve(false)
+    return new Promise((resolve) => {
+      const finish = (result: boolean) => {
+        clearTimeout(timer)
+        waiters.delete(check)
+        resolve(result)
+      }
+      const check = () => {
+        if (stopped) finish(false)
+        else if (done()) finish(true)
+      }
+      const timer = setTimeout(() => finish(done()), deadline - Date.now())
+      waiters.add(check)
+    })
+  }
+  const reached = (to: LogPosition) => () => position !== undefined && comparePositions(position, to) >= 0
+  const started = () => memory !== undefined
+
+  /** Rewinds the reader to `from`, one rewind at a time; 'late' when it has not answered by `deadline` (it goes on). */
+  const rewindTo = (from: LogPosition, deadline: number): Promise<RewindResult | 'late'> => {
+    const run = rewindQueue.then(async (): Promise<RewindResult | 'late'> => {
+      if (memory && comparePositions(from, memory.start) >= 0) return { ok: true }
+      if (!follower || Date.now() >= deadline) return 'late'
+      log.info({ file: from.file, position: from.position }, 'rewinding the binary log reader to an older position')
+      const rewinding = follower.rewind(from).then((result) => {
+        if (result.ok && saved && saved.rewind === rewinds) saved = undefined
+        return result
+      })
+      let timer: NodeJS.Timeout | undefined
+      const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now())) })
+      const result = await Promise.race([rewinding, late])
+      clearTimeout(timer)
+      return result
+    })
+    rewindQueue = run.catch(() => undefined)
+    return run
+  }
+
+  const covers = (from: LogPosition) => memory !== undefined && comparePositions(from, memory.start) >= 0
+
+  const bookingsChanged = async (from: LogPosition, to: LogPosition, timeoutMs: number): Promise<BookingChanges> => {
+    const deadline = Date.now() + timeoutMs
+    if (comparePositions(from, to) > 0) return { kind: 'expired', reason: 'the position is ahead of the server\'s log: made on another server, or the log was reset' }
+    if (follower?.failed()) return { kind: 'late' }
+    if (!await waitUntil(started, deadline)) return { kind: 'late' }
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (!covers(from)) {
+        const rewound = await rewindTo(from, deadline)
+        if (rewound === 'late') return { kind: 'late' }
+        if (!rewound.ok) {
+          return rewound.error.kind === 'purged'
+            ? { kind: 'expired', reason: `the binary log no longer holds the position (${from.file}:${from.position}): ${rewound.error.message}` }
+            : { kind: 'late' }
+        }
+      }
+      if (!await waitUntil(reached(to), deadline)) return { kind: 'late' }
+      // Memory may have moved on while waiting (forgotten, or another rewind): then again.
+      if (!covers(from)) continue
+      const entries = entriesBetween(memory!.entries, memory!.head, from, to)
+      const reset = entries.find((entry) => entry.reset !== undefined)
+      if (reset) return { kind: 'expired', reason: `${reset.reset!} (at ${reset.end.file}:${reset.end.position})` }
+      return { kind: 'changes', ids: idsByLastChange(entries) }
+    }
+    return { kind: 'late' }
+  }
+
+  const changedBetween = async (from: LogPosition, to: LogPosition, timeoutMs: number): Promise<boolean | 'unknown'> => {
+    const deadline = Date.now() + timeoutMs
+    const order = comparePositions(from, to)
+    if (order > 0) return 'unknown'
+    if (order === 0) return false
+    if (!await waitUntil(started, deadline) || !covers(from)) return 'unknown'
+    if (!await waitUntil(reached(to), deadline) || !covers(from)) return 'unknown'
+    return entriesBetween(memory!.entries, memory!.head, from, to).some((entry) => entry.ids.length > 0 || entry.relevant || entry.reset !== undefined)
+  }
+
+  const state = (): ChangeLogState => {
+    const problem = follower?.problem() ?? startProblem
+    return {
+      ...(position !== undefined && { position }),
+      connected: follower?.connected() ?? false,
+      ...(problem !== undefined && { problem }),
+    }
+  }
+
+  const stop = async () => {
+    if (stopped) return
+    stopped = true
+    clearTimeout(startTimer)
+    notify()
+    await follower?.stop()
+    await pool.end().catch(() => undefined)
+  }
+
+  return { state, serverPosition, bookingsChanged, changedBetween, stop }
+}

@@ -1,0 +1,112 @@
+// What the log source needs of the database before it reads the binary log
+// (API.md, "GET changes/", Sources): checked at start, in this order, and the
+// first one missing named in a sentence an operator can act on.
+import type { MysqlTarget } from './connection-options.ts'
+import { createConnection } from 'mysql2/promise'
+
+export type BinlogRequirements = { ok: true } | { ok: false; missing: string }
+
+/** What the server said: the account's grants, whether it may read the log's status, and the log's settings. */
+export interface BinlogFacts {
+  /** SHOW GRANTS, one statement a line. */
+  grants: string[]
+  /** SHOW MASTER STATUS (SHOW BINARY LOG STATUS) ran; false when refused for want of a privilege. */
+  statusReadable: boolean
+  /** Global variables by name, lower case; a variable the server does not have is absent. */
+  variables: Record<string, string | undefined>
+}
+
+/** The privileges granted ON *.*, upper case, from SHOW GRANTS' lines. */
+export function globalPrivileges(grants: readonly string[]): Set<string> {
+  const privileges = new Set<string>()
+  for (const line of grants) {
+    const match = /^GRANT (.+?) ON \*\.\* TO /i.exec(line.trim())
+    if (!match) continue
+    for (const privilege of match[1]!.split(',')) privileges.add(privilege.trim().toUpperCase().replace(/\s+/g, ' '))
+  }
+  return privileges
+}
+
+/** The first requirement `facts` lacks, as a sentence; undefined when all hold. */
+export function firstMissingRequirement(facts: BinlogFacts): string | undefined {
+  const privileges = globalPrivileges(facts.grants)
+  const all = privileges.has('ALL PRIVILEGES') || privileges.has('ALL')
+  if (!all && !privileges.has('REPLICATION SLAVE') && !privileges.has('REPLICATION REPLICA')) {
+    return 'the database account lacks REPLICATION SLAVE: GRANT REPLICATION SLAVE ON *.* TO the account (it allows reading the binary log, no writes)'
+  }
+  if (!facts.statusReadable) {
+    return 'the database account may not read the binary log\'s position: GRANT BINLOG MONITOR (MariaDB) or REPLICATION CLIENT (MySQL) ON *.* TO the account'
+  }
+  const value = (name: string) => facts.variables[name]?.toUpperCase()
+  if (value('log_bin') !== 'ON' && value('log_bin') !== '1') {
+    return 'the server keeps no binary log (log_bin is OFF): start it with --log-bin (and a server_id), then restart it'
+  }
+  if (value('binlog_format') !== 'ROW') {
+    return `binlog_format is ${facts.variables.binlog_format ?? 'unknown'}, not ROW: set binlog_format=ROW in the server's configuration (SET GLOBAL binlog_format=ROW until its restart)`
+  }
+  if (value('binlog_row_image') !== 'FULL') {
+    return `binlog_row_image is ${facts.variables.binlog_row_image ?? 'unknown'}, not FULL: set binlog_row_image=FULL in the server's configuration`
+  }
+  if (facts.variables.binlog_row_metadata === undefined) {
+    return 'the server has no binlog_row_metadata (MariaDB 10.5 or later and MySQL 8.0 have it): upgrade the server, or use the digest source (CHANGES_SOURCE=digest)'
+  }
+  if (value('binlog_row_metadata') !== 'FULL') {
+    return `binlog_row_metadata is ${facts.variables.binlog_row_metadata}, not FULL: set binlog_row_metadata=FULL in the server's configuration`
+  }
+  return undefined
+}
+
+/** A connection's query, as mysql2/promise's: rows first. */
+export interface AskingConnection {
+  query(sql: string): Promise<[unknown, unknown]>
+}
+
+const VARIABLES = ['log_bin', 'binlog_format', 'binlog_row_image', 'binlog_row_metadata']
+
+/** Asks the server for BinlogFacts through `connection`. */
+export async function readBinlogFacts(connection: AskingConnection): Promise<BinlogFacts> {
+  const [grantRows] = await connection.query('SHOW GRANTS') as [Array<Record<string, string>>, unknown]
+  const grants = grantRows.map((row) => Object.values(row)[0] ?? '')
+  let statusReadable = true
+  try {
+    await showLogStatus(connection)
+  } catch (error) {
+    if (!isPrivilegeError(error)) throw error
+    statusReadable = false
+  }
+  const [variableRows] = await connection.query(`SHOW GLOBAL VARIABLES WHERE Variable_name IN (${VARIABLES.map((name) => `'${name}'`).join(', ')})`) as [Array<{ Variable_name: string; Value: string }>, unknown]
+  const variables = Object.fromEntries(variableRows.map((row) => [row.Variable_name.toLowerCase(), row.Value]))
+  return { grants, statusReadable, variables }
+}
+
+function isPrivilegeError(error: unknown): boolean {
+  const errno = (error as { errno?: number } | null)?.errno
+  return errno === 1227 || errno === 1045 || errno === 1142
+}
+
+/**
+ * SHOW MASTER STATUS, or SHOW BINARY LOG STATUS where MySQL 8.4 renamed it
+ * (and 8.2 on deprecated the old name). Rows: File, Position, …; none when log_bin is off.
+ */
+export async function showLogStatus(connection: AskingConnection): Promise<Array<{ File: string; Position: number | string }>> {
+  try {
+    const [rows] = await connection.query('SHOW MASTER STATUS')
+    return rows as Array<{ File: string; Position: number | string }>
+  } catch (error) {
+    // ER_PARSE_ERROR: a server without the old name.
+    if ((error as { errno?: number } | null)?.errno !== 1064) throw error
+    const [rows] = await connection.query('SHOW BINARY LOG STATUS')
+    return rows as Array<{ File: string; Position: number | string }>
+  }
+}
+
+/** Connects once as `target` and checks every requirement, in order. */
+export async function checkBinlogRequirements(target: MysqlTarget): Promise<BinlogRequirements> {
+  const connection = await createConnection({ ...target, connectTimeout: 10_000 })
+  try {
+    const missing = firstMissingRequirement(await readBinlogFacts(connection))
+    return missing === undefined ? { ok: true } : { ok: false, missing }
+  } finally {
+    await connection.end().catch(() => undefined)
+  }
+}
