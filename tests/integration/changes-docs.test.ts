@@ -57,7 +57,7 @@ describe('docs/changes.md: the delta it shows, run against the demo\'s data', fu
       applyPage(copy, res.body as ChangesPage)
       since = (res.body as ChangesPage).next
     }
-    expectSameBookings(copy, await slotsNow(t.app, query!))
+    expectSameBookings(copy, await slotsNow(t.app, query))
     expect(copy.has(6516), 'the deleted booking left the copy').to.equal(false)
   })
 })
