@@ -16,14 +16,14 @@ import { parse as parseCsv } from 'csv-parse/sync'
 import ICAL from 'ical.js'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
-import { BOOKING_ORDER, loadSite, RECORDS } from '../fixtures/site.ts'
+import { BOOKING_ORDER, HAIRCUT, loadSite, RECORDS } from '../fixtures/site.ts'
 import { aptInstall } from '../../scripts/apt.ts'
 
 const PAGE = new URL('../../docs/reporting-tools.md', import.meta.url)
 const TOKEN = 'recipes-token-0123456789abcdef'
 const NOW = Date.parse('2026-11-22T12:34:56Z')
 /** The recipes the page has, each run by a test below. */
-const RECIPES = ['google-sheets', 'power-query', 'excel-download', 'pandas', 'calendar', 'grafana', 'node-wpapi']
+const RECIPES = ['google-sheets', 'power-query', 'excel-download', 'power-bi-incremental', 'pandas', 'pandas-changes', 'calendar', 'grafana', 'node-wpapi']
 
 /** The code block after `<!-- recipe: name -->`, as the page has it. */
 function recipeText(name: string): string {
@@ -104,16 +104,56 @@ function webContents(m: string): { address: string; options: Record<string, MVal
   return { address: address.value, options: options as Record<string, MValue> }
 }
 
-/** The URL Web.Contents requests: the address, then RelativePath after a /, then Query as a query string. */
-function webContentsUrl(address: string, options: Record<string, MValue>): string {
+/**
+ * The text of an M date expression, as far as the incremental refresh recipe uses them:
+ * Date.ToText(d, "yyyy-MM-dd"), Date.AddDays(d, n) and Date.From(name), with `names` the
+ * query's parameters (RangeStart, RangeEnd) as instants in UTC.
+ */
+function evaluateMDate(expression: string, names: Record<string, Date>): Date | string {
+  const text = expression.trim()
+  const toText = /^Date\.ToText\((.*),\s*"yyyy-MM-dd"\)$/.exec(text)
+  if (toText) {
+    const date = evaluateMDate(toText[1]!, names)
+    if (typeof date === 'string') throw new Error(`Date.ToText of a text: ${text}`)
+    return date.toISOString().slice(0, 10)
+  }
+  const addDays = /^Date\.AddDays\((.*),\s*(-?\d+)\)$/.exec(text)
+  if (addDays) {
+    const date = evaluateMDate(addDays[1]!, names)
+    if (typeof date === 'string') throw new Error(`Date.AddDays of a text: ${text}`)
+    return new Date(date.getTime() + Number(addDays[2]) * 86_400_000)
+  }
+  const from = /^Date\.From\((\w+)\)$/.exec(text)
+  if (from) {
+    const value = names[from[1]!]
+    if (!value) throw new Error(`no parameter ${from[1]} in the test`)
+    return new Date(Date.UTC(value.getUTCFullYear(), value.getUTCMonth(), value.getUTCDate()))
+  }
+  throw new Error(`an M expression this test does not evaluate: ${text}`)
+}
+
+/** The let's steps `Name = Date.…(…),` of an M query, each evaluated to its text. */
+function dateSteps(m: string, names: Record<string, Date>): Record<string, string> {
+  const steps: Record<string, string> = {}
+  for (const match of m.matchAll(/^\s*(\w+) = (Date\.[^\n]*?),\s*$/gm)) {
+    const value = evaluateMDate(match[2]!, names)
+    if (typeof value !== 'string') throw new Error(`step ${match[1]} is a date, not a text`)
+    steps[match[1]!] = value
+  }
+  return steps
+}
+
+/** The URL Web.Contents requests: the address, then RelativePath after a /, then Query as a query string (a step's name as its text in `steps`). */
+function webContentsUrl(address: string, options: Record<string, MValue>, steps: Record<string, string> = {}): string {
   const relative = options.RelativePath
   const query = (options.Query ?? {}) as Record<string, MValue>
   let url = address
   if (typeof relative === 'string' && relative !== '') url = `${url.replace(/\/$/, '')}/${relative.replace(/^\//, '')}`
   const params = new URLSearchParams()
   for (const [name, value] of Object.entries(query)) {
-    if (typeof value !== 'string') throw new Error(`Query's ${name} is not a text literal`)
-    params.append(name, value)
+    const text = typeof value === 'string' ? value : steps[(value as { other?: string }).other ?? '']
+    if (text === undefined) throw new Error(`Query's ${name} is neither a text literal nor a step evaluated here`)
+    params.append(name, text)
   }
   return params.size > 0 ? `${url}?${params.toString()}` : url
 }
@@ -135,9 +175,9 @@ function ensureLibreOffice(): string {
 }
 
 /** Python code on stdin, run by Debian's python3 while this process keeps serving; its exit status and output. */
-function runPython(code: string, timeoutMs: number): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function runPython(code: string, timeoutMs: number, cwd?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, ['-'], { stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(PYTHON, ['-'], { stdio: ['pipe', 'pipe', 'pipe'], cwd })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
@@ -243,6 +283,32 @@ describe('the recipes of docs/reporting-tools.md, run', function () {
       expect((await get(url)).status).to.equal(401)
     })
 
+    it('Power BI incremental refresh: RangeStart and RangeEnd of a month become start and end, the filter step keeps the period, and each period gets its own bookings', async () => {
+      const m = filled('power-bi-incremental')
+      const { address, options } = webContents(m)
+      expect(address).to.equal(base)
+      const headers = options.Headers as Record<string, string>
+      expect(headers).to.deep.equal(bearer)
+      // Power BI's filter step on the period: RangeStart included, RangeEnd excluded.
+      expect(m).to.match(/Table\.SelectRows\(Typed, each \[booking_date\] >= Date\.From\(RangeStart\) and \[booking_date\] < Date\.From\(RangeEnd\)\)/)
+      const period = async (start: Date, end: Date) => {
+        const url = webContentsUrl(address, options, dateSteps(m, { RangeStart: start, RangeEnd: end }))
+        const answer = await get(url, headers)
+        expect(answer.status, answer.body.toString()).to.equal(200)
+        const [header, ...rows]: string[][] = parseCsv(answer.body)
+        const typed = [...m.matchAll(/\{"([\w.]+)", (?:Int64\.Type|type \w+)\}/g)].map((match) => match[1]!)
+        for (const column of typed) expect(header, column).to.include(column)
+        return { url, ids: rows.map((row) => Number(row[0])), dates: rows.map((row) => row[header!.indexOf('booking_date')]!) }
+      }
+      const november = await period(new Date(Date.UTC(2026, 10, 1)), new Date(Date.UTC(2026, 11, 1)))
+      expect(november.url).to.equal(`${base}/wp-json/booking-calendar/v1/slots?format=csv&start=2026-11-01&end=2026-11-30`)
+      expect(november.ids).to.deep.equal(NOVEMBER)
+      const december = await period(new Date(Date.UTC(2026, 11, 1)), new Date(Date.UTC(2027, 0, 1)))
+      expect(december.url).to.match(/start=2026-12-01&end=2026-12-31$/)
+      for (const date of december.dates) expect(date).to.match(/^2026-12-/)
+      expect(december.ids.filter((id) => november.ids.includes(id)), 'a booking in two periods').to.deep.equal([])
+    })
+
     it('the double-click download (needs bom=1): the bytes start with EF BB BF, and LibreOffice keeps стрижка in the xlsx', async () => {
       const url = filled('excel-download')
       expect(new URL(url).searchParams.get('bom')).to.equal('1')
@@ -315,6 +381,55 @@ print(json.dumps({
     expect(out.per_week).to.deep.include({ 'haircut 2026-11-23/2026-11-29': 120 + 360 })
     // bom=1: pandas reads the first column's name without the mark.
     expect(out.marked_first_column).to.equal('id')
+  })
+
+  it('pandas kept in sync by changes/: a sync, then inserts, updates and deletes, then a delta; each time the saved frame equals slots/', async () => {
+    ensurePandas()
+    const dir = mkdtempSync(join(tmpdir(), 'bc-recipes-changes-'))
+    const table = `\`${db.prefix}booking_calendar_bookings\``
+    const show = `
+import json
+saved, saved_token = pd.read_pickle(STORE)
+print(json.dumps({"token": saved_token, "frame": json.loads(saved.sort_values("id").to_json(orient="records"))}))
+`
+    type Record = { id: number } & { [name: string]: unknown }
+    const byId = (records: Record[]) => [...records].sort((a, b) => a.id - b.id)
+    const run = async () => {
+      const result = await runPython(`${filled('pandas-changes')}\n${show}`, 120_000, dir)
+      expect(result.status, result.stderr).to.equal(0)
+      return JSON.parse(result.stdout.trim().split('\n').at(-1)!) as { token: string; frame: Record[] }
+    }
+    const slots = async () => {
+      const answer = await get(`${base}/wp-json/booking-calendar/v1/slots?flat&start=2026-11-01&end=2026-11-30`, bearer)
+      expect(answer.status).to.equal(200)
+      return byId((JSON.parse(answer.body.toString()) as { booked_slots: Record[] }).booked_slots)
+    }
+    const booking = (id: number, date: string) => ({ id, service_id: HAIRCUT, status: 'booked', booking_date: date, time_from: '10:00:00', time_to: '11:00:00', created_at: '2026-11-02 09:00:00' })
+    try {
+      await db.insert('booking_calendar_bookings', [booking(701, '2026-11-10'), booking(702, '2026-11-28')])
+      const first = await run()
+      expect(first.frame.map((record) => record.id)).to.include.members([701, 702, ...NOVEMBER])
+      expect(first.frame).to.deep.equal(await slots())
+      // An insert, two updates (one leaves the range) and a delete.
+      await db.insert('booking_calendar_bookings', [booking(703, '2026-11-12')])
+      await db.admin.query(`UPDATE ${table} SET note = 'moved to the window' WHERE id = 101`)
+      await db.admin.query(`UPDATE ${table} SET booking_date = '2026-12-03' WHERE id = 702`)
+      await db.admin.query(`DELETE FROM ${table} WHERE id = 701`)
+      const second = await run()
+      expect(second.token).to.not.equal(first.token)
+      const ids = second.frame.map((record) => record.id)
+      expect(ids).to.include(703)
+      expect(ids).to.not.include.members([701, 702])
+      expect(second.frame.find((record) => record.id === 101)!.note).to.equal('moved to the window')
+      expect(second.frame).to.deep.equal(await slots())
+      // Nothing changed: the same frame.
+      const third = await run()
+      expect(third.frame).to.deep.equal(second.frame)
+    } finally {
+      await db.admin.query(`DELETE FROM ${table} WHERE id IN (701, 702, 703)`)
+      await db.admin.query(`UPDATE ${table} SET note = ? WHERE id = 101`, [RECORDS[101].note])
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('a calendar app: the feed URL, fetched without a header (webcal is https on the wire), is read by ical.js, one event per booking', async () => {
