@@ -58,6 +58,8 @@ const mochas = new Set<ReturnType<typeof spawn>>()
 const readerPassword = 'reader-password-for-tests'
 /** The accounts the tests read through: the first lane's, and the second lane's own. */
 const READERS = ['bc_reader', 'bc_reader_lane2']
+/** An account that may also read the binary log (REPLICATION SLAVE, BINLOG MONITOR: no writes), for changes/'s log source. */
+const LOG_READER = 'bc_log_reader'
 const external = process.env.TEST_DATABASE_URL
 /** Where the tests' databases live: the private MariaDB (root over its socket), or TEST_DATABASE_URL's server. */
 let serverEnv: Record<string, string>
@@ -81,7 +83,9 @@ if (external) {
   }
   serverEnv = { TEST_DB_HOST: url.hostname, TEST_DB_PORT: url.port || '3306', TEST_DB_ADMIN_URL: external }
 } else {
-  const server = await startMariaDb()
+  // With a binary log as changes/'s log source reads it (API.md, "GET changes/"): the differential suite
+  // runs a service in that source beside the others, through an account that may read the log.
+  const server = await startMariaDb({ serverOptions: ['--log-bin=bc-test-bin', '--server-id=1', '--binlog-format=ROW', '--binlog-row-image=FULL', '--binlog-row-metadata=FULL'] })
   stopOnExit(server, () => { for (const mocha of mochas) mocha.kill('SIGTERM') })
   for (const reader of READERS) {
     await server.adminQuery(`
@@ -89,7 +93,12 @@ if (external) {
       GRANT SELECT ON *.* TO '${reader}'@'%';
     `)
   }
-  serverEnv = { TEST_DB_HOST: server.host, TEST_DB_PORT: String(server.port), TEST_DB_SOCKET: server.socketPath }
+  await server.adminQuery(`
+    CREATE USER '${LOG_READER}'@'%' IDENTIFIED BY '${readerPassword}';
+    GRANT SELECT ON *.* TO '${LOG_READER}'@'%';
+    GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO '${LOG_READER}'@'%';
+  `)
+  serverEnv = { TEST_DB_HOST: server.host, TEST_DB_PORT: String(server.port), TEST_DB_SOCKET: server.socketPath, TEST_DB_LOG_READER_USER: LOG_READER }
   stopServer = () => server.stop()
 }
 

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { demoDataSql, FIRST_SERVICE_ID } from '../../db/demo-data.ts'
-import { createTestDatabase, type TestDatabase } from '../support/database.ts'
+import { createTestDatabase, testServer, type TestDatabase } from '../support/database.ts'
 import { spawnService, startListeningService, type ListeningService, type ServiceProcess } from '../support/service.ts'
 
 const BOOKINGS = 20_000
@@ -21,6 +21,9 @@ const PREFIX = '/wp-json/booking-calendar/v1/'
 
 /** The simplest path: every row parsed, every query built afresh, nothing held, no answer tagged by its rows. */
 const REFERENCE = { ROWS_AS_BYTES: 'false', SQL_SHAPE_CACHE: 'false', ETAG_MAX_ROWS: '0', HOLD_MEMORY_BYTES: '0', HOLD_DISK_BYTES: '0' }
+
+/** The service reading changes/ from the binary log of `npm test`'s server: identical questions share one read (http/log-answers.ts). */
+const LOG_SOURCE = 'CHANGES_SOURCE=log, its reads shared by the log'
 
 /** Every setting compared with the reference, by name; HOLD_DIR is filled in per run. */
 const SETTINGS: Record<string, Record<string, string>> = {
@@ -141,6 +144,8 @@ describe('one question, one answer: every setting against the reference (issue 6
   let smallDisk: string | undefined
   const targets: Target[] = []
   const answers = new Map<string, Answer>()
+  /** The log source's request lines: which answers the log gave (answeredByLog). */
+  let logSourceLogs: Record<string, unknown>[] = []
 
   /** The reference's answer, asked once per question. */
   async function expected(path: string): Promise<Answer> {
@@ -175,6 +180,15 @@ describe('one question, one answer: every setting against the reference (issue 6
       const holdDir = env.HOLD_DIR === '/unwritable' ? join(dir, 'a-file', 'held') : join(dir, name.replace(/\W+/g, '-'))
       const service = await startListeningService(db, { ...env, HOLD_DIR: holdDir })
       targets.push({ name, port: service.port, close: () => service.close() })
+    }
+    // changes/'s log source (API.md, "Conditional requests"): identical questions in flight share one read.
+    const logReader = process.env.TEST_DB_LOG_READER_USER
+    if (logReader !== undefined) {
+      const server = testServer()
+      const databaseUrl = `mysql://${logReader}:${server.readerPassword}@${server.host}:${server.port}/${db.name}`
+      const service = await startListeningService({ databaseUrl, prefix: db.prefix }, { CHANGES_SOURCE: 'log', HOLD_DIR: join(dir, 'log-source') })
+      logSourceLogs = service.logs
+      targets.push({ name: LOG_SOURCE, port: service.port, close: () => service.close() })
     }
     // A disk that fills mid-hold: a 1 MiB tmpfs, which a whole export (5 MB of JSON here) passes.
     const small = join(dir, 'small-disk')
@@ -216,6 +230,30 @@ describe('one question, one answer: every setting against the reference (issue 6
     await Promise.all(questions.map((path) => compare(tiny, path)))
     const defaults = targets.find((target) => target.name === 'the defaults')!
     await Promise.all(questions.map((path) => compare(defaults, path)))
+    const log = targets.find((target) => target.name === LOG_SOURCE)
+    if (log !== undefined) await Promise.all(questions.map((path) => compare(log, path)))
+  })
+
+  it('in the log source, a tag held is answered 304 by the log while nothing changed, for every pinned question that is tagged', async function () {
+    const log = targets.find((target) => target.name === LOG_SOURCE)
+    if (log === undefined) return this.skip()
+    let revalidated = 0
+    let byLog = 0
+    for (const path of PINNED) {
+      const first = await fetch(`http://127.0.0.1:${log.port}${PREFIX}${path}`)
+      const body = (await first.text()).replace(/^DTSTAMP:.*\r\n/gm, '')
+      expect(body, path).to.equal((await expected(path)).body)
+      const tag = first.headers.get('etag')
+      if (tag === null) continue
+      const again = await fetch(`http://127.0.0.1:${log.port}${PREFIX}${path}`, { headers: { 'If-None-Match': tag } })
+      expect({ status: again.status, tag: again.headers.get('etag') }, path).to.deep.equal({ status: 304, tag })
+      revalidated++
+      // A feed is read again: its DTSTAMP and its default range are the time of the answer (http/log-answers.ts).
+      if (!path.includes('format=ics')) byLog++
+    }
+    expect(revalidated).to.be.above(10)
+    // Answered by the log, not by reading the rows again (which would also give 304).
+    expect(logSourceLogs.filter((line) => line.answeredByLog === 'not-modified').length).to.equal(byLog)
   })
 
   describe('with WORKERS=2 and one stream connection', function () {

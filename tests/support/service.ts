@@ -36,6 +36,8 @@ export async function startListeningService(db: ServiceDatabase, env: Record<str
   const handle = createDb(dbSettings(config))
   // CHANGES_SOURCE given: changes/'s source chosen as main.ts chooses it (server/change-log-start.ts); else digests.
   const changes = env.CHANGES_SOURCE === undefined ? undefined : await startConfiguredChangesFeed(config, log)
+  // Decided before the first request, as a service that has been up for a moment has.
+  await changes?.source()
   const app = createApp({ db: handle.db, pool: handle.pool, config, log, changes })
   const server: Server = app.listen(0, '127.0.0.1')
   configureServer(server, log)
