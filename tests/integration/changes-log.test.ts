@@ -6,7 +6,7 @@
 import { expect } from 'chai'
 import fc from 'fast-check'
 import { describeOwnServer } from '../support/database.ts'
-import { spawnService, type ServiceProcess } from '../support/service.ts'
+import { spawnService, startListeningService, type ServiceProcess } from '../support/service.ts'
 import { startBinlogSite, type BinlogSite } from '../support/binlog-site.ts'
 import { HAIRCUT, STRIZHKA } from '../fixtures/site.ts'
 import type { Booking, ChangesPage } from '../support/changes.ts'
@@ -147,6 +147,71 @@ describeOwnServer('GET changes/ (log source)', 'it kills and restarts a MariaDB 
     }))
     for (const answer of answers) expect(answer).to.deep.equal({ status: 200, type: 'text/csv; charset=utf-8', body: alone })
     expect(service.logs.filter((line) => line.answeredByLog === 'shared').length, 'answers shared').to.be.at.least(1)
+  })
+
+  it('customer data follows the caller\'s mode in every operation: null without credentials, shown with a token', async () => {
+    const tokenService = await startListeningService({ databaseUrl: binlog.logReaderUrl, prefix: 'wp_' }, { CHANGES_SOURCE: 'log', BINLOG_SERVER_ID: '7309', AUTH_MODE: 'token', API_TOKENS: 'changes-token-0123456789', SITE_TIMEZONE: 'Europe/Berlin' })
+    try {
+      const ask = async (port: number, path: string, headers: Record<string, string> = {}) => (await fetch(`http://127.0.0.1:${port}${PREFIX}${path}`, { headers })).json() as Promise<ChangesPage>
+      const bearer = { Authorization: 'Bearer changes-token-0123456789' }
+      const anonymous = await ask(service.port, 'changes?per_page=3')
+      const withToken = await ask(tokenService.port, 'changes?per_page=3', bearer)
+      for (const operation of anonymous.changes) if (operation.op === 'upsert') expect(operation.booking.customer).to.equal(null)
+      for (const operation of withToken.changes) if (operation.op === 'upsert') expect(operation.booking.customer).to.have.keys('name', 'email', 'phone')
+      // A delta of the log source (upserts), for each caller.
+      const anonymousToken = (await follow(new Map(), undefined)).token
+      let tokenToken = withToken.next
+      for (let page = withToken; page.more; page = await ask(tokenService.port, `changes?per_page=3&since=${encodeURIComponent(tokenToken)}`, bearer)) tokenToken = page.next
+      const last = await ask(tokenService.port, `changes?per_page=3&since=${encodeURIComponent(tokenToken)}`, bearer)
+      tokenToken = last.next
+      await binlog.site.admin.query(`UPDATE ${table} SET customer_name = 'Renamed' WHERE id = 110`)
+      const anonymousDelta = await ask(service.port, `changes?since=${encodeURIComponent(anonymousToken)}`)
+      const tokenDelta = await ask(tokenService.port, `changes?per_page=3&since=${encodeURIComponent(tokenToken)}`, bearer)
+      expect(anonymousDelta.changes).to.have.length(1)
+      expect(anonymousDelta.changes[0]).to.deep.include({ op: 'upsert', id: 110 })
+      expect((anonymousDelta.changes[0] as { booking: Booking }).booking.customer).to.equal(null)
+      expect((tokenDelta.changes[0] as { booking: Booking }).booking.customer).to.deep.include({ name: 'Renamed' })
+      // Without credentials in token mode: 401, as every route.
+      expect((await fetch(`http://127.0.0.1:${tokenService.port}${PREFIX}changes`)).status).to.equal(401)
+    } finally {
+      await tokenService.close()
+    }
+  })
+
+  it('the digest source, with the reason logged and in /readyz: an account without replication privileges, binlog_format=MIXED', async () => {
+    const reasonOf = async (databaseUrl: string) => {
+      const other = await startListeningService({ databaseUrl, prefix: 'wp_' }, { CHANGES_SOURCE: 'auto', BINLOG_SERVER_ID: '7310' })
+      try {
+        const ready = await (await fetch(`http://127.0.0.1:${other.port}/readyz`)).json() as { changes: { source: string; reason?: string } }
+        const line = other.logs.find((entry) => entry.changesSource === 'digest')
+        expect(ready.changes.source).to.equal('digest')
+        expect(line?.reason).to.equal(ready.changes.reason)
+        return ready.changes.reason ?? ''
+      } finally {
+        await other.close()
+      }
+    }
+    expect(await reasonOf(binlog.db.databaseUrl)).to.match(/REPLICATION/)
+    await binlog.db.server.adminQuery("SET GLOBAL binlog_format = 'MIXED'")
+    try {
+      expect(await reasonOf(binlog.logReaderUrl)).to.match(/binlog_format/)
+    } finally {
+      await binlog.db.server.adminQuery("SET GLOBAL binlog_format = 'ROW'")
+    }
+  })
+
+  it('a second instance with the same BINLOG_SERVER_ID is refused with a clear line; the first keeps reading', async () => {
+    const second = await startListeningService({ databaseUrl: binlog.logReaderUrl, prefix: 'wp_' }, { CHANGES_SOURCE: 'log', BINLOG_SERVER_ID: env().BINLOG_SERVER_ID })
+    try {
+      await until(() => second.logs.some((line) => /another reader uses server id 7301 \(BINLOG_SERVER_ID\)/.test(String(line.msg ?? line.problem ?? ''))), 20_000, 'the second names the shared server id', 100)
+      const copy = new Map<number, Booking>()
+      const { token } = await follow(copy, undefined)
+      await binlog.site.admin.query(`UPDATE ${table} SET note = 'the first reads on' WHERE id = 111`)
+      await follow(copy, token)
+      expect(copy.get(111)?.note).to.equal('the first reads on')
+    } finally {
+      await second.close()
+    }
   })
 
   it('a token survives a restart of the service: the new reader reads back to it', async () => {
