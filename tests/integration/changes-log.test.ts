@@ -4,6 +4,7 @@
 // order, paged deltas, the replay property, revalidation and shared reads by
 // the log's position, restarts of the service and of the database, purged logs.
 import { expect } from 'chai'
+import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describeOwnServer } from '../support/database.ts'
 import { spawnService, startListeningService, type ServiceProcess } from '../support/service.ts'
@@ -65,6 +66,11 @@ describeOwnServer('GET changes/ (log source)', 'it kills and restarts a MariaDB 
     expect(ready.changes.source).to.equal('log')
     expect(ready.changes.reader.connected).to.equal(true)
     expect(ready.changes.reader.position?.file).to.match(/^bc-bin\.\d+$/)
+    // docs/changes-log-setup.md shows this answer: the same fields, of the same types (the position is this server's).
+    const page = readFileSync('docs/changes-log-setup.md', 'utf8')
+    const shown = JSON.parse(/curl -s https:\/\/shop\.example\.com\/readyz\n```\n\n```json\n(.*)\n```/.exec(page)![1]!) as typeof ready
+    const shape = (value: unknown): unknown => (value !== null && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, shape(inner)])) : typeof value)
+    expect(shape(ready)).to.deep.equal(shape(shown))
     const metrics = await (await fetch(`http://127.0.0.1:${service.port}/metrics`)).text()
     expect(metrics).to.match(/^booking_calendar_changes_source\{source="log"\} 1$/m)
     expect(service.logs.some((line) => line.msg === 'changes/ reads the database\'s binary log')).to.equal(true)
@@ -203,7 +209,7 @@ describeOwnServer('GET changes/ (log source)', 'it kills and restarts a MariaDB 
   it('a second instance with the same BINLOG_SERVER_ID is refused with a clear line; the first keeps reading', async () => {
     const second = await startListeningService({ databaseUrl: binlog.logReaderUrl, prefix: 'wp_' }, { CHANGES_SOURCE: 'log', BINLOG_SERVER_ID: env().BINLOG_SERVER_ID })
     try {
-      await until(() => second.logs.some((line) => /another reader uses server id 7301 \(BINLOG_SERVER_ID\)/.test(String(line.msg ?? line.problem ?? ''))), 20_000, 'the second names the shared server id', 100)
+      await until(() => second.logs.some((line) => /another reader uses server id 7301 \(BINLOG_SERVER_ID\)/.test(typeof line.msg === 'string' ? line.msg : '')), 20_000, 'the second names the shared server id', 100)
       const copy = new Map<number, Booking>()
       const { token } = await follow(copy, undefined)
       await binlog.site.admin.query(`UPDATE ${table} SET note = 'the first reads on' WHERE id = 111`)

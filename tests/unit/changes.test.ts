@@ -1,0 +1,140 @@
+// answerChanges (server/domain/changes.ts) over bookings in memory: a sync's
+// pages, a digest delta cut at whole days, a log delta's pages and its
+// deletes. No database: the reads are given (ChangesReads), as they behave.
+import { expect } from 'chai'
+import { answerChanges, type ChangesAnswer, type ChangesReads, type ChangesSource } from '../../server/domain/changes.ts'
+import { bookingMapping } from '../../server/domain/slots.ts'
+import { zoneFromOptions } from '../../server/domain/zone-offsets.ts'
+import type { BookingRow } from '../../db/booking-queries.ts'
+import type { BookingFilter } from '../../db/booking-filter.ts'
+import type { ChangeLog, LogPosition } from '../../db/change-log.ts'
+import type { Db } from '../../db/connect.ts'
+
+const row = (id: number, day: string, status = 'booked'): BookingRow => ({
+  id, service_id: 1, status, booking_date: day, time_from: '10:00:00', time_to: '11:00:00',
+  customer_name: '', customer_email: '', customer_phone: '', note: null, created_at: '2026-01-01 00:00:00', service_post_name: 'cut',
+})
+
+/** The reads of db/changes.ts over `rows`, filtered as the SQL filters (statuses and booking_date bounds only). */
+function readsOver(rows: BookingRow[], server = '1:bin'): ChangesReads {
+  const matching = (filter: BookingFilter) => rows.filter((r) => (!filter.statuses || filter.statuses.includes(r.status))
+    && (filter.bookingDate?.from === undefined || r.booking_date >= filter.bookingDate.from)
+    && (filter.bookingDate?.to === undefined || r.booking_date <= filter.bookingDate.to))
+  const byDay = (a: BookingRow, b: BookingRow) => (a.booking_date < b.booking_date ? -1 : a.booking_date > b.booking_date ? 1 : a.id - b.id)
+  return {
+    findBookingsAfterId: async (_db, filter, _columns, afterId, limit) => matching(filter).filter((r) => r.id > afterId).sort((a, b) => a.id - b.id).slice(0, limit),
+    findBookingsByIds: async (_db, filter, _columns, ids) => matching(filter).filter((r) => ids.includes(r.id)),
+    findBookingsOfMonth: async (_db, filter, _columns, month, afterDay, throughDay, limit) => matching(filter)
+      .filter((r) => r.booking_date.slice(0, 7) === month && (afterDay === undefined || r.booking_date > afterDay) && (throughDay === undefined || r.booking_date <= throughDay))
+      .sort(byDay).slice(0, limit),
+    readMonthDigests: async (_db, filter) => {
+      const months = new Map<string, string>()
+      for (const r of matching(filter).sort((a, b) => a.id - b.id)) months.set(r.booking_date.slice(0, 7), `${months.get(r.booking_date.slice(0, 7)) ?? ''}|${JSON.stringify(r)}`)
+      return months
+    },
+    readLogServer: async () => server,
+  }
+}
+
+const db = {} as Db
+const options = { mapping: bookingMapping(zoneFromOptions('Europe/Berlin', ''), false), context: 'ctx', version: 'v', logWaitMs: 100 }
+const digest: ChangesSource = { kind: 'digest' }
+
+async function follow(source: ChangesSource, reads: ChangesReads, since: string | undefined, perPage: number, extra: { status?: string[] } = {}): Promise<{ pages: ChangesAnswer[]; token: string }> {
+  const pages: ChangesAnswer[] = []
+  let token = since
+  for (;;) {
+    const page = await answerChanges(db, source, { since: token, per_page: perPage, ...extra }, options, reads)
+    pages.push(page)
+    token = page.next
+    if (!page.more) return { pages, token }
+  }
+}
+
+const opsOf = (pages: ChangesAnswer[]) => pages.map((page) => page.changes.map((op) => (op.op === 'replace' ? `replace ${op.start}..${op.end} [${op.bookings.map((b) => b.id).join(',')}]` : `${op.op} ${op.id}`)))
+
+describe('answerChanges over bookings in memory', () => {
+  it('a sync: upserts by id, per_page a page, the last page not more', async () => {
+    const rows = [row(5, '2026-01-02'), row(2, '2026-03-01'), row(9, '2026-01-02')]
+    const { pages } = await follow(digest, readsOver(rows), undefined, 2)
+    expect(opsOf(pages)).to.deep.equal([['upsert 2', 'upsert 5'], ['upsert 9']])
+    expect(pages.map((page) => page.more)).to.deep.equal([true, false])
+  })
+
+  it('a digest delta: only the changed months, each whole, in order', async () => {
+    const rows = [row(1, '2026-01-02'), row(2, '2026-02-03'), row(3, '2026-03-04')]
+    const { token } = await follow(digest, readsOver(rows), undefined, 10)
+    rows[1] = { ...rows[1]!, note: 'changed' }
+    rows.push(row(4, '2026-05-05'))
+    const { pages } = await follow(digest, readsOver(rows), token, 10)
+    expect(opsOf(pages)).to.deep.equal([['replace 2026-02-01..2026-02-28 [2]', 'replace 2026-05-01..2026-05-31 [4]']])
+  })
+
+  it('a month gone empty is replaced by nothing; a month unchanged is not sent', async () => {
+    const rows = [row(1, '2026-01-02'), row(2, '2026-02-03')]
+    const { token } = await follow(digest, readsOver(rows), undefined, 10)
+    const { pages } = await follow(digest, readsOver([rows[0]!]), token, 10)
+    expect(opsOf(pages)).to.deep.equal([['replace 2026-02-01..2026-02-28 []']])
+  })
+
+  it('a digest delta is cut at whole days: at most per_page bookings a page, a day larger than a page alone and whole', async () => {
+    const rows = [row(1, '2026-04-01'), row(2, '2026-04-01'), row(3, '2026-04-02'), row(4, '2026-04-03'), row(5, '2026-04-03'), row(6, '2026-04-03'), row(7, '2026-04-03'), row(8, '2026-04-20')]
+    const { token } = await follow(digest, readsOver([]), undefined, 3)
+    const { pages } = await follow(digest, readsOver(rows), token, 3)
+    expect(opsOf(pages)).to.deep.equal([
+      ['replace 2026-04-01..2026-04-02 [1,2,3]'],
+      ['replace 2026-04-03..2026-04-03 [4,5,6,7]'],
+      ['replace 2026-04-04..2026-04-30 [8]'],
+    ])
+  })
+
+  it('the page fills across months, and a page never ends inside a day', async () => {
+    const rows = [row(1, '2026-01-05'), row(2, '2026-02-01'), row(3, '2026-02-01'), row(4, '2026-02-09')]
+    const { token } = await follow(digest, readsOver([]), undefined, 2)
+    const { pages } = await follow(digest, readsOver(rows), token, 2)
+    expect(opsOf(pages)).to.deep.equal([
+      ['replace 2026-01-01..2026-01-31 [1]'],
+      ['replace 2026-02-01..2026-02-08 [2,3]'],
+      ['replace 2026-02-09..2026-02-28 [4]'],
+    ])
+  })
+
+  it('a log delta: changed ids in the log\'s order, upserts for those that match, deletes for the rest, paged', async () => {
+    const rows = [row(1, '2026-01-02'), row(2, '2026-01-03', 'reject'), row(3, '2026-01-04')]
+    const positions: LogPosition[] = [{ file: 'bin.000001', position: 100 }, { file: 'bin.000001', position: 200 }]
+    let now = 0
+    const log: ChangeLog = {
+      state: () => ({ connected: true }),
+      serverPosition: async () => positions[now]!,
+      bookingsChanged: async (from, to) => (from.position === 100 && to.position === 200 ? { kind: 'changes', ids: [3, 2, 9, 1] } : { kind: 'changes', ids: [] }),
+      changedBetween: async () => 'unknown',
+      stop: async () => {},
+    }
+    const source: ChangesSource = { kind: 'log', log }
+    const { token } = await follow(source, readsOver(rows), undefined, 10, { status: ['booked'] })
+    now = 1
+    const { pages } = await follow(source, readsOver(rows), token, 3, { status: ['booked'] })
+    expect(opsOf(pages)).to.deep.equal([['upsert 3', 'delete 2', 'delete 9'], ['upsert 1']])
+  })
+
+  it('a log delta whose start the log no longer holds is 410; one the reader cannot reach in time is 503', async () => {
+    const position = { file: 'bin.000001', position: 100 }
+    let answer: Awaited<ReturnType<ChangeLog['bookingsChanged']>> = { kind: 'expired', reason: 'purged' }
+    const log: ChangeLog = { state: () => ({ connected: true }), serverPosition: async () => position, bookingsChanged: async () => answer, changedBetween: async () => 'unknown', stop: async () => {} }
+    const { token } = await follow({ kind: 'log', log }, readsOver([]), undefined, 10)
+    const status = async () => answerChanges(db, { kind: 'log', log }, { since: token, per_page: 10 }, options, readsOver([])).then(() => 200, (error: { status: number }) => error.status)
+    expect(await status()).to.equal(410)
+    answer = { kind: 'late' }
+    expect(await status()).to.equal(503)
+    // Another database server (a fail-over without the log): 410 too.
+    const other = await answerChanges(db, { kind: 'log', log }, { since: token, per_page: 10 }, options, readsOver([], '2:bin')).then(() => 200, (error: { status: number }) => error.status)
+    expect(other).to.equal(410)
+  })
+
+  it('a token of one source is 410 in the other', async () => {
+    const log: ChangeLog = { state: () => ({ connected: true }), serverPosition: async () => ({ file: 'b.1', position: 4 }), bookingsChanged: async () => ({ kind: 'changes', ids: [] }), changedBetween: async () => 'unknown', stop: async () => {} }
+    const { token } = await follow(digest, readsOver([]), undefined, 10)
+    const status = await answerChanges(db, { kind: 'log', log }, { since: token, per_page: 10 }, options, readsOver([])).then(() => 200, (error: { status: number }) => error.status)
+    expect(status).to.equal(410)
+  })
+})
