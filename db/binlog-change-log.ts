@@ -21,7 +21,10 @@ export interface BinlogChangeLogOptions {
   log: ReaderLog
   /** How often an idle server sends a heartbeat; three periods of silence are a stall. Default 5 s. */
   heartbeatMs?: number
-  /** How many booking ids (plus one per transaction) memory holds before it forgets the oldest. Default 1,000,000. */
+  /**
+   * How many booking ids (plus one per transaction) memory holds before it forgets the oldest. Default 1,000,000.
+   * While a question waits, memory keeps what it asks for up to twice this.
+   */
   maxRememberedIds?: number
   /** SHOW MASTER STATUS's time limit. Default 5 s. */
   statementTimeoutMs?: number
@@ -105,12 +108,17 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
     return { file: row.File, position: Number(row.Position) }
   }
 
+  /** The `from` of each question waiting: memory keeps what it asks for, up to twice the cap. */
+  const pins = new Set<{ from: LogPosition }>()
+  const pinned = (end: LogPosition) => [...pins].some((pin) => comparePositions(end, pin.from) > 0)
+
   const remember = (entry: Entry) => {
     if (!memory) return
     memory.entries.push(entry)
     memory.size += entry.ids.length + 1
     while (memory.size > maxIds && memory.head < memory.entries.length) {
       const oldest = memory.entries[memory.head]!
+      if (memory.size <= maxIds * 2 && pinned(oldest.end)) break
       memory.size -= oldest.ids.length + 1
       memory.start = oldest.end
       memory.head += 1
@@ -181,29 +189,39 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
   }
   void start(250)
 
-  /** Waits until `done()` holds, re-checked at every event, at most until `deadline`. */
-  const waitUntil = (done: () => boolean, deadline: number): Promise<boolean> => {
-    if (done()) return Promise.resolve(true)
-    if (stopped || Date.now() >= deadline) return Promise.resolve(false)
+  /**
+   * Waits until `attempt()` gives an answer, tried at once and at every event,
+   * at most until `deadline` (undefined then). The answer is taken in the same
+   * turn as the event that made it possible: zongji hands over a burst of
+   * events at once, and memory may move on before a promise's continuation runs.
+   */
+  const waitFor = <T>(attempt: () => T | undefined, deadline: number): Promise<T | undefined> => {
+    const now = attempt()
+    if (now !== undefined || stopped || Date.now() >= deadline) return Promise.resolve(now)
     return new Promise((resolve) => {
-      const finish = (result: boolean) => {
+      const finish = (result: T | undefined) => {
         clearTimeout(timer)
         waiters.delete(check)
         resolve(result)
       }
       const check = () => {
-        if (stopped) finish(false)
-        else if (done()) finish(true)
+        if (stopped) return finish(undefined)
+        const result = attempt()
+        if (result !== undefined) finish(result)
       }
-      const timer = setTimeout(() => finish(done()), deadline - Date.now())
+      const timer = setTimeout(() => finish(attempt()), deadline - Date.now())
       waiters.add(check)
     })
   }
-  const reached = (to: LogPosition) => () => position !== undefined && comparePositions(position, to) >= 0
-  const started = () => memory !== undefined
+  const reached = (to: LogPosition) => position !== undefined && comparePositions(position, to) >= 0
+  const covers = (from: LogPosition) => memory !== undefined && comparePositions(from, memory.start) >= 0
+  const whenStarted = () => (memory !== undefined ? true : undefined)
 
-  /** Rewinds the reader to `from`, one rewind at a time; 'late' when it has not answered by `deadline` (it goes on). */
-  const rewindTo = (from: LogPosition, deadline: number): Promise<RewindResult | 'late'> => {
+  /**
+   * Rewinds the reader to `from`, one rewind at a time; 'late' when it has not answered by `deadline` (it goes on).
+   * `onRewinding` runs in the turn memory starts afresh at `from`, before any event read from there.
+   */
+  const rewindTo = (from: LogPosition, deadline: number, onRewinding: () => void): Promise<RewindResult | 'late'> => {
     const run = rewindQueue.then(async (): Promise<RewindResult | 'late'> => {
       if (memory && comparePositions(from, memory.start) >= 0) return { ok: true }
       if (!follower || Date.now() >= deadline) return 'late'
@@ -212,6 +230,7 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
         if (result.ok && saved && saved.rewind === rewinds) saved = undefined
         return result
       })
+      onRewinding()
       let timer: NodeJS.Timeout | undefined
       const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now())) })
       const result = await Promise.race([rewinding, late])
@@ -222,30 +241,48 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
     return run
   }
 
-  const covers = (from: LogPosition) => memory !== undefined && comparePositions(from, memory.start) >= 0
-
   const bookingsChanged = async (from: LogPosition, to: LogPosition, timeoutMs: number): Promise<BookingChanges> => {
     const deadline = Date.now() + timeoutMs
     if (comparePositions(from, to) > 0) return { kind: 'expired', reason: 'the position is ahead of the server\'s log: made on another server, or the log was reset' }
     if (follower?.failed()) return { kind: 'late' }
-    if (!await waitUntil(started, deadline)) return { kind: 'late' }
-    for (let attempt = 0; attempt < 3; attempt++) {
-      if (!covers(from)) {
-        const rewound = await rewindTo(from, deadline)
-        if (rewound === 'late') return { kind: 'late' }
-        if (!rewound.ok) {
-          return rewound.error.kind === 'purged'
-            ? { kind: 'expired', reason: `the binary log no longer holds the position (${from.file}:${from.position}): ${rewound.error.message}` }
-            : { kind: 'late' }
-        }
-      }
-      if (!await waitUntil(reached(to), deadline)) return { kind: 'late' }
-      // Memory may have moved on while waiting (forgotten, or another rewind): then again.
-      if (!covers(from)) continue
+    if (await waitFor(whenStarted, deadline) === undefined) return { kind: 'late' }
+    const answer = (): BookingChanges | 'forgotten' | undefined => {
+      if (!reached(to)) return undefined
+      if (!covers(from)) return 'forgotten'
       const entries = entriesBetween(memory!.entries, memory!.head, from, to)
       const reset = entries.find((entry) => entry.reset !== undefined)
       if (reset) return { kind: 'expired', reason: `${reset.reset!} (at ${reset.end.file}:${reset.end.position})` }
       return { kind: 'changes', ids: idsByLastChange(entries) }
+    }
+    const pin = { from }
+    pins.add(pin)
+    try {
+      return await answerWithRewinds(from, deadline, answer)
+    } finally {
+      pins.delete(pin)
+    }
+  }
+
+  const answerWithRewinds = async (from: LogPosition, deadline: number, answer: () => BookingChanges | 'forgotten' | undefined): Promise<BookingChanges> => {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      // Waiting starts in the rewind's own turn: the events read from `from` come in bursts, and
+      // memory could forget `from` again before a later start of waiting saw the answer.
+      let answering: Promise<BookingChanges | 'forgotten' | undefined> | undefined
+      if (!covers(from)) {
+        const result = await rewindTo(from, deadline, () => { answering = waitFor(answer, deadline) })
+        if (result === 'late') return { kind: 'late' }
+        if (!result.ok) {
+          return result.error.kind === 'purged'
+            ? { kind: 'expired', reason: `the binary log no longer holds the position (${from.file}:${from.position}): ${result.error.message}` }
+            : { kind: 'late' }
+        }
+      }
+      const rewound = answering !== undefined
+      const result = await (answering ?? waitFor(answer, deadline))
+      if (result === undefined) return { kind: 'late' }
+      if (result !== 'forgotten') return result
+      // Read again from `from`, and memory still could not hold all that changed up to `to`.
+      if (rewound) return { kind: 'expired', reason: `more changed after the position than the reader can remember (${maxIds * 2} booking ids)` }
     }
     return { kind: 'late' }
   }
@@ -255,9 +292,14 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
     const order = comparePositions(from, to)
     if (order > 0) return 'unknown'
     if (order === 0) return false
-    if (!await waitUntil(started, deadline) || !covers(from)) return 'unknown'
-    if (!await waitUntil(reached(to), deadline) || !covers(from)) return 'unknown'
-    return entriesBetween(memory!.entries, memory!.head, from, to).some((entry) => entry.ids.length > 0 || entry.relevant || entry.reset !== undefined)
+    if (follower?.failed()) return 'unknown'
+    const answer = (): boolean | 'unknown' | undefined => {
+      if (memory === undefined) return undefined
+      if (!covers(from)) return 'unknown'
+      if (!reached(to)) return undefined
+      return entriesBetween(memory.entries, memory.head, from, to).some((entry) => entry.ids.length > 0 || entry.relevant || entry.reset !== undefined)
+    }
+    return await waitFor(answer, deadline) ?? 'unknown'
   }
 
   const state = (): ChangeLogState => {
@@ -275,7 +317,10 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
     clearTimeout(startTimer)
     notify()
     await follower?.stop()
-    await pool.end().catch(() => undefined)
+    // A frozen server never answers the pool's goodbye: its sockets close anyway, after a second at most.
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([pool.end().catch(() => undefined), new Promise((resolve) => { timer = setTimeout(resolve, 1_000) })])
+    clearTimeout(timer)
   }
 
   return { state, serverPosition, bookingsChanged, changedBetween, stop }
