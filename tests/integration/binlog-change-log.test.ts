@@ -98,6 +98,12 @@ describeOwnServer('the binary log change log (log source)', 'it kills, freezes a
     expect(await changeLog.changedBetween(to, to, 10_000)).to.equal(false)
   })
 
+  it('an XA transaction\'s bookings are found (its rows end at XA PREPARE)', async () => {
+    const from = await changeLog.serverPosition()
+    await sql(`XA START 'bc1'; UPDATE wp_booking_calendar_bookings SET note = 'xa' WHERE id = 4; XA END 'bc1'; XA PREPARE 'bc1'; XA COMMIT 'bc1';`)
+    expect(await changes(changeLog, from)).to.deep.equal({ kind: 'changes', ids: [4] })
+  })
+
   it('a non-service post and other options are not relevant; a service post, a rule and start_of_week are', async () => {
     const cases: Array<[string, boolean]> = [
       [`UPDATE wp_posts SET post_title = 'Hello again' WHERE ID = 1`, false],
