@@ -10,6 +10,7 @@ import { comparePositions, type BookingChanges, type ChangeLog, type ChangeLogSt
 import type { MysqlTarget } from './connection-options.ts'
 import { followBinlog, type BinlogFollower, type FollowerEvent, type ReaderLog, type RewindResult } from './binlog-reader.ts'
 import { showLogStatus, type AskingConnection } from './binlog-requirements.ts'
+import { TransactionMemory } from './transaction-memory.ts'
 
 export interface BinlogChangeLogOptions {
   /** The reader account: REPLICATION SLAVE and BINLOG MONITOR (REPLICATION CLIENT), SELECT on the database. */
@@ -32,51 +33,6 @@ export interface BinlogChangeLogOptions {
   newcomerMs?: number
 }
 
-/** One transaction that touched what an answer is made of. */
-interface Entry {
-  end: LogPosition
-  ids: number[]
-  relevant: boolean
-  reset?: string
-}
-
-/** What the reader remembers: every such transaction ending after `start`, up to its position. */
-interface Memory {
-  start: LogPosition
-  entries: Entry[]
-  /** entries before `head` are forgotten (dropped in bulk, now and then). */
-  head: number
-  size: number
-}
-
-const emptyMemory = (start: LogPosition): Memory => ({ start, entries: [], head: 0, size: 0 })
-
-/** The remembered transactions ending in (from, to], oldest first. */
-export function entriesBetween<T extends { end: LogPosition }>(entries: readonly T[], head: number, from: LogPosition, to: LogPosition): T[] {
-  let low = head
-  let high = entries.length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (comparePositions(entries[middle]!.end, from) <= 0) low = middle + 1
-    else high = middle
-  }
-  const found: T[] = []
-  for (let i = low; i < entries.length && comparePositions(entries[i]!.end, to) <= 0; i++) found.push(entries[i]!)
-  return found
-}
-
-/** Each id once, in the order of its last change (API.md: one booking at most once, in its last state). */
-export function idsByLastChange(entries: ReadonlyArray<{ ids: readonly number[] }>): number[] {
-  const order = new Map<number, true>()
-  for (const entry of entries) {
-    for (const id of entry.ids) {
-      order.delete(id)
-      order.set(id, true)
-    }
-  }
-  return [...order.keys()]
-}
-
 export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog {
   const { log } = options
   const heartbeatMs = options.heartbeatMs ?? 5_000
@@ -88,9 +44,9 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
   const asking: AskingConnection = { query: (sql) => pool.query({ sql, timeout: statementTimeoutMs }) }
 
   let position: LogPosition | undefined
-  let memory: Memory | undefined
+  let memory: TransactionMemory | undefined
   /** During a rewind: what memory held before it, given back if the rewind is refused. */
-  let saved: { memory: Memory; position: LogPosition | undefined; rewind: number } | undefined
+  let saved: { memory: TransactionMemory; position: LogPosition | undefined; rewind: number } | undefined
   let rewinds = 0
   let follower: BinlogFollower | undefined
   let startProblem: string | undefined
@@ -112,20 +68,12 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
   const pins = new Set<{ from: LogPosition }>()
   const pinned = (end: LogPosition) => [...pins].some((pin) => comparePositions(end, pin.from) > 0)
 
-  const remember = (entry: Entry) => {
+  const remember = (end: LogPosition, ids: number[], reset: string | undefined) => {
     if (!memory) return
-    memory.entries.push(entry)
-    memory.size += entry.ids.length + 1
-    while (memory.size > maxIds && memory.head < memory.entries.length) {
-      const oldest = memory.entries[memory.head]!
-      if (memory.size <= maxIds * 2 && pinned(oldest.end)) break
-      memory.size -= oldest.ids.length + 1
-      memory.start = oldest.end
-      memory.head += 1
-    }
-    if (memory.head > 1024 && memory.head * 2 > memory.entries.length) {
-      memory.entries = memory.entries.slice(memory.head)
-      memory.head = 0
+    memory.push(end, ids, reset)
+    for (let oldest = memory.oldestEnd(); memory.size > maxIds && oldest !== undefined; oldest = memory.oldestEnd()) {
+      if (memory.size <= maxIds * 2 && pinned(oldest)) break
+      memory.forgetOldest()
     }
   }
 
@@ -134,7 +82,7 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
       case 'commit':
         position = event.end
         if (event.bookingIds.length > 0 || event.relevant || event.reset !== undefined) {
-          remember({ end: event.end, ids: event.bookingIds, relevant: event.relevant, ...(event.reset !== undefined && { reset: event.reset }) })
+          remember(event.end, event.bookingIds, event.reset)
         }
         break
       case 'position':
@@ -144,7 +92,7 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
         rewinds += 1
         if (memory) saved ??= { memory, position, rewind: rewinds }
         if (saved) saved.rewind = rewinds
-        memory = emptyMemory(event.from)
+        memory = new TransactionMemory(event.from)
         position = event.from
         break
       case 'rewind-failed':
@@ -156,7 +104,7 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
         break
       case 'gap':
         log.warn({ file: event.at.file, position: event.at.position, reason: event.reason }, 'the change log forgot what lay before this position')
-        memory = emptyMemory(event.at)
+        memory = new TransactionMemory(event.at)
         position = event.at
         saved = undefined
         break
@@ -172,7 +120,7 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
       const at = await serverPosition()
       if (stopped) return
       position = at
-      memory = emptyMemory(at)
+      memory = new TransactionMemory(at)
       startProblem = undefined
       log.info({ file: at.file, position: at.position, serverId: options.serverId }, 'the change log follows the binary log from the server\'s position')
       follower = followBinlog(at, {
@@ -249,10 +197,9 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
     const answer = (): BookingChanges | 'forgotten' | undefined => {
       if (!reached(to)) return undefined
       if (!covers(from)) return 'forgotten'
-      const entries = entriesBetween(memory!.entries, memory!.head, from, to)
-      const reset = entries.find((entry) => entry.reset !== undefined)
-      if (reset) return { kind: 'expired', reason: `${reset.reset!} (at ${reset.end.file}:${reset.end.position})` }
-      return { kind: 'changes', ids: idsByLastChange(entries) }
+      const between = memory!.between(from, to)
+      if (between.reset) return { kind: 'expired', reason: `${between.reset.reason} (at ${between.reset.at.file}:${between.reset.at.position})` }
+      return { kind: 'changes', ids: between.ids }
     }
     const pin = { from }
     pins.add(pin)
@@ -297,7 +244,7 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
       if (memory === undefined) return undefined
       if (!covers(from)) return 'unknown'
       if (!reached(to)) return undefined
-      return entriesBetween(memory.entries, memory.head, from, to).some((entry) => entry.ids.length > 0 || entry.relevant || entry.reset !== undefined)
+      return memory.between(from, to).changed
     }
     return await waitFor(answer, deadline) ?? 'unknown'
   }

@@ -3,7 +3,7 @@
 // classified, and how remembered transactions answer (from, to].
 import { expect } from 'chai'
 import { BinlogReaderError, classifyReaderError, queryKind, rowsChange, statementReset } from '../../db/binlog-reader.ts'
-import { entriesBetween, idsByLastChange } from '../../db/binlog-change-log.ts'
+import { TransactionMemory } from '../../db/transaction-memory.ts'
 
 describe('rowsChange: what a rows event of a watched table changes', () => {
   const cases: Array<[string, string, Array<Record<string, unknown>>, { bookingIds: number[]; relevant: boolean }]> = [
@@ -85,31 +85,58 @@ describe('classifyReaderError', () => {
   })
 })
 
-describe('entriesBetween and idsByLastChange: answering (from, to] from memory', () => {
+describe('TransactionMemory: answering (from, to] from what the reader remembers', () => {
   const at = (file: number, position: number) => ({ file: `bc-bin.${String(file).padStart(6, '0')}`, position })
-  const entries = [
-    { end: at(1, 100), ids: [1, 2] },
-    { end: at(1, 200), ids: [3] },
-    { end: at(2, 50), ids: [1] },
-    { end: at(2, 400), ids: [4, 3] },
-  ]
+  const filled = () => {
+    const memory = new TransactionMemory(at(1, 4))
+    memory.push(at(1, 100), [1, 2])
+    memory.push(at(1, 200), [3])
+    memory.push(at(2, 50), [1])
+    memory.push(at(2, 300), [], 'a statement on wp_booking_calendar_bookings outside row events')
+    memory.push(at(2, 400), [4, 3])
+    return memory
+  }
 
-  it('takes the transactions ending after from, up to to included', () => {
-    expect(entriesBetween(entries, 0, at(1, 100), at(2, 50)).map((entry) => entry.end)).to.deep.equal([at(1, 200), at(2, 50)])
-    expect(entriesBetween(entries, 0, at(1, 0), at(9, 0))).to.have.length(4)
-    expect(entriesBetween(entries, 0, at(2, 400), at(2, 400))).to.deep.equal([])
+  it('takes the transactions ending after from, up to to included, each id once by its last change', () => {
+    expect(filled().between(at(1, 100), at(2, 50))).to.deep.equal({ ids: [3, 1], changed: true })
+    expect(filled().between(at(1, 4), at(1, 200))).to.deep.equal({ ids: [1, 2, 3], changed: true })
+    expect(filled().between(at(2, 400), at(2, 400))).to.deep.equal({ ids: [], changed: false })
   })
 
   it('orders a later file after an earlier one whatever the offsets', () => {
-    expect(entriesBetween(entries, 0, at(1, 150), at(2, 60)).map((entry) => entry.end)).to.deep.equal([at(1, 200), at(2, 50)])
+    expect(filled().between(at(1, 150), at(2, 60)).ids).to.deep.equal([3, 1])
   })
 
-  it('skips forgotten entries before head', () => {
-    expect(entriesBetween(entries, 2, at(1, 0), at(9, 0))).to.have.length(2)
+  it('names the first reset in the range, and a relevant transaction without bookings is a change', () => {
+    expect(filled().between(at(1, 4), at(9, 0))).to.deep.equal({
+      ids: [2, 1, 4, 3], changed: true,
+      reset: { reason: 'a statement on wp_booking_calendar_bookings outside row events', at: at(2, 300) },
+    })
+    expect(filled().between(at(2, 50), at(2, 300))).to.deep.include({ ids: [], changed: true })
+    expect(filled().between(at(2, 300), at(2, 400))).to.deep.equal({ ids: [4, 3], changed: true })
   })
 
-  it('gives each id once, by its last change', () => {
-    expect(idsByLastChange(entries)).to.deep.equal([2, 1, 4, 3])
-    expect(idsByLastChange([])).to.deep.equal([])
+  it('counts ids and one per transaction; forgetting the oldest moves start to its end', () => {
+    const memory = filled()
+    expect(memory.size).to.equal(11)
+    memory.forgetOldest()
+    expect(memory.start).to.deep.equal(at(1, 100))
+    expect(memory.size).to.equal(8)
+    expect(memory.oldestEnd()).to.deep.equal(at(1, 200))
+    expect(memory.between(at(1, 100), at(9, 0)).ids).to.deep.equal([1, 4, 3])
+  })
+
+  it('stays right across the cut of forgotten transactions (compaction)', () => {
+    const memory = new TransactionMemory(at(1, 0))
+    for (let i = 1; i <= 5000; i++) memory.push(at(1 + Math.floor(i / 1000), i), i % 7 === 0 ? [] : [i, i + 1], i % 7 === 0 ? `reset ${i}` : undefined)
+    for (let i = 0; i < 3000; i++) memory.forgetOldest()
+    expect(memory.count).to.equal(2000)
+    expect(memory.start).to.deep.equal(at(4, 3000))
+    const between = memory.between(at(4, 3000), at(4, 3010))
+    expect(between.ids).to.deep.equal(Array.from({ length: 10 }, (_, i) => 3001 + i))
+    expect(between.reset).to.deep.equal({ reason: 'reset 3003', at: at(4, 3003) })
+    while (memory.oldestEnd() !== undefined) memory.forgetOldest()
+    expect(memory.size).to.equal(0)
+    expect(memory.between(at(1, 0), at(9, 0))).to.deep.equal({ ids: [], changed: false })
   })
 })
