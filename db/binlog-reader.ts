@@ -80,7 +80,8 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
  */
 export function statementReset(query: string, schema: string, database: string, prefix: string): string | undefined {
   const text = query.replace(/\s+/g, ' ').trim()
-  if (/^(SAVEPOINT|RELEASE SAVEPOINT|ROLLBACK TO|XA (END|PREPARE)|FLUSH|GRANT|REVOKE|CREATE USER|DROP USER|ALTER USER|SET PASSWORD)\b/i.test(text)) return undefined
+  // Statements that change no row and no column a reader sees: a maintenance plugin's nightly ANALYZE must not expire every token.
+  if (/^(SAVEPOINT|RELEASE SAVEPOINT|ROLLBACK TO|XA (END|PREPARE)|FLUSH|GRANT|REVOKE|CREATE USER|DROP USER|ALTER USER|SET PASSWORD|ANALYZE|OPTIMIZE|CHECK|CHECKSUM)\b/i.test(text)) return undefined
   const names = `(^|[^A-Za-z0-9_$])`
   const mentionsDatabase = new RegExp(`${names}\`?${escapeRegExp(database)}\`?([^A-Za-z0-9_$]|$)`, 'i').test(text)
   if (mentionsDatabase && /^(DROP|ALTER|CREATE) (DATABASE|SCHEMA)\b/i.test(text)) return `the database ${database} was dropped, created or altered`
