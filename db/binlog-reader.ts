@@ -352,6 +352,8 @@ export function followBinlog(from: LogPosition, options: FollowerOptions): Binlo
   let backoffMs = FIRST_BACKOFF_MS
   let retryTimer: NodeJS.Timeout | undefined
   let firstConnectedAt: number | undefined
+  /** When another reader with our server id took the stream, within the last minute. */
+  let displaced: number[] = []
   let rewinding: { from: LogPosition; resumeAt: LogPosition; settle: (result: RewindResult) => void } | undefined
 
   /** The server sends from the rewind's start: confirmed by more than its opening rotate (a bad offset fails just after it). */
@@ -430,7 +432,10 @@ export function followBinlog(from: LogPosition, options: FollowerOptions): Binlo
       return
     }
     if (error.kind === 'duplicate-server-id') {
-      if (firstConnectedAt === undefined || Date.now() - firstConnectedAt < newcomerMs) {
+      // Two established readers would take the stream from each other for ever: the third time in a minute, this one gives way.
+      const now = Date.now()
+      displaced = [...displaced.filter((at) => now - at < 60_000), now]
+      if (firstConnectedAt === undefined || now - firstConnectedAt < newcomerMs || displaced.length >= 3) {
         givenUp = true
         problem = `another reader uses server id ${options.serverId} (BINLOG_SERVER_ID) on this database server: give each instance its own`
         log.warn({ serverId: options.serverId, errno: error.errno, reason: error.message }, problem)
