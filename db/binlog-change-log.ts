@@ -174,8 +174,12 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
       if (memory && comparePositions(from, memory.start) >= 0) return { ok: true }
       if (!follower || Date.now() >= deadline) return 'late'
       log.info({ file: from.file, position: from.position }, 'rewinding the binary log reader to an older position')
-      const rewinding = follower.rewind(from).then((result) => {
-        if (result.ok && saved && saved.rewind === rewinds) saved = undefined
+      const started = follower.rewind(from)
+      // follower.rewind announced it ('rewinding') before returning: this rewind's number. A later
+      // rewind, begun before this one's confirmation is seen here, keeps what memory held before both.
+      const mine = rewinds
+      const rewinding = started.then((result) => {
+        if (result.ok && saved && saved.rewind === mine) saved = undefined
         return result
       })
       onRewinding()
