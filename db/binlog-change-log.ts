@@ -10,6 +10,7 @@ import { comparePositions, type BookingChanges, type ChangeLog, type ChangeLogSt
 import type { MysqlTarget } from './connection-options.ts'
 import { followBinlog, type BinlogFollower, type FollowerEvent, type ReaderLog, type RewindResult } from './binlog-reader.ts'
 import { showLogStatus, type AskingConnection } from './binlog-requirements.ts'
+import { TransactionMemory } from './transaction-memory.ts'
 
 export interface BinlogChangeLogOptions {
   /** The reader account: REPLICATION SLAVE and BINLOG MONITOR (REPLICATION CLIENT), SELECT on the database. */
@@ -21,57 +22,15 @@ export interface BinlogChangeLogOptions {
   log: ReaderLog
   /** How often an idle server sends a heartbeat; three periods of silence are a stall. Default 5 s. */
   heartbeatMs?: number
-  /** How many booking ids (plus one per transaction) memory holds before it forgets the oldest. Default 1,000,000. */
+  /**
+   * How many booking ids (plus one per transaction) memory holds before it forgets the oldest. Default 1,000,000.
+   * While a question waits, memory keeps what it asks for up to twice this.
+   */
   maxRememberedIds?: number
   /** SHOW MASTER STATUS's time limit. Default 5 s. */
   statementTimeoutMs?: number
   /** A reader displaced by another with its server id within this time of its first connection gives way. Default 10 s. */
   newcomerMs?: number
-}
-
-/** One transaction that touched what an answer is made of. */
-interface Entry {
-  end: LogPosition
-  ids: number[]
-  relevant: boolean
-  reset?: string
-}
-
-/** What the reader remembers: every such transaction ending after `start`, up to its position. */
-interface Memory {
-  start: LogPosition
-  entries: Entry[]
-  /** entries before `head` are forgotten (dropped in bulk, now and then). */
-  head: number
-  size: number
-}
-
-const emptyMemory = (start: LogPosition): Memory => ({ start, entries: [], head: 0, size: 0 })
-
-/** The remembered transactions ending in (from, to], oldest first. */
-export function entriesBetween<T extends { end: LogPosition }>(entries: readonly T[], head: number, from: LogPosition, to: LogPosition): T[] {
-  let low = head
-  let high = entries.length
-  while (low < high) {
-    const middle = (low + high) >>> 1
-    if (comparePositions(entries[middle]!.end, from) <= 0) low = middle + 1
-    else high = middle
-  }
-  const found: T[] = []
-  for (let i = low; i < entries.length && comparePositions(entries[i]!.end, to) <= 0; i++) found.push(entries[i]!)
-  return found
-}
-
-/** Each id once, in the order of its last change (API.md: one booking at most once, in its last state). */
-export function idsByLastChange(entries: ReadonlyArray<{ ids: readonly number[] }>): number[] {
-  const order = new Map<number, true>()
-  for (const entry of entries) {
-    for (const id of entry.ids) {
-      order.delete(id)
-      order.set(id, true)
-    }
-  }
-  return [...order.keys()]
 }
 
 export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog {
@@ -85,9 +44,9 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
   const asking: AskingConnection = { query: (sql) => pool.query({ sql, timeout: statementTimeoutMs }) }
 
   let position: LogPosition | undefined
-  let memory: Memory | undefined
+  let memory: TransactionMemory | undefined
   /** During a rewind: what memory held before it, given back if the rewind is refused. */
-  let saved: { memory: Memory; position: LogPosition | undefined; rewind: number } | undefined
+  let saved: { memory: TransactionMemory; position: LogPosition | undefined; rewind: number } | undefined
   let rewinds = 0
   let follower: BinlogFollower | undefined
   let startProblem: string | undefined
@@ -105,19 +64,16 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
     return { file: row.File, position: Number(row.Position) }
   }
 
-  const remember = (entry: Entry) => {
+  /** The `from` of each question waiting: memory keeps what it asks for, up to twice the cap. */
+  const pins = new Set<{ from: LogPosition }>()
+  const pinned = (end: LogPosition) => [...pins].some((pin) => comparePositions(end, pin.from) > 0)
+
+  const remember = (end: LogPosition, ids: number[], reset: string | undefined) => {
     if (!memory) return
-    memory.entries.push(entry)
-    memory.size += entry.ids.length + 1
-    while (memory.size > maxIds && memory.head < memory.entries.length) {
-      const oldest = memory.entries[memory.head]!
-      memory.size -= oldest.ids.length + 1
-      memory.start = oldest.end
-      memory.head += 1
-    }
-    if (memory.head > 1024 && memory.head * 2 > memory.entries.length) {
-      memory.entries = memory.entries.slice(memory.head)
-      memory.head = 0
+    memory.push(end, ids, reset)
+    for (let oldest = memory.oldestEnd(); memory.size > maxIds && oldest !== undefined; oldest = memory.oldestEnd()) {
+      if (memory.size <= maxIds * 2 && pinned(oldest)) break
+      memory.forgetOldest()
     }
   }
 
@@ -126,7 +82,7 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
       case 'commit':
         position = event.end
         if (event.bookingIds.length > 0 || event.relevant || event.reset !== undefined) {
-          remember({ end: event.end, ids: event.bookingIds, relevant: event.relevant, ...(event.reset !== undefined && { reset: event.reset }) })
+          remember(event.end, event.bookingIds, event.reset)
         }
         break
       case 'position':
@@ -136,7 +92,7 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
         rewinds += 1
         if (memory) saved ??= { memory, position, rewind: rewinds }
         if (saved) saved.rewind = rewinds
-        memory = emptyMemory(event.from)
+        memory = new TransactionMemory(event.from)
         position = event.from
         break
       case 'rewind-failed':
@@ -148,7 +104,7 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
         break
       case 'gap':
         log.warn({ file: event.at.file, position: event.at.position, reason: event.reason }, 'the change log forgot what lay before this position')
-        memory = emptyMemory(event.at)
+        memory = new TransactionMemory(event.at)
         position = event.at
         saved = undefined
         break
@@ -164,7 +120,7 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
       const at = await serverPosition()
       if (stopped) return
       position = at
-      memory = emptyMemory(at)
+      memory = new TransactionMemory(at)
       startProblem = undefined
       log.info({ file: at.file, position: at.position, serverId: options.serverId }, 'the change log follows the binary log from the server\'s position')
       follower = followBinlog(at, {
@@ -181,37 +137,52 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
   }
   void start(250)
 
-  /** Waits until `done()` holds, re-checked at every event, at most until `deadline`. */
-  const waitUntil = (done: () => boolean, deadline: number): Promise<boolean> => {
-    if (done()) return Promise.resolve(true)
-    if (stopped || Date.now() >= deadline) return Promise.resolve(false)
+  /**
+   * Waits until `attempt()` gives an answer, tried at once and at every event,
+   * at most until `deadline` (undefined then). The answer is taken in the same
+   * turn as the event that made it possible: zongji hands over a burst of
+   * events at once, and memory may move on before a promise's continuation runs.
+   */
+  const waitFor = <T>(attempt: () => T | undefined, deadline: number): Promise<T | undefined> => {
+    const now = attempt()
+    if (now !== undefined || stopped || Date.now() >= deadline) return Promise.resolve(now)
     return new Promise((resolve) => {
-      const finish = (result: boolean) => {
+      const finish = (result: T | undefined) => {
         clearTimeout(timer)
         waiters.delete(check)
         resolve(result)
       }
       const check = () => {
-        if (stopped) finish(false)
-        else if (done()) finish(true)
+        if (stopped) return finish(undefined)
+        const result = attempt()
+        if (result !== undefined) finish(result)
       }
-      const timer = setTimeout(() => finish(done()), deadline - Date.now())
+      const timer = setTimeout(() => finish(attempt()), deadline - Date.now())
       waiters.add(check)
     })
   }
-  const reached = (to: LogPosition) => () => position !== undefined && comparePositions(position, to) >= 0
-  const started = () => memory !== undefined
+  const reached = (to: LogPosition) => position !== undefined && comparePositions(position, to) >= 0
+  const covers = (from: LogPosition) => memory !== undefined && comparePositions(from, memory.start) >= 0
+  const whenStarted = () => (memory !== undefined ? true : undefined)
 
-  /** Rewinds the reader to `from`, one rewind at a time; 'late' when it has not answered by `deadline` (it goes on). */
-  const rewindTo = (from: LogPosition, deadline: number): Promise<RewindResult | 'late'> => {
+  /**
+   * Rewinds the reader to `from`, one rewind at a time; 'late' when it has not answered by `deadline` (it goes on).
+   * `onRewinding` runs in the turn memory starts afresh at `from`, before any event read from there.
+   */
+  const rewindTo = (from: LogPosition, deadline: number, onRewinding: () => void): Promise<RewindResult | 'late'> => {
     const run = rewindQueue.then(async (): Promise<RewindResult | 'late'> => {
       if (memory && comparePositions(from, memory.start) >= 0) return { ok: true }
       if (!follower || Date.now() >= deadline) return 'late'
       log.info({ file: from.file, position: from.position }, 'rewinding the binary log reader to an older position')
-      const rewinding = follower.rewind(from).then((result) => {
-        if (result.ok && saved && saved.rewind === rewinds) saved = undefined
+      const started = follower.rewind(from)
+      // follower.rewind announced it ('rewinding') before returning: this rewind's number. A later
+      // rewind, begun before this one's confirmation is seen here, keeps what memory held before both.
+      const mine = rewinds
+      const rewinding = started.then((result) => {
+        if (result.ok && saved && saved.rewind === mine) saved = undefined
         return result
       })
+      onRewinding()
       let timer: NodeJS.Timeout | undefined
       const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now())) })
       const result = await Promise.race([rewinding, late])
@@ -222,30 +193,47 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
     return run
   }
 
-  const covers = (from: LogPosition) => memory !== undefined && comparePositions(from, memory.start) >= 0
-
   const bookingsChanged = async (from: LogPosition, to: LogPosition, timeoutMs: number): Promise<BookingChanges> => {
     const deadline = Date.now() + timeoutMs
     if (comparePositions(from, to) > 0) return { kind: 'expired', reason: 'the position is ahead of the server\'s log: made on another server, or the log was reset' }
     if (follower?.failed()) return { kind: 'late' }
-    if (!await waitUntil(started, deadline)) return { kind: 'late' }
+    if (await waitFor(whenStarted, deadline) === undefined) return { kind: 'late' }
+    const answer = (): BookingChanges | 'forgotten' | undefined => {
+      if (!reached(to)) return undefined
+      if (!covers(from)) return 'forgotten'
+      const between = memory!.between(from, to)
+      if (between.reset) return { kind: 'expired', reason: `${between.reset.reason} (at ${between.reset.at.file}:${between.reset.at.position})` }
+      return { kind: 'changes', ids: between.ids }
+    }
+    const pin = { from }
+    pins.add(pin)
+    try {
+      return await answerWithRewinds(from, deadline, answer)
+    } finally {
+      pins.delete(pin)
+    }
+  }
+
+  const answerWithRewinds = async (from: LogPosition, deadline: number, answer: () => BookingChanges | 'forgotten' | undefined): Promise<BookingChanges> => {
     for (let attempt = 0; attempt < 3; attempt++) {
+      // Waiting starts in the rewind's own turn: the events read from `from` come in bursts, and
+      // memory could forget `from` again before a later start of waiting saw the answer.
+      let answering: Promise<BookingChanges | 'forgotten' | undefined> | undefined
       if (!covers(from)) {
-        const rewound = await rewindTo(from, deadline)
-        if (rewound === 'late') return { kind: 'late' }
-        if (!rewound.ok) {
-          return rewound.error.kind === 'purged'
-            ? { kind: 'expired', reason: `the binary log no longer holds the position (${from.file}:${from.position}): ${rewound.error.message}` }
+        const result = await rewindTo(from, deadline, () => { answering = waitFor(answer, deadline) })
+        if (result === 'late') return { kind: 'late' }
+        if (!result.ok) {
+          return result.error.kind === 'purged'
+            ? { kind: 'expired', reason: `the binary log no longer holds the position (${from.file}:${from.position}): ${result.error.message}` }
             : { kind: 'late' }
         }
       }
-      if (!await waitUntil(reached(to), deadline)) return { kind: 'late' }
-      // Memory may have moved on while waiting (forgotten, or another rewind): then again.
-      if (!covers(from)) continue
-      const entries = entriesBetween(memory!.entries, memory!.head, from, to)
-      const reset = entries.find((entry) => entry.reset !== undefined)
-      if (reset) return { kind: 'expired', reason: `${reset.reset!} (at ${reset.end.file}:${reset.end.position})` }
-      return { kind: 'changes', ids: idsByLastChange(entries) }
+      const rewound = answering !== undefined
+      const result = await (answering ?? waitFor(answer, deadline))
+      if (result === undefined) return { kind: 'late' }
+      if (result !== 'forgotten') return result
+      // Read again from `from`, and memory still could not hold all that changed up to `to`.
+      if (rewound) return { kind: 'expired', reason: `more changed after the position than the reader can remember (${maxIds * 2} booking ids)` }
     }
     return { kind: 'late' }
   }
@@ -255,9 +243,14 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
     const order = comparePositions(from, to)
     if (order > 0) return 'unknown'
     if (order === 0) return false
-    if (!await waitUntil(started, deadline) || !covers(from)) return 'unknown'
-    if (!await waitUntil(reached(to), deadline) || !covers(from)) return 'unknown'
-    return entriesBetween(memory!.entries, memory!.head, from, to).some((entry) => entry.ids.length > 0 || entry.relevant || entry.reset !== undefined)
+    if (follower?.failed()) return 'unknown'
+    const answer = (): boolean | 'unknown' | undefined => {
+      if (memory === undefined) return undefined
+      if (!covers(from)) return 'unknown'
+      if (!reached(to)) return undefined
+      return memory.between(from, to).changed
+    }
+    return await waitFor(answer, deadline) ?? 'unknown'
   }
 
   const state = (): ChangeLogState => {
@@ -275,7 +268,10 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
     clearTimeout(startTimer)
     notify()
     await follower?.stop()
-    await pool.end().catch(() => undefined)
+    // A frozen server never answers the pool's goodbye: its sockets close anyway, after a second at most.
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([pool.end().catch(() => undefined), new Promise((resolve) => { timer = setTimeout(resolve, 1_000) })])
+    clearTimeout(timer)
   }
 
   return { state, serverPosition, bookingsChanged, changedBetween, stop }

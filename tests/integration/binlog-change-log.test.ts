@@ -51,7 +51,9 @@ describeOwnServer('the binary log change log (log source)', 'it kills, freezes a
     const results = await sql(`INSERT INTO wp_booking_calendar_bookings (service_id, booking_date) VALUES (10, '2026-05-01')`) as Array<{ insertId?: number }>
     return Number(results[1]!.insertId)
   }
-  const start = (serverId = SERVER_ID) => startBinlogChangeLog({ target, serverId, prefix: 'wp_', log: collectingLog(lines), heartbeatMs: HEARTBEAT_MS, newcomerMs: 2_000 })
+  const start = (serverId = SERVER_ID, maxRememberedIds?: number) => startBinlogChangeLog({
+    target, serverId, prefix: 'wp_', log: collectingLog(lines), heartbeatMs: HEARTBEAT_MS, newcomerMs: 2_000, ...(maxRememberedIds !== undefined && { maxRememberedIds }),
+  })
   const changes = async (log: ChangeLog, from: LogPosition, timeoutMs = 10_000) => log.bookingsChanged(from, await log.serverPosition(), timeoutMs)
 
   before(async () => {
@@ -95,6 +97,12 @@ describeOwnServer('the binary log change log (log source)', 'it kills, freezes a
     expect(await changeLog.bookingsChanged(from, to, 10_000)).to.deep.equal({ kind: 'changes', ids: [] })
     expect(await changeLog.changedBetween(from, to, 10_000)).to.equal(false)
     expect(await changeLog.changedBetween(to, to, 10_000)).to.equal(false)
+  })
+
+  it('an XA transaction\'s bookings are found (its rows end at XA PREPARE)', async () => {
+    const from = await changeLog.serverPosition()
+    await sql(`XA START 'bc1'; UPDATE wp_booking_calendar_bookings SET note = 'xa' WHERE id = 4; XA END 'bc1'; XA PREPARE 'bc1'; XA COMMIT 'bc1';`)
+    expect(await changes(changeLog, from)).to.deep.equal({ kind: 'changes', ids: [4] })
   })
 
   it('a non-service post and other options are not relevant; a service post, a rule and start_of_week are', async () => {
@@ -212,9 +220,35 @@ describeOwnServer('the binary log change log (log source)', 'it kills, freezes a
       await second.stop()
     }
     await until('the first is connected', 10_000, () => changeLog.state().connected)
+    expect(lines.some((line) => /took the stream; taking it back/.test(line.message))).to.equal(true)
     const from = await changeLog.serverPosition()
     const id = await insertBooking()
     expect(await changes(changeLog, from)).to.deep.equal({ kind: 'changes', ids: [id] })
+  })
+
+  it('memory is bounded: past the cap the oldest is forgotten; a rewind reads it again, or expires what it cannot hold', async () => {
+    const small = start(SERVER_ID + 1, 4)
+    try {
+      await until('the small reader is connected', 10_000, () => small.state().connected)
+      // Each transaction costs its ids and one: two bookings' transactions fill 4.
+      const positions = [await small.serverPosition()]
+      const ids: number[] = []
+      for (let i = 0; i < 6; i++) {
+        ids.push(await insertBooking())
+        positions.push(await small.serverPosition())
+      }
+      const [p0, , p2, , p4, , p6] = positions as [LogPosition, LogPosition, LogPosition, LogPosition, LogPosition, LogPosition, LogPosition]
+      expect(await small.changedBetween(p0, p6, 10_000), 'forgotten').to.equal('unknown')
+      expect(await small.changedBetween(p4, p6, 10_000), 'remembered').to.equal(true)
+      expect(await small.bookingsChanged(p4, p6, 10_000)).to.deep.equal({ kind: 'changes', ids: ids.slice(4) })
+      // A rewind to p0 reads on from there, keeping what the question asks for up to twice the cap (8):
+      // (p0, p6] costs 12 and expires, (p0, p2] is answered.
+      expect(await small.bookingsChanged(p0, p6, 10_000)).to.deep.include({ kind: 'expired' })
+      expect(await small.bookingsChanged(p0, p2, 10_000)).to.deep.equal({ kind: 'changes', ids: ids.slice(0, 2) })
+      expect(await small.changedBetween(p4, p6, 10_000)).to.equal(true)
+    } finally {
+      await small.stop()
+    }
   })
 
   it('a position from after the server\'s is expired; a late reader answers late', async () => {
