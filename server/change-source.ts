@@ -74,7 +74,8 @@ export function startChangesFeed(options: ChangesFeedOptions): ChangesFeed {
     }
     if (setting === 'auto') {
       status = { source: 'digest', reason: verdict.missing }
-      log.warn({ changesSource: 'digest', reason: verdict.missing }, `changes/ reads digests per month, not the database's log: ${verdict.missing}`)
+      // info, not warn: digests are a source of their own, the only one shared hosting allows (docs/changes.md).
+      log.info({ changesSource: 'digest', reason: verdict.missing }, `changes/ reads digests per month, not the database's log: ${verdict.missing}`)
       return { kind: 'digest' }
     }
     status = { source: 'waiting', reason: verdict.missing }

@@ -209,7 +209,7 @@ describeOwnServer('GET changes/ (log source)', 'it kills and restarts a MariaDB 
   it('a second instance with the same BINLOG_SERVER_ID is refused with a clear line; the first keeps reading', async () => {
     const second = await startListeningService({ databaseUrl: binlog.logReaderUrl, prefix: 'wp_' }, { CHANGES_SOURCE: 'log', BINLOG_SERVER_ID: env().BINLOG_SERVER_ID })
     try {
-      await until(() => second.logs.some((line) => /another reader uses server id 7301 \(BINLOG_SERVER_ID\)/.test(typeof line.msg === 'string' ? line.msg : '')), 20_000, 'the second names the shared server id', 100)
+      await until(() => second.logs.some((line) => /another reader uses server id 7301 \(BINLOG_SERVER_ID\)/.test(typeof line.msg === 'string' ? line.msg : '')), 60_000, 'the second names the shared server id', 100)
       const copy = new Map<number, Booking>()
       const { token } = await follow(copy, undefined)
       await binlog.site.admin.query(`UPDATE ${table} SET note = 'the first reads on' WHERE id = 111`)

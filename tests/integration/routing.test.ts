@@ -72,7 +72,7 @@ describe('routing', () => {
       for (const path of ['/wp-json/booking-calendar/v1', '/wp-json/booking-calendar/v1/', '/booking-calendar/v1', '/?rest_route=/booking-calendar/v1']) {
         const res = await request(t.app).get(path).expect(200)
         expect(res.body.namespace, path).to.equal('booking-calendar/v1')
-        expect(Object.keys(res.body.routes)).to.deep.equal(['/booking-calendar/v1', '/booking-calendar/v1/slots', '/booking-calendar/v1/disabled-time', '/booking-calendar/v1/summary', '/booking-calendar/v1/availability', '/booking-calendar/v1/docs'])
+        expect(Object.keys(res.body.routes)).to.deep.equal(['/booking-calendar/v1', '/booking-calendar/v1/slots', '/booking-calendar/v1/disabled-time', '/booking-calendar/v1/summary', '/booking-calendar/v1/availability', '/booking-calendar/v1/changes', '/booking-calendar/v1/docs'])
       }
       const { body } = await request(t.app).get('/wp-json/booking-calendar/v1')
       const slots = body.routes['/booking-calendar/v1/slots']
@@ -130,7 +130,8 @@ describe('routing', () => {
   describe('health', () => {
     it('/healthz answers 200 and /readyz 200 while the database answers', async () => {
       expect((await request(t.app).get('/healthz').expect(200)).body).to.deep.equal({ status: 'ok' })
-      expect((await request(t.app).get('/readyz').expect(200)).body).to.deep.equal({ status: 'ok' })
+      // With changes/'s source (API.md, "GET changes/", Sources): a test's app reads digests.
+      expect((await request(t.app).get('/readyz').expect(200)).body).to.deep.equal({ status: 'ok', changes: { source: 'digest', reason: 'this app was built without a choice of source (tests)' } })
     })
   })
 
