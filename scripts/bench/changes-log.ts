@@ -21,6 +21,9 @@ import { join } from 'node:path'
 import { loadavg } from 'node:os'
 import { request } from 'node:http'
 import mysql from 'mysql2/promise'
+import { createPool } from 'mysql2'
+import { Kysely, MysqlDialect } from 'kysely'
+import { compileBookingsMonthDigests, compileBookingsOfMonth, readBookingIndexes, TablePrefixPlugin, type Database } from '../../server/tools.ts'
 import type { BenchContext } from './context.ts'
 import { cpuSeconds } from './setup.ts'
 import { curlReports, mariadbReports, REPORT_CLIENTS, REPORT_SECONDS, reportLoad, untilSiteIdle, type ReportRun } from './concurrent-reports.ts'
@@ -103,23 +106,26 @@ function curlGet(url: string): Promise<{ status: number; ms: number; bytes: numb
 interface ChangesPage { changes: Array<{ op: string; id?: number; bookings?: Array<{ id: number }> }>; more: boolean; next: string }
 
 /** A changes/ request followed to more=false, as a client does: the token to keep, the operations, the pages, the time. */
-async function followChanges(base: string, query: string, since?: string): Promise<{ token: string; ops: ChangesPage['changes']; pages: number; ms: number; bookings: number }> {
+async function followChanges(base: string, query: string, since?: string): Promise<{ token: string; ops: ChangesPage['changes']; pages: number; ms: number; bookings: number; pageMs: number[] }> {
   const started = performance.now()
   const ops: ChangesPage['changes'] = []
+  const pageMs: number[] = []
   let token = since
   let pages = 0
   for (;;) {
     const url = `${base}${API}changes?${query}${token === undefined ? '' : `&since=${encodeURIComponent(token)}`}`
+    const pageStarted = performance.now()
     const res = await fetch(url)
     if (res.status !== 200) throw new Error(`${url}: ${res.status} ${await res.text()}`)
     const page = await res.json() as ChangesPage
+    pageMs.push(performance.now() - pageStarted)
     pages++
     for (const op of page.changes) ops.push(op)
     token = page.next
     if (!page.more) break
   }
   const bookings = ops.reduce((n, op) => n + (op.op === 'replace' ? op.bookings?.length ?? 0 : 1), 0)
-  return { token, ops, pages, ms: performance.now() - started, bookings }
+  return { token, ops, pages, ms: performance.now() - started, bookings, pageMs }
 }
 
 const touches = (ops: ChangesPage['changes'], id: number) => ops.some((op) => op.id === id || op.bookings?.some((b) => b.id === id))
@@ -214,6 +220,8 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
     }
     const deltas = new Map<Service, number[]>(services.map((s) => [s, []]))
     const deltaBookings = new Map<Service, number[]>(services.map((s) => [s, []]))
+    const firstPages = new Map<Service, number[]>(services.map((s) => [s, []]))
+    const deltaPages = new Map<Service, number[]>(services.map((s) => [s, []]))
     const rereads: number[] = []
     let rereadBytes = 0
     const tokens = new Map(services.map((s) => [s, syncs.get(s)!.token]))
@@ -226,6 +234,8 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
         tokens.set(service, delta.token)
         deltas.get(service)!.push(delta.ms)
         deltaBookings.get(service)!.push(delta.bookings)
+        firstPages.get(service)!.push(delta.pageMs[0]!)
+        deltaPages.get(service)!.push(delta.pages)
       }
       // The client without changes/: the year read again, by curl (a cheaper reader than this process's fetch).
       const whole = await curlGet(`${digestService.url}${API}slots?flat&start=${YEAR.start}&end=${YEAR.end}`)
@@ -233,6 +243,24 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
       rereads.push(whole.ms)
       rereadBytes = whole.bytes
     }
+    // Where the digest source's delta goes: its first page reads every month's digest (one
+    // statement over the year) before the changed month's first rows; the statements alone, through mysql2.
+    const pool = createPool({ ...db, dateStrings: true, connectionLimit: 1, charset: 'UTF8MB4_UNICODE_520_CI' })
+    const kysely = new Kysely<Database>({ dialect: new MysqlDialect({ pool }), plugins: [new TablePrefixPlugin('wp_')] })
+    await readBookingIndexes(kysely, 'wp_booking_calendar_bookings')
+    const yearFilter = { bookingDate: { from: YEAR.start, to: YEAR.end } }
+    const statementMs = async (compiled: { sql: string; parameters: readonly unknown[] }) => {
+      const runs: number[] = []
+      for (let i = 0; i < DELTA_ROUNDS; i++) {
+        const started = performance.now()
+        await pool.promise().query(compiled.sql, compiled.parameters as unknown[])
+        runs.push(performance.now() - started)
+      }
+      return median(runs)
+    }
+    const digestsAloneMs = await statementMs(compileBookingsMonthDigests(kysely, yearFilter, { customer: false }))
+    const monthAloneMs = await statementMs(compileBookingsOfMonth(kysely, yearFilter, { customer: false }, '2025-06', undefined, undefined, 1_000_000))
+    await kysely.destroy()
     const logDelta = median(deltas.get(logService)!)
     const digestDelta = median(deltas.get(digestService)!)
     const reread = median(rereads)
@@ -362,7 +390,7 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
       '| reports through | done (2xx) | non-2xx | errors | MariaDB reads of the report | the site\'s p50 / p99 ms |',
       '|---|---:|---:|---:|---:|---|',
       ...([['the service, log source (identical requests in flight share one read)', throughLog], ['the service, digest source', throughDigest], [`${REPORT_CLIENTS} \`mariadb\` clients (the floor)`, floor]] as const).map(([label, { run, reads }]) =>
-        `| ${label} | ${run.tally!.ok} | ${run.tally!.notOk} | ${run.tally!.errors} | ${reads.toFixed(1)} | ${run.probe.p50.toFixed(0)} / ${run.probe.p99.toFixed(0)} |`),
+        `| ${label} | ${run.tally!.ok} | ${run.tally!.notOk} | ${run.tally!.errors}${run.tally!.kinds.size > 0 ? ` (${[...run.tally!.kinds].map(([kind, n]) => `${n}× ${kind}`).join(', ')})` : ''} | ${reads.toFixed(1)} | ${run.probe.p50.toFixed(0)} / ${run.probe.p99.toFixed(0)} |`),
       '',
       `#### 3. A year's sync, then one booking of the year changed (as root) and the delta followed to \`more=false\` (\`per_page=1000\`), ${DELTA_ROUNDS} rounds`, '',
       `The year's re-read: \`slots?flat&start=${YEAR.start}&end=${YEAR.end}\`, ${(rereadBytes / 1e6).toFixed(1)} MB, by curl; the changes/ requests by fetch in the bench process (parsed, to follow \`next\`).`, '',
@@ -373,6 +401,8 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
         return `| ${service.label} | ${sync.bookings.toLocaleString('en')}, ${sync.pages}, ${(sync.ms / 1000).toFixed(1)} | ${deltaBookings.get(service)!.join(', ')} | ${deltas.get(service)!.map(f1).join(', ')} | ${f1(median(deltas.get(service)!))} | ${(median(deltas.get(service)!) / reread).toFixed(4)} |`
       }),
       `| the year re-read (200) | | ${year.bookings.toLocaleString('en')} | ${rereads.map(f1).join(', ')} | ${f1(reread)} | 1 |`,
+      '',
+      `Where the digest source's delta goes: ${deltaPages.get(digestService)!.join(', ')} pages; its first page (every month's digest read, then the changed month's first rows) took ${firstPages.get(digestService)!.map(f1).join(', ')} ms, the rest ${deltas.get(digestService)!.map((ms, i) => f1(ms - firstPages.get(digestService)![i]!)).join(', ')} ms. Its statements alone through mysql2 (median of ${DELTA_ROUNDS}): the year's month digests ${f1(digestsAloneMs)} ms; one month's rows (2025-06, all at once) ${f1(monthAloneMs)} ms. The log source's delta: ${deltaPages.get(logService)!.join(', ')} page(s).`,
       '',
       `#### 4. ${WRITES_PER_SECOND} single-row writes a second for ${WRITE_SECONDS} s (as root: updates of random rows, 5 % inserts, 5 % deletes), the log source's service otherwise idle`, '',
       `The writer did ${writes.writes} writes in ${writes.seconds?.toFixed(1)} s (**${writes.perSecond?.toFixed(0)}/s**: ${writes.updates} updates, ${writes.inserts} inserts, ${writes.deletes} deletes, ${writes.failed} failed). The binary log grew by ${((binlogAfterWrites - binlogBeforeWrites) / 1e6).toFixed(1)} MB.`, '',
