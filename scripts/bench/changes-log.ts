@@ -49,6 +49,8 @@ interface Service { label: string; url: string; pid: number; pids(): number[]; s
 export interface ChangesLogDeps {
   /** run.ts's startService: the built service at its defaults but for `env`, WORKERS as the bench runs it. */
   startService(label: string, env: Record<string, string>): Promise<Service>
+  /** run.ts's startHttpFloor: node:http alone on the same workers, serving `body` at `path` from memory (http-floor.mjs). */
+  startHttpFloor(body: Buffer, path: string): Promise<{ url: string; stop(): Promise<void> }>
   /** The site's database as root (the administrator's writes, SHOW MASTER STATUS). */
   root: { socketPath: string; dataDir: string; database: string }
   /** The year report's path under the namespace ((b)). */
@@ -196,17 +198,37 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
     const rowsReadBefore = await status('Rows_read')
     await timedGet(report(logService))
     const rowsPerReport = (await status('Rows_read')) - rowsReadBefore
-    const readsOf = async (run: () => Promise<ReportRun>) => {
+    const mariadbPid = Number(readFileSync(join(deps.root.dataDir, 'mariadbd.pid'), 'utf8').trim())
+    /** A load, with MariaDB's reads of the report in it and the CPU (% of a core) of `pids` and mariadbd over it. */
+    const readsOf = async (run: () => Promise<ReportRun>, pids: number[] = []) => {
       const before = await status('Rows_read')
+      const cpuFrom = [...pids, mariadbPid].map(cpuSeconds)
+      const from = Date.now()
       const result = await run()
-      return { run: result, reads: ((await status('Rows_read')) - before) / rowsPerReport }
+      const seconds = (Date.now() - from) / 1000
+      const cpu = [...pids, mariadbPid].map((pid, i) => (100 * (cpuSeconds(pid) - cpuFrom[i]!)) / seconds)
+      return { run: result, reads: ((await status('Rows_read')) - before) / rowsPerReport, cpu: { service: cpu.slice(0, -1), mariadb: cpu.at(-1)! } }
     }
     say(`changes log: ${REPORT_CLIENTS} clients of the year report, ${REPORT_SECONDS} s each: the log source, the digest source, the mariadb clients`)
-    const throughLog = await readsOf(() => reportLoad(ctx.wordpressUrl, (until, signal) => curlReports(report(logService), until, signal)))
+    const throughLog = await readsOf(() => reportLoad(ctx.wordpressUrl, (until, signal) => curlReports(report(logService), until, signal)), logService.pids())
     await untilSiteIdle(ctx.wordpressUrl)
-    const throughDigest = await readsOf(() => reportLoad(ctx.wordpressUrl, (until, signal) => curlReports(report(digestService), until, signal)))
+    const throughDigest = await readsOf(() => reportLoad(ctx.wordpressUrl, (until, signal) => curlReports(report(digestService), until, signal)), digestService.pids())
     await untilSiteIdle(ctx.wordpressUrl)
     const floor = await readsOf(() => reportLoad(ctx.wordpressUrl, (until) => mariadbReports(db, deps.reportSql, until)))
+    // The most any service sending these bytes to these clients can do here: node:http alone, the
+    // report's body from memory on the same workers, no database (http-floor.mjs), to 16 curl clients.
+    const body = await new Promise<Buffer>((resolve, reject) => {
+      request(report(logService), { agent: false }, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('end', () => resolve(Buffer.concat(chunks)))
+        res.on('error', reject)
+      }).on('error', reject).end()
+    })
+    const httpFloor = await deps.startHttpFloor(body, '/')
+    await untilSiteIdle(ctx.wordpressUrl)
+    const bytesAlone = await readsOf(() => reportLoad(ctx.wordpressUrl, (until, signal) => curlReports(httpFloor.url, until, signal)))
+    await httpFloor.stop()
     const done = (run: ReportRun) => run.tally!.ok
     const loadRatio = done(throughLog.run) / Math.max(1, done(floor.run))
 
@@ -261,6 +283,23 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
     const digestsAloneMs = await statementMs(compileBookingsMonthDigests(kysely, yearFilter, { customer: false }))
     const monthAloneMs = await statementMs(compileBookingsOfMonth(kysely, yearFilter, { customer: false }, '2025-06', undefined, undefined, 1_000_000))
     await kysely.destroy()
+    // And the log source's: its statements alone, in turn, on one connection of the log account
+    // (the server's id, SHOW MASTER STATUS, the changed booking by id), and /readyz by the same
+    // client as the deltas (HTTP and one statement of the service's).
+    const asLogReader = await mysql.createConnection({ host: db.host, port: db.port, user: LOG_READER.user, password: LOG_READER.password, database: db.database })
+    const logStatements: number[] = []
+    const readyzMs: number[] = []
+    for (let i = 0; i < 9; i++) {
+      const started = performance.now()
+      await asLogReader.query('select @@server_id as server_id, @@log_bin_basename as log_basename')
+      await asLogReader.query('SHOW MASTER STATUS')
+      await asLogReader.query('SELECT * FROM wp_booking_calendar_bookings WHERE id IN (?) AND booking_date BETWEEN ? AND ?', [[yearIds[i]!.id], YEAR.start, YEAR.end])
+      logStatements.push(performance.now() - started)
+      const asked = performance.now()
+      await (await fetch(`${logService.url}/readyz`)).arrayBuffer()
+      readyzMs.push(performance.now() - asked)
+    }
+    await asLogReader.end()
     const logDelta = median(deltas.get(logService)!)
     const digestDelta = median(deltas.get(digestService)!)
     const reread = median(rereads)
@@ -273,7 +312,6 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
     const probeQuery = `start=${PROBE_DAY}&end=${PROBE_DAY}&per_page=1000`
     const probeRoot = await mysql.createConnection({ socketPath: deps.root.socketPath, user: 'root', database: deps.root.database })
     let probeToken = (await followChanges(logService.url, probeQuery)).token
-    const mariadbPid = Number(readFileSync(join(deps.root.dataDir, 'mariadbd.pid'), 'utf8').trim())
     const workerPids = logService.pids().filter((pid) => pid !== logService.pid)
     /** Commit → a changes/ that reports it (ms), and /readyz's reader position against the server's (ms behind), each stamped. */
     const visible: Array<{ at: number; ms: number }> = []
@@ -387,10 +425,13 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
       '',
       `#### 2. ${REPORT_CLIENTS} clients asking for the year report back to back for ${REPORT_SECONDS} s (no If-None-Match), beside the site's probe`, '',
       `Each report a \`curl\` process (a fresh connection, the body dropped); the floor is ${REPORT_CLIENTS} \`mariadb\` clients running the service's own statement, as in the concurrent reports above. MariaDB's reads: its \`Rows_read\` over the load ÷ that of one report of the log source read alone (${Math.round(rowsPerReport).toLocaleString('en')} rows).`, '',
-      '| reports through | done (2xx) | non-2xx | errors | MariaDB reads of the report | the site\'s p50 / p99 ms |',
-      '|---|---:|---:|---:|---:|---|',
-      ...([['the service, log source (identical requests in flight share one read)', throughLog], ['the service, digest source', throughDigest], [`${REPORT_CLIENTS} \`mariadb\` clients (the floor)`, floor]] as const).map(([label, { run, reads }]) =>
-        `| ${label} | ${run.tally!.ok} | ${run.tally!.notOk} | ${run.tally!.errors}${run.tally!.kinds.size > 0 ? ` (${[...run.tally!.kinds].map(([kind, n]) => `${n}× ${kind}`).join(', ')})` : ''} | ${reads.toFixed(1)} | ${run.probe.p50.toFixed(0)} / ${run.probe.p99.toFixed(0)} |`),
+      '| reports through | done (2xx) | non-2xx | errors | MariaDB reads of the report | CPU % of a core: the service\'s primary / workers; mariadbd | the site\'s p50 / p99 ms |',
+      '|---|---:|---:|---:|---:|---|---|',
+      ...([['the service, log source (identical requests in flight share one read)', throughLog], ['the service, digest source', throughDigest], [`${REPORT_CLIENTS} \`mariadb\` clients (the floor)`, floor],
+        [`the limit: node:http alone sending the same ${(body.length / 1e6).toFixed(1)} MB from memory, no database, on ${logService.pids().length - 1 || 1} workers (not a contender)`, bytesAlone]] as const).map(([label, { run, reads, cpu }]) =>
+        `| ${label} | ${run.tally!.ok} | ${run.tally!.notOk} | ${run.tally!.errors}${run.tally!.kinds.size > 0 ? ` (${[...run.tally!.kinds].map(([kind, n]) => `${n}× ${kind}`).join(', ')})` : ''} | ${reads.toFixed(1)} | ${cpu.service.length > 0 ? `${cpu.service.map((n) => n.toFixed(0)).join(' / ')}; ` : ''}${cpu.mariadb.toFixed(0)} | ${run.probe.p50.toFixed(0)} / ${run.probe.p99.toFixed(0)} |`),
+      '',
+      `The limit did ${done(bytesAlone.run)} reports: the log source's ${done(throughLog.run)} are ${(done(throughLog.run) / Math.max(1, done(bytesAlone.run))).toFixed(2)}× it, and ${(done(bytesAlone.run) / Math.max(1, done(floor.run))).toFixed(2)}× the floor is the most any service could show against the floor here (the curl clients, the service and MariaDB share the cores).`,
       '',
       `#### 3. A year's sync, then one booking of the year changed (as root) and the delta followed to \`more=false\` (\`per_page=1000\`), ${DELTA_ROUNDS} rounds`, '',
       `The year's re-read: \`slots?flat&start=${YEAR.start}&end=${YEAR.end}\`, ${(rereadBytes / 1e6).toFixed(1)} MB, by curl; the changes/ requests by fetch in the bench process (parsed, to follow \`next\`).`, '',
@@ -402,7 +443,7 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
       }),
       `| the year re-read (200) | | ${year.bookings.toLocaleString('en')} | ${rereads.map(f1).join(', ')} | ${f1(reread)} | 1 |`,
       '',
-      `Where the digest source's delta goes: ${deltaPages.get(digestService)!.join(', ')} pages; its first page (every month's digest read, then the changed month's first rows) took ${firstPages.get(digestService)!.map(f1).join(', ')} ms, the rest ${deltas.get(digestService)!.map((ms, i) => f1(ms - firstPages.get(digestService)![i]!)).join(', ')} ms. Its statements alone through mysql2 (median of ${DELTA_ROUNDS}): the year's month digests ${f1(digestsAloneMs)} ms; one month's rows (2025-06, all at once) ${f1(monthAloneMs)} ms. The log source's delta: ${deltaPages.get(logService)!.join(', ')} page(s).`,
+      `Where the digest source's delta goes: ${deltaPages.get(digestService)!.join(', ')} pages; its first page (every month's digest read, then the changed month's first rows) took ${firstPages.get(digestService)!.map(f1).join(', ')} ms, the rest ${deltas.get(digestService)!.map((ms, i) => f1(ms - firstPages.get(digestService)![i]!)).join(', ')} ms. Its statements alone through mysql2 (median of ${DELTA_ROUNDS}): the year's month digests ${f1(digestsAloneMs)} ms; one month's rows (2025-06, all at once) ${f1(monthAloneMs)} ms. The log source's delta: ${deltaPages.get(logService)!.join(', ')} page(s); its three statements alone, in turn on one connection (the server's id, SHOW MASTER STATUS, the booking by id): ${f1(median(logStatements))} ms (median of 9); /readyz by the same client (HTTP and one statement): ${f1(median(readyzMs))} ms. For the target (re-read ÷ delta > 50×) this re-read allows a delta of at most ${f1(reread / 50)} ms.`,
       '',
       `#### 4. ${WRITES_PER_SECOND} single-row writes a second for ${WRITE_SECONDS} s (as root: updates of random rows, 5 % inserts, 5 % deletes), the log source's service otherwise idle`, '',
       `The writer did ${writes.writes} writes in ${writes.seconds?.toFixed(1)} s (**${writes.perSecond?.toFixed(0)}/s**: ${writes.updates} updates, ${writes.inserts} inserts, ${writes.deletes} deletes, ${writes.failed} failed). The binary log grew by ${((binlogAfterWrites - binlogBeforeWrites) / 1e6).toFixed(1)} MB.`, '',

@@ -707,6 +707,7 @@ if (CHANGES_LOG) {
   const statement = benchStatement('b', readerDb)
   const measured = await phases.run('changes log', () => benchChangesLog(ctx, {
     startService: (label, env) => startService(label, env),
+    startHttpFloor: (body, path) => startHttpFloor(body, path, 'http'),
     root: { socketPath: mariadb.socketPath, dataDir: mariadb.dataDir, database: BENCH_DATABASE },
     reportPath: report.path,
     reportSql: mysql.format(statement.sql, statement.values as Parameters<typeof mysql.format>[1]),
