@@ -14,11 +14,11 @@ import mysql from 'mysql2'
 import type { BenchContext, ReaderDb } from './context.ts'
 
 export const REPORT_CLIENTS = 16
-const REPORT_SECONDS = Number(process.env.BENCH_REPORT_SECONDS ?? 30)
+export const REPORT_SECONDS = Number(process.env.BENCH_REPORT_SECONDS ?? 30)
 const PROBE_EVERY_MS = 200
 const PROBE_PATH = '/wp-json/wp/v2/posts?per_page=5'
 
-interface Tally {
+export interface Tally {
   ok: number
   notOk: number
   errors: number
@@ -149,7 +149,7 @@ async function processReports(command: string, args: readonly string[], output: 
  * service, MariaDB and WordPress share, and held up the probe's own timing
  * (measured when reports were first read by curl: decision 0032, in git at 9164263:docs/performance.md).
  */
-function curlReports(url: string, until: number, signal: AbortSignal): Promise<Tally> {
+export function curlReports(url: string, until: number, signal: AbortSignal): Promise<Tally> {
   // -q: no ~/.curlrc; --noproxy: straight to loopback, as node:http went.
   const args = ['-q', '-s', '--noproxy', '*', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '120', url]
   return processReports('curl', args, 'stdout', until, signal, (t, { code, output }) => {
@@ -171,7 +171,7 @@ function curlReports(url: string, until: number, signal: AbortSignal): Promise<T
 }
 
 /** REPORT_CLIENTS `mariadb` command-line clients running `statement` back to back until `until`. */
-function mariadbReports(db: ReaderDb, statement: string, until: number): Promise<Tally> {
+export function mariadbReports(db: ReaderDb, statement: string, until: number): Promise<Tally> {
   const args = ['--quick', '--batch', '--skip-column-names', `--host=${db.host}`, `--port=${db.port}`, `--user=${db.user}`, `--password=${db.password}`, db.database, '-e', statement]
   return processReports('mariadb', args, 'stderr', until, undefined, (t, { code, output }) => {
     if (code === 0) t.ok++

@@ -10,6 +10,7 @@ import { cpus, tmpdir, totalmem, availableParallelism } from 'node:os'
 import { Agent, get as httpGet } from 'node:http'
 import { connect } from 'node:net'
 import { join } from 'node:path'
+import mysql from 'mysql2'
 import { fileURLToPath } from 'node:url'
 import { startMariaDb, stopOnExit, findFreePort } from '../mariadb.ts'
 import { installSitePhp, prepareWordPress } from '../wordpress.ts'
@@ -27,6 +28,7 @@ import { benchConditional } from './conditional.ts'
 import { benchConcurrentReports, untilSiteIdle } from './concurrent-reports.ts'
 import { benchAvailability } from './availability.ts'
 import { benchAgainstBaseline } from './against-baseline.ts'
+import { benchChangesLog, BINLOG_OPTIONS } from './changes-log.ts'
 import { PhaseClock, phaseTable, readTraces, stallCulprits, stallLessWaitForCore } from './phase-report.ts'
 
 if (process.env.BENCH_BOOKINGS === undefined) {
@@ -299,7 +301,15 @@ function verdict(label: string, measured: number, target: number, unit: '×' | '
 say(`booking-calendar-api benchmark: ${BENCH_DATA.bookings.toLocaleString('en')} bookings, ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${SECONDS} s per load by ${LOADER}, WORKERS=${WORKERS}`)
 if (spawnSync(bin('tsc'), ['-p', join(repo, 'tsconfig.build.json')], { stdio: 'inherit' }).status !== 0) throw new Error('build failed')
 
-const mariadb = await startMariaDb({ bufferPoolMb: 2048 })
+/**
+ * Issue 64's phase (changes-log.ts): at a million bookings run whole, or when BENCH_ONLY names x.
+ * The database then writes a binary log as the log source needs it, from its start (the seed
+ * goes through it: at 1,000,000 bookings about 3 s more, 9.5 s against 6.3 s here with
+ * WordPress's install, 18.4 against 15.1 s through setup.ts's path; 106 MB of log).
+ * Without this phase it keeps none, as before.
+ */
+const CHANGES_LOG = process.env.BENCH_ONLY === undefined ? BENCH_DATA.bookings >= 1_000_000 : ONLY.includes('x')
+const mariadb = await startMariaDb({ bufferPoolMb: 2048, serverOptions: CHANGES_LOG ? BINLOG_OPTIONS : [] })
 // eslint-disable-next-line prefer-const -- set once WordPress exists; the exit hook below may run before
 let wordpressClose: (() => Promise<void>) | undefined
 const children = new Set<ChildProcess>()
@@ -327,6 +337,10 @@ wordpress.php(`<?php ${installSitePhp(wordpress.root)}`)
 await mariadb.adminQuery(`USE ${BENCH_DATABASE}; ${pluginTablesSql('wp_')}`)
 for (const statement of demoDataSql({ ...BENCH_DATA, prefix: 'wp_' })) await mariadb.adminQuery(`USE ${BENCH_DATABASE}; ${statement}`)
 say(`database: ${BENCH_DATA.bookings.toLocaleString('en')} bookings, ${BENCH_DATA.services} services, ${BENCH_DATA.rules} rules, WordPress installed: ${((Date.now() - started) / 1000).toFixed(1)} s`)
+if (CHANGES_LOG) {
+  const logs = await mariadb.adminQuery('SHOW BINARY LOGS') as Array<{ File_size: number | string }>
+  say(`the binary log on (${BINLOG_OPTIONS.join(' ')}): ${(logs.reduce((n, log) => n + Number(log.File_size), 0) / 1e6).toFixed(0)} MB after the seed`)
+}
 say(`indexes added in ${((await addRecommendedIndexes(mariadb)) / 1000).toFixed(1)} s`)
 const written = await writeDirtyPages(mariadb)
 say(`InnoDB's dirty pages written before the first measurement: ${(written.ms / 1000).toFixed(1)} s (${written.left} left)`)
@@ -687,6 +701,20 @@ if (process.env.BENCH_ONLY === undefined ? BENCH_DATA.bookings >= 1_000_000 : ON
   verdicts.push(...await phases.run('concurrent reports', () => benchConcurrentReports(ctx, hidden.url, report.path, benchStatement('b', readerDb))))
   // Issue 44: the same report answered 304, one at a time and under the same load.
   table(...await phases.run('conditional', () => benchConditional(ctx, hidden.url, report.path)))
+}
+// Issue 64: changes/'s log source against its competitors, with the binary log on (at a million bookings, or when BENCH_ONLY names x).
+if (CHANGES_LOG) {
+  const report = BENCH_QUERIES.find((q) => q.key === 'b')!
+  const statement = benchStatement('b', readerDb)
+  const measured = await phases.run('changes log', () => benchChangesLog(ctx, {
+    startService: (label, env) => startService(label, env),
+    startHttpFloor: (body, path) => startHttpFloor(body, path, 'http'),
+    root: { socketPath: mariadb.socketPath, dataDir: mariadb.dataDir, database: BENCH_DATABASE },
+    reportPath: report.path,
+    reportSql: mysql.format(statement.sql, statement.values as Parameters<typeof mysql.format>[1]),
+  }))
+  table(...measured.lines)
+  verdicts.push(...measured.verdicts)
 }
 
 // --- peak memory and event loop of every service process, over the whole bench ----
