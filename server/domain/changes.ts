@@ -81,7 +81,7 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   if (query.since === undefined) {
     // The start of a sync: what the client will stand on, read before its first row.
     const mark: ChangeToken = source.kind === 'log'
-      ? { ...base, server: await reads.readLogServer(db), position: await source.log.serverPosition() }
+      ? await Promise.all([reads.readLogServer(db), source.log.serverPosition()]).then(([server, position]) => ({ ...base, server, position }))
       : { ...base, months: hashMonths(await reads.readMonthDigests(db, filter, columns)) }
     return await syncPage(read, mark, 0)
   }
@@ -119,11 +119,10 @@ async function syncPage(read: DeltaRead, mark: ChangeToken, afterId: number): Pr
 
 async function logDelta(read: DeltaRead, log: ChangeLog, token: ChangeToken, cursor: ChangeCursor | undefined, waitMs: number): Promise<ChangesAnswer> {
   if (token.position === undefined || (cursor !== undefined && cursor.kind !== 'log-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
-  const server = await read.reads.readLogServer(read.db)
-  if (server !== token.server) throw tokenExpired('the database server is not the one the token was made on')
-  // A page of a delta goes on over the same ids; a new delta runs to the server's position now.
+  // A page of a delta goes on over the same ids; a new delta runs to the server's position now (asked beside the server's name).
   const from: LogPosition = cursor?.kind === 'log-delta' ? cursor.from : token.position
-  const to: LogPosition = cursor?.kind === 'log-delta' ? token.position : await log.serverPosition()
+  const [server, to] = await Promise.all([read.reads.readLogServer(read.db), cursor?.kind === 'log-delta' ? token.position : log.serverPosition()])
+  if (server !== token.server) throw tokenExpired('the database server is not the one the token was made on')
   const offset = cursor?.kind === 'log-delta' ? cursor.offset : 0
   const changed = await log.bookingsChanged(from, to, waitMs)
   if (changed.kind === 'expired') throw tokenExpired(changed.reason)

@@ -6,12 +6,16 @@
 //   position now; when the log shows nothing an answer is made of changed in
 //   between, it is 304 without a row read. In doubt (not read that far in
 //   time, or no longer remembered), the answer is read as always.
-// - Identical questions in flight share one read: a request that finds the
-//   same question being answered, with no change in the log between that
-//   answer's position and its own, is sent the same status, headers and bytes
-//   as they are written. It joins only while the answer's first bytes are
-//   still kept (SHARED_ANSWER_BYTES); a joiner that falls SHARED_LAG_BYTES
-//   behind is cut, visibly, and never slows the answer it shares.
+// - Identical questions share one read: a request that finds the same
+//   question being answered, with no change in the log between that answer's
+//   position and its own, is sent the same status, headers and bytes as they
+//   are written. It joins only while the answer's first bytes are still kept
+//   (SHARED_ANSWER_BYTES); a joiner that falls SHARED_LAG_BYTES behind what it
+//   was given is cut, visibly, and never slows the answer it shares. An answer
+//   kept whole stays for the next identical question (KEPT_ANSWERS_BYTES in
+//   all), sent again while the log shows no change since it was read.
+// The bytes kept are copies: the writer's chunks go back to its pool once
+// its own socket has sent them (http/chunk-pool.ts).
 //
 // A question is its route, its query as given, the Accept and Origin it
 // comes with (the Vary of every tagged answer), and whether the caller sees
@@ -23,11 +27,14 @@ import type { Deps } from '../deps.ts'
 import type { ChangeLog, LogPosition } from '../../db/change-log.ts'
 import { noneMatchHits } from './entity-tag.ts'
 import { ifNoneMatchOf } from './conditional.ts'
+import { sendAsMade } from './stream-body.ts'
 
 /** How many bytes of an answer are kept for requests that join it; past them, none joins. */
 export const SHARED_ANSWER_BYTES = 64 * 1024 * 1024
-/** A joiner whose client lags this far behind the answer it shares is cut. */
+/** A joiner whose client lags this far behind the answer it shares (past what it was given at once when it joined) is cut. */
 export const SHARED_LAG_BYTES = 16 * 1024 * 1024
+/** Whole answers kept for the next identical question, in all; the oldest used goes first. */
+export const KEPT_ANSWERS_BYTES = 64 * 1024 * 1024
 const REMEMBERED_TAGS = 10_000
 
 interface RememberedTag {
@@ -47,7 +54,17 @@ interface SharedAnswer {
   /** Whether a request may still join: its first bytes are all kept. */
   open: boolean
   ended: boolean
-  joiners: Set<Response>
+  /** Each joiner, with the bytes it was given at once when it joined: its lag is counted past them. */
+  joiners: Map<Response, number>
+}
+
+/** An answer kept whole: what a shared answer was when it ended. */
+interface KeptAnswer {
+  position: LogPosition
+  status: number
+  headers: Record<string, number | string | string[]>
+  chunks: Buffer[]
+  bytes: number
 }
 
 /** Routes whose default range starts today: they qualify only with start and end given. */
@@ -63,8 +80,23 @@ export interface LogAnswers {
 export function logAnswers(deps: Deps): LogAnswers {
   const remembered = new Map<string, RememberedTag>()
   const inFlight = new Map<string, SharedAnswer>()
+  const kept = new Map<string, KeptAnswer>()
+  let keptBytes = 0
   let notModified = 0
   let joined = 0
+  const forget = (key: string) => {
+    const answer = kept.get(key)
+    if (answer === undefined) return
+    kept.delete(key)
+    keptBytes -= answer.bytes
+  }
+  const keep = (key: string, answer: KeptAnswer) => {
+    forget(key)
+    if (answer.bytes > KEPT_ANSWERS_BYTES) return
+    while (keptBytes + answer.bytes > KEPT_ANSWERS_BYTES) forget(kept.keys().next().value!)
+    kept.set(key, answer)
+    keptBytes += answer.bytes
+  }
   const waitMs = deps.config.changesLogWaitMs
 
   const handler = (route: string): RequestHandler => async (req, res, next) => {
@@ -96,6 +128,19 @@ export function logAnswers(deps: Deps): LogAnswers {
         return
       }
     } else {
+      const answer = kept.get(key)
+      if (answer !== undefined) {
+        if (await unchanged(log, answer.position, now, waitMs) && kept.get(key) === answer) {
+          answer.position = now
+          // Most recently used last: the oldest is the one forgotten.
+          kept.delete(key)
+          kept.set(key, answer)
+          res.locals.answeredByLog = 'kept'
+          await sendKept(res, answer, deps.config.sendTimeoutMs)
+          return
+        }
+        if (kept.get(key) === answer) forget(key)
+      }
       const shared = inFlight.get(key)
       if (shared?.open && await unchanged(log, shared.position, now, waitMs) && shared.open) {
         joined++
@@ -127,7 +172,7 @@ export function logAnswers(deps: Deps): LogAnswers {
 
   /** Records what `res` writes, for requests that join it, and passes each write on to them. */
   const share = (key: string, position: LogPosition, res: Response) => {
-    const shared: SharedAnswer = { position, chunks: [], bytes: 0, open: true, ended: false, joiners: new Set() }
+    const shared: SharedAnswer = { position, chunks: [], bytes: 0, open: true, ended: false, joiners: new Map() }
     inFlight.set(key, shared)
     const done = () => {
       if (inFlight.get(key) === shared) inFlight.delete(key)
@@ -143,11 +188,12 @@ export function logAnswers(deps: Deps): LogAnswers {
       const headers: Record<string, number | string | string[]> = {}
       for (const [name, value] of Object.entries(res.getHeaders())) if (value !== undefined && name !== 'x-request-id') headers[name] = value
       shared.headers = headers
-      for (const joiner of shared.joiners) startJoiner(shared, joiner)
+      for (const joiner of shared.joiners.keys()) startJoiner(shared, joiner)
     }
     const record = (chunk: unknown, encoding: unknown) => {
       if (chunk === undefined || chunk === null || typeof chunk === 'function') return
-      const bytes = Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? encoding as BufferEncoding : 'utf8') : Buffer.from(chunk as Uint8Array)
+      // A copy: the writer's buffer goes back to its pool once its own socket sent it.
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? encoding as BufferEncoding : 'utf8') : Buffer.from(chunk as Uint8Array)
       if (bytes.length === 0) return
       headersOnce()
       if (shared.open) {
@@ -158,9 +204,9 @@ export function logAnswers(deps: Deps): LogAnswers {
           shared.chunks = []
         }
       }
-      for (const joiner of shared.joiners) {
+      for (const [joiner, given] of shared.joiners) {
         joiner.write(bytes)
-        if (joiner.writableLength > SHARED_LAG_BYTES) cutJoiner(shared, joiner)
+        if (joiner.writableLength > SHARED_LAG_BYTES + given) cutJoiner(shared, joiner)
       }
     }
     res.writeHead = ((...args: unknown[]) => {
@@ -176,20 +222,24 @@ export function logAnswers(deps: Deps): LogAnswers {
       record(chunk, rest[0])
       headersOnce()
       shared.ended = true
-      for (const joiner of shared.joiners) joiner.end()
+      for (const joiner of shared.joiners.keys()) joiner.end()
       shared.joiners.clear()
+      // Kept whole for the next identical question while the log shows no change.
+      if (shared.open && shared.status === 200 && shared.headers !== undefined) {
+        keep(key, { position: shared.position, status: shared.status, headers: shared.headers, chunks: shared.chunks, bytes: shared.bytes })
+      }
       done()
       return end(chunk, ...rest)
     }) as typeof res.end
     res.once('close', () => {
       // The answer did not end (its client went, or it was cut): its joiners are cut as visibly.
-      if (!shared.ended) for (const joiner of shared.joiners) cutJoiner(shared, joiner)
+      if (!shared.ended) for (const joiner of [...shared.joiners.keys()]) cutJoiner(shared, joiner)
       done()
     })
   }
 
   const join = (shared: SharedAnswer, res: Response) => {
-    shared.joiners.add(res)
+    shared.joiners.set(res, shared.bytes)
     res.once('close', () => shared.joiners.delete(res))
     if (shared.headers !== undefined) startJoiner(shared, res)
   }
@@ -203,6 +253,13 @@ function startJoiner(shared: SharedAnswer, joiner: Response): void {
   joiner.statusCode = shared.status!
   joiner.flushHeaders()
   for (const chunk of shared.chunks) joiner.write(chunk)
+}
+
+/** A kept answer sent again: its status, headers and bytes, at the client's pace (a client that stops reading is cut, as any answer's). */
+async function sendKept(res: Response, answer: KeptAnswer, sendTimeoutMs: number): Promise<void> {
+  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value)
+  res.status(answer.status)
+  await sendAsMade(res, (async function* () { yield* answer.chunks })(), sendTimeoutMs)
 }
 
 function cutJoiner(shared: SharedAnswer, joiner: Response): void {

@@ -5,6 +5,7 @@
 // the log's position, restarts of the service and of the database, purged logs.
 import { expect } from 'chai'
 import { readFileSync } from 'node:fs'
+import { get as httpGet } from 'node:http'
 import fc from 'fast-check'
 import { describeOwnServer } from '../support/database.ts'
 import { spawnService, startListeningService, type ServiceProcess } from '../support/service.ts'
@@ -154,7 +155,49 @@ describeOwnServer('GET changes/ (log source)', 'it kills and restarts a MariaDB 
       return { status: res.status, type: res.headers.get('content-type'), body: await res.text() }
     }))
     for (const answer of answers) expect(answer).to.deep.equal({ status: 200, type: 'text/csv; charset=utf-8', body: alone })
-    expect(service.logs.filter((line) => line.answeredByLog === 'shared').length, 'answers shared').to.be.at.least(1)
+    // Shared with the one in flight, or sent again as kept whole once it ended: never read twelve times.
+    expect(service.logs.filter((line) => line.path === `${PREFIX}slots` && (line.answeredByLog === 'shared' || line.answeredByLog === 'kept')).length, 'answers shared or kept').to.be.at.least(11)
+  })
+
+  it('an answer kept whole is sent again while the log shows no change, and read again after one', async () => {
+    const path = 'slots?format=csv&start=2026-01-01&end=2026-12-31&status=booked'
+    const first = await (await get(path)).text()
+    // Both workers keep it: the next requests may reach either.
+    for (let i = 0; i < 3; i++) expect(await (await get(path)).text()).to.equal(first)
+    expect(service.logs.filter((line) => line.answeredByLog === 'kept').length).to.be.at.least(1)
+    expect(first).to.include('\n901,')
+    await binlog.site.admin.query(`UPDATE ${table} SET note = 'kept no more' WHERE id = 901`)
+    for (let i = 0; i < 3; i++) expect(await (await get(path)).text()).to.include('kept no more')
+  })
+
+  it('joiners that read slowly get every byte of a long shared answer right (the writer\'s buffers are used again)', async () => {
+    const rows = Array.from({ length: 4000 }, (_, i) => ({ id: 20_000 + i, service_id: i % 2 === 0 ? HAIRCUT : STRIZHKA, status: 'booked', booking_date: `2026-08-${String(1 + (i % 28)).padStart(2, '0')}`, time_from: '09:00:00', time_to: '10:00:00', note: `note ${i} `.repeat(1 + (i % 7)), created_at: '2026-07-01 08:00:00' }))
+    for (let at = 0; at < rows.length; at += 500) await binlog.site.insert('booking_calendar_bookings', rows.slice(at, at + 500))
+    try {
+      const path = 'slots?flat&start=2026-08-01&end=2026-08-31'
+      const alone = await (await get(path)).text()
+      expect(alone.length).to.be.above(1_000_000)
+      // Not the kept answer: another question of the same bytes' length class, asked once each, at once.
+      const fresh = `${path}&_fields=id,note,start`
+      const want = await (await get(fresh)).text()
+      await binlog.site.admin.query(`UPDATE ${table} SET note = 'changed' WHERE id = 20000`)
+      const slowly = async (pauseMs: number) => new Promise<string>((resolve, reject) => {
+        const req = httpGet(`http://127.0.0.1:${service.port}${PREFIX}${fresh}`, (res) => {
+          const chunks: Buffer[] = []
+          res.pause()
+          setTimeout(() => res.resume(), pauseMs)
+          res.on('data', (chunk: Buffer) => chunks.push(chunk))
+          res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+          res.on('error', reject)
+        })
+        req.on('error', reject)
+      })
+      const answers = await Promise.all([slowly(0), slowly(300), slowly(600), slowly(900), slowly(0), slowly(400)])
+      const expected = want.replace(/"note":"note 0 "/, '"note":"changed"')
+      for (const answer of answers) expect(answer === expected, 'a joiner\'s bytes').to.equal(true)
+    } finally {
+      await binlog.site.admin.query(`DELETE FROM ${table} WHERE id >= 20000 AND id < 30000`)
+    }
   })
 
   it('customer data follows the caller\'s mode in every operation: null without credentials, shown with a token', async () => {
