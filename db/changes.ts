@@ -11,10 +11,18 @@ import {
 import { readRowsDigest } from './row-digest.ts'
 import { readWithoutLostIndex } from './lost-index.ts'
 import type { LogPosition } from './change-log.ts'
+import { rowsInTableOrder, type DatabaseServer } from './server-dialect.ts'
 
-/** Each month's digest ("YYYY-MM" → "rows:sum:sum") of the bookings `filter` matches, in one statement. */
-export async function readMonthDigests(db: Db, filter: BookingFilter, columns: BookingColumns): Promise<Map<string, string>> {
-  const rows = await readWithoutLostIndex(db, async () => (await db.executeQuery(compileBookingsMonthDigests(db, filter, columns))).rows)
+/**
+ * Each month's digest ("YYYY-MM" → "rows:sum:sum") of the bookings `filter`
+ * matches, in one statement; on `server`'s terms, its rows read in the
+ * table's order, as a 304's digest reads them (db/server-dialect.ts).
+ */
+export async function readMonthDigests(db: Db, filter: BookingFilter, columns: BookingColumns, server?: DatabaseServer): Promise<Map<string, string>> {
+  const rows = await readWithoutLostIndex(db, async () => {
+    const compiled = compileBookingsMonthDigests(db, filter, columns)
+    return (await db.executeQuery(server === undefined ? compiled : { ...compiled, sql: rowsInTableOrder(server, compiled.sql) })).rows
+  })
   const months = new Map<string, string>()
   for (const row of rows) {
     const digest = readRowsDigest(row)

@@ -12,6 +12,7 @@ import type { Db } from '../../db/connect.ts'
 import type { BookingFilter } from '../../db/booking-filter.ts'
 import type { BookingColumns, BookingRow } from '../../db/booking-queries.ts'
 import type { ChangeLog, LogPosition } from '../../db/change-log.ts'
+import type { DatabaseServer } from '../../db/server-dialect.ts'
 import { findBookingsAfterId, findBookingsByIds, findBookingsOfMonth, readLogServer, readMonthDigests } from '../../db/changes.ts'
 import { RestError, invalidParams } from '../errors.ts'
 import { toBookingRecord, type BookingMapping, type BookingRecord } from './booking-record.ts'
@@ -62,6 +63,8 @@ export interface ChangesOptions {
   version: string
   /** How long a delta waits for the log's reader to read to the server's position. */
   logWaitMs: number
+  /** The database server, once known: the digests per month read on its terms (db/changes.ts). */
+  server?: DatabaseServer
 }
 
 /** 410 rest_changes_token_expired: the client starts a new sync. */
@@ -76,13 +79,13 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   const columns: BookingColumns = { customer: options.mapping.exposeCustomer }
   const toRecord = (row: BookingRow) => toBookingRecord(row, options.mapping)
   const base = { source: source.kind, filters, context: options.context, version: options.version } as const
-  const read: DeltaRead = { db, filter, columns, toRecord, perPage: query.per_page, reads }
+  const read: DeltaRead = { db, filter, columns, toRecord, perPage: query.per_page, reads, server: options.server }
 
   if (query.since === undefined) {
     // The start of a sync: what the client will stand on, read before its first row.
     const mark: ChangeToken = source.kind === 'log'
       ? await Promise.all([reads.readLogServer(db), source.log.serverPosition()]).then(([server, position]) => ({ ...base, server, position }))
-      : { ...base, months: hashMonths(await reads.readMonthDigests(db, filter, columns)) }
+      : { ...base, months: hashMonths(await reads.readMonthDigests(db, filter, columns, options.server)) }
     return await syncPage(read, mark, 0)
   }
   const verdict = decodeChangeToken(query.since, { filters, context: options.context, version: options.version })
@@ -105,6 +108,7 @@ interface DeltaRead {
   toRecord: (row: BookingRow) => BookingRecord
   perPage: number
   reads: ChangesReads
+  server?: DatabaseServer
 }
 
 /** A page of a sync: the matching bookings by id, after `afterId`; the last page's next is the mark. */
@@ -156,7 +160,7 @@ async function digestDelta(read: DeltaRead, token: ChangeToken, cursor: ChangeCu
     months = [...cursor.months]
     afterDay = cursor.day
   } else {
-    target = hashMonths(await read.reads.readMonthDigests(read.db, read.filter, read.columns))
+    target = hashMonths(await read.reads.readMonthDigests(read.db, read.filter, read.columns, read.server))
     months = changedMonths(token.months, target)
   }
   const changes: ChangeOperation[] = []

@@ -49,7 +49,7 @@ export const changesHandler = (deps: Deps): RequestHandler => async (req, res) =
   const context = changeContextOf([zoneLabel(zone), serviceNamesDigest(names), exposeCustomer])
   const answer = await answerChanges(deps.db, source, {
     since: params.since, serviceId, status: params.status, start: params.start, end: params.end, per_page: params.per_page ?? 100,
-  }, { mapping: bookingMapping(zone, exposeCustomer), context, version: SERVICE_VERSION, logWaitMs: deps.config.changesLogWaitMs })
+  }, { mapping: bookingMapping(zone, exposeCustomer), context, version: SERVICE_VERSION, logWaitMs: deps.config.changesLogWaitMs, server: deps.pool.server() })
   // A token in every answer: never kept by a cache between client and service.
   res.setHeader('Cache-Control', 'no-store')
   res.json(answer)
