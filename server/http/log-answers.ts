@@ -56,6 +56,8 @@ interface SharedAnswer {
   ended: boolean
   /** Each joiner, with the bytes it was given at once when it joined: its lag is counted past them. */
   joiners: Map<Response, number>
+  /** The chunks it was kept with when it ended whole (KeptAnswer.chunks), to know it again. */
+  keptChunks?: Buffer[]
 }
 
 /** An answer kept whole: what a shared answer was when it ended. */
@@ -142,11 +144,20 @@ export function logAnswers(deps: Deps): LogAnswers {
         if (kept.get(key) === answer) forget(key)
       }
       const shared = inFlight.get(key)
-      if (shared?.open && await unchanged(log, shared.position, now, waitMs) && shared.open) {
-        joined++
-        res.locals.answeredByLog = 'shared'
-        join(shared, res)
-        return
+      if (shared?.open && await unchanged(log, shared.position, now, waitMs)) {
+        if (shared.open) {
+          joined++
+          res.locals.answeredByLog = 'shared'
+          join(shared, res)
+          return
+        }
+        // It ended while the log was asked: kept whole, it is the same answer.
+        const ended = kept.get(key)
+        if (ended !== undefined && ended.chunks === shared.keptChunks) {
+          res.locals.answeredByLog = 'kept'
+          await sendKept(res, ended, deps.config.sendTimeoutMs)
+          return
+        }
       }
     }
     rememberWhenSent(key, now, res)
@@ -226,6 +237,7 @@ export function logAnswers(deps: Deps): LogAnswers {
       shared.joiners.clear()
       // Kept whole for the next identical question while the log shows no change.
       if (shared.open && shared.status === 200 && shared.headers !== undefined) {
+        shared.keptChunks = shared.chunks
         keep(key, { position: shared.position, status: shared.status, headers: shared.headers, chunks: shared.chunks, bytes: shared.bytes })
       }
       done()
