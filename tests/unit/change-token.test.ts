@@ -104,3 +104,61 @@ describe('changes/ tokens made by hand', () => {
     ]) expect(decodeChangeToken(forge(bad), expected)).to.deep.include({ ok: false, kind: 'invalid' })
   })
 })
+
+describe('changes/ tokens and days: the edges', () => {
+  it('names why a token is refused: not made here, another format, other filters; expired by version, then by context', () => {
+    const text = encodeChangeToken(digestToken)
+    const reason = (verdict: ReturnType<typeof decodeChangeToken>) => (verdict.ok ? 'ok' : `${verdict.kind}: ${verdict.reason}`)
+    expect(reason(decodeChangeToken('.abc', expected))).to.match(/^invalid: since is not a token this service made/)
+    expect(reason(decodeChangeToken(text, { ...expected, filters: 'other' }))).to.match(/^invalid: since was made with other filters \(service, status, start, end\)/)
+    expect(reason(decodeChangeToken(text, { ...expected, version: 'x' }))).to.equal('expired: the service was upgraded since this token was made')
+    expect(reason(decodeChangeToken(text, { ...expected, version: 'x', context: 'y' }))).to.equal('expired: the service was upgraded since this token was made')
+    expect(reason(decodeChangeToken(text, { ...expected, context: 'y' }))).to.match(/^expired: the site's time zone, a service's slug or what this caller may see changed/)
+  })
+
+  it('a token of another format number is refused as such', async () => {
+    const { createHash } = await import('node:crypto')
+    const body = Buffer.from(JSON.stringify([2, 'digest', filters, 'ctx', 'v', null, null, '', null])).toString('base64url')
+    const text = `${body}.${createHash('sha256').update(`booking-calendar-api changes token\n${body}`).digest('base64url').slice(0, 16)}`
+    const verdict = decodeChangeToken(text, expected)
+    expect(verdict.ok ? '' : verdict.reason).to.match(/another version of the token format/)
+  })
+
+  it('a day or month in a cursor must be whole: YYYY-MM-DD and YYYY-MM, nothing around them', async () => {
+    const { createHash } = await import('node:crypto')
+    const forge = (cursor: unknown) => {
+      const body = Buffer.from(JSON.stringify([1, 'digest', filters, 'ctx', '0.2.0+answers.1', null, null, '', cursor])).toString('base64url')
+      return `${body}.${createHash('sha256').update(`booking-calendar-api changes token\n${body}`).digest('base64url').slice(0, 16)}`
+    }
+    expect(decodeChangeToken(forge({ kind: 'digest-delta', months: ['2026-01'], day: '2026-01-05' }), expected).ok).to.equal(true)
+    for (const cursor of [
+      { kind: 'digest-delta', months: ['2026-01'], day: 'x2026-01-05' }, { kind: 'digest-delta', months: ['2026-01'], day: '2026-01-05x' },
+      { kind: 'digest-delta', months: ['x2026-01'] }, { kind: 'digest-delta', months: ['2026-01x'] },
+    ]) expect(decodeChangeToken(forge(cursor), expected).ok, JSON.stringify(cursor)).to.equal(false)
+  })
+
+  it('filter keys keep a service, each bound and null apart', () => {
+    expect(changeFilterKey({})).to.equal('[null,null,null,null]')
+    expect(changeFilterKey({ serviceId: 3, statuses: ['b', 'a'], start: '2026-01-01', end: '2026-02-01' })).to.equal('[3,["a","b"],"2026-01-01","2026-02-01"]')
+  })
+
+  it('monthDigestKey: 12 characters, equal for equal digests, different for different ones', () => {
+    expect(monthDigestKey('3:1:2')).to.have.length(12)
+    expect(monthDigestKey('3:1:2')).to.equal(monthDigestKey('3:1:2'))
+    expect(monthDigestKey('3:1:2')).to.not.equal(monthDigestKey('3:1:3'))
+  })
+
+  it('days: only YYYY-MM-DD is read, years before 1000 and month 00 or 13 are no real days or months', () => {
+    expect(dayAfter('x2026-01-01')).to.equal('x2026-01-01')
+    expect(dayAfter('2026-01-01x')).to.equal('2026-01-01x')
+    expect(dayBefore('0999-05-05')).to.equal(undefined)
+    expect(dayAfter('1000-01-01')).to.equal('1000-01-02')
+    expect(monthDays('2026-00')).to.deep.equal({ first: '2026-00-00', last: '2026-00-00' })
+    expect(monthDays('2026-13')).to.deep.equal({ first: '2026-13-00', last: '2026-13-00' })
+    expect(monthDays('0999-05')).to.deep.equal({ first: '0999-05-00', last: '0999-05-00' })
+    expect(monthDays('1000-01')).to.deep.equal({ first: '1000-01-01', last: '1000-01-31' })
+    expect(lastDayOfMonth('2026-02', [{ booking_date: '2026-02-28' }])).to.equal('2026-02-28')
+    expect(firstDayOfMonth('2026-03', [{ booking_date: '2026-03-01' }])).to.equal('2026-03-01')
+    expect(firstDayOfMonth('2026-03', [])).to.equal('2026-03-01')
+  })
+})

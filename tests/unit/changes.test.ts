@@ -138,3 +138,50 @@ describe('answerChanges over bookings in memory', () => {
     expect(status).to.equal(410)
   })
 })
+
+describe('answerChanges: tokens, filters and cursors', () => {
+  const log: ChangeLog = { state: () => ({ connected: true }), serverPosition: async () => ({ file: 'b.000001', position: 4 }), bookingsChanged: async () => ({ kind: 'changes', ids: [] }), changedBetween: async () => 'unknown', stop: async () => {} }
+  const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: { status: number; code: string; message: string; extra?: { params?: Record<string, string> } }) => error)
+
+  it('a token refused is 400 rest_invalid_param naming since; an expired one 410 with its reason and what to do', async () => {
+    const bad = await failure(answerChanges(db, digest, { since: 'nonsense', per_page: 10 }, options, readsOver([])))
+    expect(bad).to.deep.include({ status: 400, code: 'rest_invalid_param' })
+    expect(bad?.extra?.params?.since).to.match(/not a token this service made/)
+    const { token } = await follow(digest, readsOver([]), undefined, 10)
+    const expired = await failure(answerChanges(db, digest, { since: token, per_page: 10 }, { ...options, version: 'w' }, readsOver([])))
+    expect(expired).to.deep.include({ status: 410, code: 'rest_changes_token_expired', message: 'The sync token has expired (the service was upgraded since this token was made). Start a new sync: ask again without since.' })
+    const moved = await failure(answerChanges(db, { kind: 'log', log }, { since: token, per_page: 10 }, options, readsOver([])))
+    expect(moved?.message).to.match(/the service now reads changes from the database's log/)
+    const { token: logToken } = await follow({ kind: 'log', log }, readsOver([]), undefined, 10)
+    const back = await failure(answerChanges(db, digest, { since: logToken, per_page: 10 }, options, readsOver([])))
+    expect(back?.message).to.match(/the service now reads changes from digests per month/)
+  })
+
+  it('a sync\'s cursor goes on after its last id, in either source; the filters are those of the token', async () => {
+    const rows = [row(1, '2026-01-02'), row(2, '2026-01-03'), row(3, '2026-05-04'), row(4, '2026-07-01')]
+    for (const source of [digest, { kind: 'log', log } as ChangesSource]) {
+      const first = await answerChanges(db, source, { per_page: 2, start: '2026-01-01', end: '2026-06-30' }, options, readsOver(rows))
+      expect(first.more).to.equal(true)
+      const second = await answerChanges(db, source, { since: first.next, per_page: 2, start: '2026-01-01', end: '2026-06-30' }, options, readsOver(rows))
+      expect(opsOf([first, second])).to.deep.equal([['upsert 1', 'upsert 2'], ['upsert 3']])
+      expect(second.more).to.equal(false)
+      const other = await failure(answerChanges(db, source, { since: first.next, per_page: 2, start: '2026-01-01' }, options, readsOver(rows)))
+      expect(other).to.deep.include({ status: 400 })
+    }
+  })
+
+  it('a digest delta replaces only days inside start and end, and reads only within them', async () => {
+    const rows = [row(1, '2026-03-02'), row(2, '2026-03-20'), row(3, '2026-03-28')]
+    const query = { per_page: 10, start: '2026-03-10', end: '2026-03-25' }
+    const first = await answerChanges(db, digest, query, options, readsOver([]))
+    const delta = await answerChanges(db, digest, { ...query, since: first.next }, options, readsOver(rows))
+    expect(opsOf([delta])).to.deep.equal([['replace 2026-03-10..2026-03-25 [2]']])
+  })
+
+  it('a page full of operations stops there: per_page operations at most, even of empty months', async () => {
+    const months = ['2026-01-05', '2026-02-05', '2026-03-05', '2026-04-05']
+    const { token } = await follow(digest, readsOver(months.map((day, i) => row(i + 1, day))), undefined, 10)
+    const { pages } = await follow(digest, readsOver([]), token, 3)
+    expect(pages.map((page) => page.changes.length)).to.deep.equal([3, 1])
+  })
+})
