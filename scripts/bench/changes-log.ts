@@ -26,6 +26,7 @@ import { Kysely, MysqlDialect } from 'kysely'
 import { compileBookingsMonthDigests, compileBookingsOfMonth, parseServerVersion, readBookingIndexes, rowsInTableOrder, TablePrefixPlugin, type Database } from '../../server/tools.ts'
 import type { BenchContext } from './context.ts'
 import { cpuSeconds } from './setup.ts'
+import { timedGet } from './conditional.ts'
 import { curlReports, mariadbReports, REPORT_CLIENTS, REPORT_SECONDS, reportLoad, untilSiteIdle, type ReportRun } from './concurrent-reports.ts'
 
 /** The mariadbd options of the log source (docs/changes-log-setup.md; tests/support/binlog-site.ts). */
@@ -74,23 +75,6 @@ const percentile = (values: number[], p: number) => {
 }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const f1 = (n: number) => (Number.isNaN(n) ? '—' : n.toFixed(1))
-
-interface Timed { status: number; ms: number; etag: string | undefined; bytes: number }
-
-/** One GET on a fresh connection, body read and dropped, timed from the request to the last byte. */
-function timedGet(url: string, headers: Record<string, string> = {}): Promise<Timed> {
-  return new Promise((resolve, reject) => {
-    const started = process.hrtime.bigint()
-    const req = request(url, { headers, agent: false }, (res) => {
-      let bytes = 0
-      res.on('data', (chunk: Buffer) => { bytes += chunk.length })
-      res.on('end', () => resolve({ status: res.statusCode!, ms: Number(process.hrtime.bigint() - started) / 1e6, etag: res.headers.etag, bytes }))
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
 
 /** One GET by curl in its own process, body dropped: status and ms to the last byte (as run.ts's curlOnce). */
 function curlGet(url: string): Promise<{ status: number; ms: number; bytes: number }> {

@@ -24,10 +24,10 @@ const READ_FLOOR_SQL = `SET STATEMENT optimizer_switch='mrr=on,mrr_sort_keys=on,
 /** Pairs of one 200 and one 304, taken in turn so both see the same machine. */
 const SERIAL_PAIRS = Number(process.env.BENCH_CONDITIONAL_PAIRS ?? 9)
 
-interface Timed { status: number; ms: number; etag: string | undefined; bytes: number }
+export interface Timed { status: number; ms: number; etag: string | undefined; bytes: number }
 
-/** One GET on a fresh connection, timed from the request to the last byte. */
-function timedGet(url: string, headers: Record<string, string>): Promise<Timed> {
+/** One GET on a fresh connection, body read and dropped, timed from the request to the last byte (changes-log.ts too). */
+export function timedGet(url: string, headers: Record<string, string> = {}): Promise<Timed> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint()
     const req = request(url, { headers, agent: false }, (res) => {
