@@ -1,6 +1,6 @@
 // The SQL of every read of {prefix}booking_calendar_bookings, compiled once per
 // shape of filter (db/compiled-shapes.ts).
-import { sql, type CompiledQuery, type ExpressionBuilder, type SqlBool } from 'kysely'
+import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Snapshot } from './snapshot.ts'
 import type { Database } from './database.ts'
 import type { Db } from './connect.ts'
@@ -207,23 +207,102 @@ export function compileBookingsPage(db: Db, filter: BookingFilter, limit: number
   return orderBookings(query, 'booking').compile()
 }
 
-/** A row of compileBookingsMonthDigests: one month's RowsDigest ("YYYY-MM"; "0000-00" holds the zero date). */
-export interface BookingsMonthDigestRow extends BookingsDigestRow {
-  month: string
+/** A row of compileBookingsPeriodDigests: one period's RowsDigest (its number, change-days.ts's periodOfDay). */
+export interface BookingsPeriodDigestRow extends BookingsDigestRow {
+  period: number | string
+}
+
+/** A period of changes/'s digest source: four days of a month, or a month (server/domain/change-days.ts). */
+export type PeriodKind = 'four-days' | 'month'
+
+/** One period: its number (periodOfDateSql), its kind, and the booking_date strings that find its rows, `lower` to before `before`. */
+export interface DigestPeriod {
+  number: number
+  kind: PeriodKind
+  lower: string
+  before: string
 }
 
 /**
- * The digest of the rows compileBookings(…, joinSlug false) would send for
- * `filter`, one row per month of booking_date (changes/'s digest source): the
- * same bytes as compileBookingsDigest, grouped by the date's first seven characters.
+ * The period of a booking_date (server/domain/change-days.ts, periodOfDay):
+ * (year × 100 + month) × 8 + its four days' place in the month (0 to 7; 0 for
+ * months), in numbers (a number to group by cost MariaDB less than the date's
+ * text). YEAR, MONTH and DAYOFMONTH give 0 for the parts of the zero date in
+ * MariaDB and MySQL alike.
  */
-export function compileBookingsMonthDigests(db: Db, filter: BookingFilter, columns: BookingColumns): CompiledQuery<BookingsMonthDigestRow> {
+export function periodOfDateSql(column: string, kind: PeriodKind): string {
+  return kind === 'month' ? `(year(${column}) * 100 + month(${column})) * 8` : `(year(${column}) * 100 + month(${column})) * 8 + least(greatest(dayofmonth(${column}) - 1, 0) div 4, 7)`
+}
+
+/** periodOfDateSql of the bookings table's booking_date, for Kysely (which puts the table's prefix on the reference). */
+function periodOfBookingDate(kind: PeriodKind) {
+  const date = sql.ref('booking_calendar_bookings.booking_date')
+  return kind === 'month'
+    ? sql<number>`(year(${date}) * 100 + month(${date})) * 8`
+    : sql<number>`(year(${date}) * 100 + month(${date})) * 8 + least(greatest(dayofmonth(${date}) - 1, 0) div 4, 7)`
+}
+
+/**
+ * The digest of the bookings `filter` matches, one row per period of
+ * booking_date (changes/'s digest source): per period the number of rows and
+ * the sums of two CRC-32s of each row's cells (db/row-digest.ts, decision
+ * 0035), the cells being every column a record is made of (the customer's only
+ * where they are shown; a service's slug is in the token's context). Read from
+ * the table itself, not from the rows statement as a 304's digest is: these
+ * digests are only ever compared with each other, never with bytes a worker
+ * hashed, and a statement of its own cost MariaDB a tenth less.
+ *
+ * `half`: only the first (0) or second (1) half of the bookings, read side by
+ * side on two connections (bookingsDigestHalves) and added up, as the digests
+ * are sums. A filter with a first and a last booking_date is cut at its middle
+ * day, so each half walks its own part of the index; any other by the id's
+ * remainder by 2.
+ */
+export function compileBookingsPeriodDigests(db: Db, filter: BookingFilter, columns: BookingColumns, kind: PeriodKind, half?: 0 | 1): CompiledQuery<BookingsPeriodDigestRow> {
   const index = hintedIndex(db, filter, 'booking')
-  return compileFiltered<BookingsMonthDigestRow>(db, `month digests ${columns.customer} ${index ?? ''}`, filter, (probe) => {
-    const compiled = selectBookingColumns(db, columns, false).where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, probe)).compile()
-    const rows = index === undefined ? compiled : forceIndex(compiled, index)
-    return { ...rows, sql: rowsDigestSql(rows.sql, BOOKING_ROW_DIGESTED, 'left(`digested`.`booking_date`, 7)') }
-  })
+  const middle = half === undefined ? undefined : middleDay(filter.bookingDate)
+  const by = half === undefined ? 'whole' : middle === undefined ? 'id' : 'day'
+  return compileFiltered<BookingsPeriodDigestRow>(db, `${kind} digests ${columns.customer} ${index ?? ''} ${by} ${half ?? ''}`, filter, (probe, [cut]) => {
+    const cell = (name: keyof Database['booking_calendar_bookings']) => sql.ref(`booking_calendar_bookings.${name}`)
+    const nullable = (value: ReturnType<typeof sql>) => sql`ifnull(${value}, _binary X'FE')`
+    const cells = [
+      cell('id'), cell('service_id'), sql`cast(${cell('status')} as binary)`, cell('booking_date'), nullable(sql`${cell('time_from')}`), nullable(sql`${cell('time_to')}`),
+      ...(columns.customer ? [sql`cast(${cell('customer_name')} as binary)`, sql`cast(${cell('customer_email')} as binary)`, sql`cast(${cell('customer_phone')} as binary)`] : []),
+      nullable(sql`cast(${cell('note')} as binary)`), cell('created_at'),
+    ]
+    const row = sql`concat_ws(_binary X'FF', ${sql.join(cells)})`
+    let query = db.selectFrom('booking_calendar_bookings')
+      .select([
+        periodOfBookingDate(kind).as('period'),
+        sql<number | string>`count(*)`.as('row_count'),
+        sql<string | null>`sum(crc32(${row}))`.as('row_crc_sum'),
+        sql<string | null>`sum(crc32(reverse(${row})))`.as('row_crc_reversed_sum'),
+      ])
+      .where((eb) => matches(eb, probe))
+    if (by === 'day') query = query.where('booking_calendar_bookings.booking_date', half === 0 ? '<=' : '>', cut as string)
+    if (by === 'id') query = query.where(sql<number>`${cell('id')} % 2`, '=', cut as number)
+    const compiled = query.groupBy('period').compile() as CompiledQuery<BookingsPeriodDigestRow>
+    return index === undefined ? compiled : forceIndex(compiled, index)
+  }, half === undefined ? [] : [middle ?? half])
+}
+
+/** The day half of a range's days are on or before (the first of two, for two), or undefined without both bounds. */
+function middleDay(range: BookingFilter['bookingDate']): string | undefined {
+  if (range?.from === undefined || range.to === undefined) return undefined
+  const from = Date.parse(`${range.from}T00:00:00Z`)
+  const to = Date.parse(`${range.to}T00:00:00Z`)
+  if (Number.isNaN(from) || Number.isNaN(to) || to < from) return undefined
+  return new Date(from + Math.floor((to - from) / 86_400_000 / 2) * 86_400_000).toISOString().slice(0, 10)
+}
+
+/**
+ * How many statements read a filter's period digests: two halves side by side
+ * where an index finds the rows (each walks the index and looks up only its
+ * half's rows: half the time each, on a database with a core to spare), one
+ * where the table is scanned (two would each scan all of it).
+ */
+export function bookingsDigestHalves(db: Db, filter: BookingFilter): ReadonlyArray<0 | 1 | undefined> {
+  return hintedIndex(db, filter, 'booking') !== undefined || filter.serviceId !== undefined ? [0, 1] : [undefined]
 }
 
 /** Up to `limit` matching bookings with an id above `afterId`, by id: a page of a sync (changes/). */
@@ -245,25 +324,20 @@ export function compileBookingsByIds(db: Db, filter: BookingFilter, columns: Boo
 }
 
 /**
- * Up to `limit` matching bookings of one month of booking_date ("YYYY-MM"),
- * after the day `afterDay` and through `throughDay` when given, by day and
- * id: a replace of a digest delta. The range finds them by index; the month's
- * seven characters keep them exact, as the digests group them (a day 00 of a
- * month, the zero date's month "0000-00").
+ * Up to `limit` matching bookings of one period of booking_date (its number,
+ * kind and range: change-days.ts's periodRange), after the day `afterDay` and through
+ * `throughDay` when given, by day and id: a replace of a digest delta. The
+ * range finds them by index; periodOfDateSql keeps them exact, as the digests
+ * group them (a day 00, the zero date's month).
  */
-export function compileBookingsOfMonth(
-  db: Db, filter: BookingFilter, columns: BookingColumns, month: string, afterDay: string | undefined, throughDay: string | undefined, limit: number,
+export function compileBookingsOfPeriod(
+  db: Db, filter: BookingFilter, columns: BookingColumns, period: DigestPeriod, afterDay: string | undefined, throughDay: string | undefined, limit: number,
 ): CompiledQuery<BookingRow> {
-  const kind = `of month ${columns.customer} ${afterDay === undefined ? 'from' : 'after'} ${throughDay === undefined ? '' : 'through'}`
-  const extra = [afterDay ?? `${month}-00`, `${nextMonth(month)}-00`, month, limit, ...(throughDay === undefined ? [] : [throughDay])]
+  const kind = `of ${period.kind} ${columns.customer} ${afterDay === undefined ? 'from' : 'after'} ${throughDay === undefined ? '' : 'through'}`
+  const extra = [afterDay ?? period.lower, period.before, period.number, limit, ...(throughDay === undefined ? [] : [throughDay])]
   return compileFiltered(db, kind, filter, (probe, [lower, before, key, most, through]) => {
-    let query = selectBookingColumns(db, columns)
-      .where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, probe))
-      .where('booking_calendar_bookings.booking_date', afterDay === undefined ? '>=' : '>', lower as string)
-      .where('booking_calendar_bookings.booking_date', '<', before as string)
-      .where(sql<string>`left(${sql.ref('booking_calendar_bookings.booking_date')}, 7)`, '=', key as string)
-    if (throughDay !== undefined) query = query.where('booking_calendar_bookings.booking_date', '<=', through as string)
-    return query
+    return selectBookingColumns(db, columns)
+      .where((eb) => inPeriod(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, probe, period.kind, afterDay !== undefined, lower as string, before as string, key as number, through as string | undefined))
       .orderBy('booking_calendar_bookings.booking_date')
       .orderBy('booking_calendar_bookings.id')
       .limit(most as number)
@@ -271,9 +345,41 @@ export function compileBookingsOfMonth(
   }, extra)
 }
 
-/** "YYYY-MM" → the month after it; "0000-00" (the zero date's) → "0000-01". */
-export function nextMonth(month: string): string {
-  const year = Number(month.slice(0, 4))
-  const number = Number(month.slice(5, 7))
-  return number >= 12 ? `${String(year + 1).padStart(4, '0')}-01` : `${month.slice(0, 4)}-${String(number + 1).padStart(2, '0')}`
+/** A row of compileBookingDaysOfPeriod: a day of booking_date and its matching bookings. */
+export interface BookingDayCountRow {
+  booking_date: string
+  bookings: number | string
+}
+
+/**
+ * The matching bookings of each day of a period after `afterDay`, by day: the
+ * days a page of a digest delta can hold whole, counted in the index before
+ * their rows are read (the rows of a page are then read to the last day that fits).
+ */
+export function compileBookingDaysOfPeriod(
+  db: Db, filter: BookingFilter, period: DigestPeriod, afterDay: string | undefined,
+): CompiledQuery<BookingDayCountRow> {
+  const kind = `days of ${period.kind} ${afterDay === undefined ? 'from' : 'after'}`
+  return compileFiltered(db, kind, filter, (probe, [lower, before, key]) => {
+    return db.selectFrom('booking_calendar_bookings')
+      .where((eb) => inPeriod(eb, probe, period.kind, afterDay !== undefined, lower as string, before as string, key as number, undefined))
+      .select((eb) => ['booking_calendar_bookings.booking_date', eb.fn.countAll<number | string>().as('bookings')])
+      .groupBy('booking_calendar_bookings.booking_date')
+      .orderBy('booking_calendar_bookings.booking_date')
+      .compile()
+  }, [afterDay ?? period.lower, period.before, period.number])
+}
+
+/** The bookings of `filter` in a period's range (after `lower` when `after`, else from it), of that period, through a day when given. */
+function inPeriod(
+  eb: ExpressionBuilder<Database, 'booking_calendar_bookings'>, filter: BookingFilter, kind: PeriodKind, after: boolean, lower: string, before: string, period: number, through: string | undefined,
+): Expression<SqlBool> {
+  const conditions: Expression<SqlBool>[] = [
+    matches(eb, filter),
+    eb('booking_calendar_bookings.booking_date', after ? '>' : '>=', lower),
+    eb('booking_calendar_bookings.booking_date', '<', before),
+    eb(periodOfBookingDate(kind), '=', period),
+  ]
+  if (through !== undefined) conditions.push(eb('booking_calendar_bookings.booking_date', '<=', through))
+  return eb.and(conditions)
 }

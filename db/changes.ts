@@ -1,12 +1,14 @@
 // The reads of changes/ (API.md, "GET changes/"): a sync's page by id, a log
-// delta's bookings by id, a digest delta's digests per month and the rows of
-// a changed month. Each is one statement, which reads one snapshot by itself;
-// the SQL is in booking-queries.ts.
+// delta's bookings by id, a digest delta's digests per period, the days and
+// the rows of a changed period. Each is one statement, which reads one snapshot by itself
+// (the digests are two, side by side, where an index finds the rows); the SQL is in
+// booking-queries.ts.
 import { sql } from 'kysely'
 import type { Db } from './connect.ts'
 import type { BookingFilter } from './booking-filter.ts'
 import {
-  compileBookingsAfterId, compileBookingsByIds, compileBookingsMonthDigests, compileBookingsOfMonth, type BookingColumns, type BookingRow,
+  bookingsDigestHalves, compileBookingDaysOfPeriod, compileBookingsAfterId, compileBookingsByIds, compileBookingsOfPeriod, compileBookingsPeriodDigests,
+  type BookingColumns, type BookingRow, type DigestPeriod, type PeriodKind,
 } from './booking-queries.ts'
 import { readRowsDigest } from './row-digest.ts'
 import { readWithoutLostIndex } from './lost-index.ts'
@@ -14,21 +16,27 @@ import type { LogPosition } from './change-log.ts'
 import { rowsInTableOrder, type DatabaseServer } from './server-dialect.ts'
 
 /**
- * Each month's digest ("YYYY-MM" → "rows:sum:sum") of the bookings `filter`
- * matches, in one statement; on `server`'s terms, its rows read in the
- * table's order, as a 304's digest reads them (db/server-dialect.ts).
+ * Each period's digest (its number → "rows:sum:sum") of the bookings `filter`
+ * matches; on `server`'s terms, its rows read in the table's order, as a
+ * 304's digest reads them (db/server-dialect.ts). Where an index finds the
+ * rows, two statements read the two halves side by side, each one snapshot of
+ * its own: a period's digest is still read before its rows are, which is all
+ * the exactness of the digest source asks (server/domain/changes.ts); the
+ * sums of the halves are the sums of the whole, to the digit.
  */
-export async function readMonthDigests(db: Db, filter: BookingFilter, columns: BookingColumns, server?: DatabaseServer): Promise<Map<string, string>> {
-  const rows = await readWithoutLostIndex(db, async () => {
-    const compiled = compileBookingsMonthDigests(db, filter, columns)
+export async function readPeriodDigests(db: Db, filter: BookingFilter, columns: BookingColumns, kind: PeriodKind, server?: DatabaseServer): Promise<Map<number, string>> {
+  const halves = await readWithoutLostIndex(db, async () => await Promise.all(bookingsDigestHalves(db, filter).map(async (half) => {
+    const compiled = compileBookingsPeriodDigests(db, filter, columns, kind, half)
     return (await db.executeQuery(server === undefined ? compiled : { ...compiled, sql: rowsInTableOrder(server, compiled.sql) })).rows
-  })
-  const months = new Map<string, string>()
-  for (const row of rows) {
-    const digest = readRowsDigest(row)
-    months.set(String(row.month), `${digest.rows}:${digest.crcSum}`)
+  })))
+  const sums = new Map<number, { rows: number; crc: bigint; reversed: bigint }>()
+  for (const row of halves.flat()) {
+    const period = Number(row.period)
+    const [crc, reversed] = readRowsDigest(row).crcSum.split(':').map(BigInt) as [bigint, bigint]
+    const sum = sums.get(period) ?? { rows: 0, crc: 0n, reversed: 0n }
+    sums.set(period, { rows: sum.rows + Number(row.row_count), crc: sum.crc + crc, reversed: sum.reversed + reversed })
   }
-  return months
+  return new Map([...sums].map(([period, sum]) => [period, `${sum.rows}:${sum.crc}:${sum.reversed}`]))
 }
 
 export async function findBookingsAfterId(db: Db, filter: BookingFilter, columns: BookingColumns, afterId: number, limit: number): Promise<BookingRow[]> {
@@ -39,11 +47,19 @@ export async function findBookingsByIds(db: Db, filter: BookingFilter, columns: 
   return (await db.executeQuery(compileBookingsByIds(db, filter, columns, ids))).rows
 }
 
-/** A month's matching bookings after `afterDay` (all when undefined), through `throughDay` (all when undefined), by day and id. */
-export async function findBookingsOfMonth(
-  db: Db, filter: BookingFilter, columns: BookingColumns, month: string, afterDay: string | undefined, throughDay: string | undefined, limit: number,
+/** A period's matching bookings after `afterDay` (all when undefined), through `throughDay` (all when undefined), by day and id. */
+export async function findBookingsOfPeriod(
+  db: Db, filter: BookingFilter, columns: BookingColumns, period: DigestPeriod, afterDay: string | undefined, throughDay: string | undefined, limit: number,
 ): Promise<BookingRow[]> {
-  return await readWithoutLostIndex(db, async () => (await db.executeQuery(compileBookingsOfMonth(db, filter, columns, month, afterDay, throughDay, limit))).rows)
+  return (await db.executeQuery(compileBookingsOfPeriod(db, filter, columns, period, afterDay, throughDay, limit))).rows
+}
+
+/** How many bookings each day of a period after `afterDay` holds, by day (days without any left out). */
+export async function countBookingsByDayOfPeriod(
+  db: Db, filter: BookingFilter, period: DigestPeriod, afterDay: string | undefined,
+): Promise<Array<{ day: string; bookings: number }>> {
+  const { rows } = await db.executeQuery(compileBookingDaysOfPeriod(db, filter, period, afterDay))
+  return rows.map((row) => ({ day: row.booking_date, bookings: Number(row.bookings) }))
 }
 
 /** The database server a log position belongs to: its server_id and its log's base name. */

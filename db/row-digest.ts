@@ -207,7 +207,7 @@ export interface DigestedColumn {
  * character set, or a NULL where the table allows none, would give other
  * bytes here: never a wrong 304, only none.
  */
-export function rowsDigestSql(rowsSql: string, columns: readonly DigestedColumn[], groupBy?: string): string {
+export function rowsDigestSql(rowsSql: string, columns: readonly DigestedColumn[]): string {
   const cells = columns.map(({ name, text, nullable }) => {
     const cell = `\`digested\`.\`${name.replace(/`/g, '``')}\``
     const bytes = text ? `CAST(${cell} AS BINARY)` : cell
@@ -215,8 +215,6 @@ export function rowsDigestSql(rowsSql: string, columns: readonly DigestedColumn[
   })
   const joined = `concat_ws(_binary X'FF', ${cells.join(', ')})`
   const digest = `count(*) as \`row_count\`, sum(crc32(${joined})) as \`row_crc_sum\`, sum(crc32(reverse(${joined}))) as \`row_crc_reversed_sum\``
-  // `groupBy`: one row per value of that expression over the derived table, as `month` (changes/'s digests per month).
-  if (groupBy !== undefined) return `select ${groupBy} as \`month\`, ${digest} from (${rowsSql}) as \`digested\` group by \`month\``
   return `select ${digest} from (${rowsSql}) as \`digested\``
 }
 

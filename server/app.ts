@@ -41,7 +41,7 @@ export interface AppOptions {
   reportNiceness?: ReportNiceness
   /** The process's held answers, HOLD_DIR probed at its start (startHolding); by default one from config, not probed (tests). */
   holding?: AnswerHolding
-  /** changes/'s source, chosen at start (server/change-source.ts); by default digests per month (tests). */
+  /** changes/'s source, chosen at start (server/change-source.ts); by default digests per period (tests). */
   changes?: ChangesFeed
 }
 

@@ -1,7 +1,7 @@
 // Which source changes/ reads (API.md, "GET changes/", Sources), chosen once
 // at start and always named: in the start-up log, /readyz's body and /metrics.
 // CHANGES_SOURCE=auto takes the database's log when every requirement holds
-// (db/binlog-requirements.ts), else digests per month, with the first
+// (db/binlog-requirements.ts), else digests per period, with the first
 // requirement that failed logged. =log insists: until the log can be read,
 // changes/ answers 503 and the requirements are checked again every minute.
 import type { Logger } from 'pino'
@@ -51,7 +51,7 @@ export function logFeed(changeLog: ChangeLog): ChangesFeed {
 export function startChangesFeed(options: ChangesFeedOptions): ChangesFeed {
   const { setting, log } = options
   if (setting === 'digest') {
-    log.info({ changesSource: 'digest' }, 'changes/ reads digests per month (CHANGES_SOURCE=digest)')
+    log.info({ changesSource: 'digest' }, 'changes/ reads digests per period (CHANGES_SOURCE=digest)')
     return digestFeed('CHANGES_SOURCE=digest')
   }
   let status: ChangesStatus = { source: 'deciding' }
@@ -75,7 +75,7 @@ export function startChangesFeed(options: ChangesFeedOptions): ChangesFeed {
     if (setting === 'auto') {
       status = { source: 'digest', reason: verdict.missing }
       // info, not warn: digests are a source of their own, the only one shared hosting allows (docs/changes.md).
-      log.info({ changesSource: 'digest', reason: verdict.missing }, `changes/ reads digests per month, not the database's log: ${verdict.missing}`)
+      log.info({ changesSource: 'digest', reason: verdict.missing }, `changes/ reads digests per period, not the database's log: ${verdict.missing}`)
       return { kind: 'digest' }
     }
     status = { source: 'waiting', reason: verdict.missing }

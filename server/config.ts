@@ -217,7 +217,7 @@ const envSchema = z.object({
     }
   }),
   WORKERS: integer('WORKERS', 1, 256, availableParallelism()),
-  // changes/ (API.md, "GET changes/"): the database's binary log when every requirement holds, else digests per month.
+  // changes/ (API.md, "GET changes/"): the database's binary log when every requirement holds, else digests per period.
   CHANGES_SOURCE: z.string().optional().transform((value, ctx) => {
     const source = (value ?? '').trim().toLowerCase() || 'auto'
     const sources = ['auto', 'log', 'digest'] as const
@@ -509,7 +509,7 @@ function configFromEnv(env: z.output<typeof envSchema>) {
     workerV8Flags: env.WORKER_V8_FLAGS,
     /** The niceness the service's processes take at start, when they run at less (workers inherit the primary's). */
     serviceNiceness: env.SERVICE_NICENESS,
-    /** Where changes/ reads what changed: the binary log, digests per month, or the log when it can (auto). */
+    /** Where changes/ reads what changed: the binary log, digests per period, or the log when it can (auto). */
     changesSource: env.CHANGES_SOURCE,
     /** The log reader's replica id; 0: one derived from the host name and port (defaultBinlogServerId). */
     binlogServerId: env.BINLOG_SERVER_ID,

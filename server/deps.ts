@@ -31,6 +31,6 @@ export interface Deps {
   ruleProblems: RuleProblemLog
   /** SERVICE_NICENESS taken while reports run, where the process may lower it again; else undefined (server/niceness.ts). */
   reportNiceness?: ReportNiceness
-  /** Where changes/ reads what changed: the database's log or digests per month (server/change-source.ts). */
+  /** Where changes/ reads what changed: the database's log or digests per period (server/change-source.ts). */
   changes: ChangesFeed
 }

@@ -320,7 +320,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
     },
   }
   const changes = {
-    summary: 'What changed since a token: bookings upserted and deleted in commit order, or months replaced',
+    summary: 'What changed since a token: bookings upserted and deleted in commit order, or periods of days replaced',
     description: 'Without since: a new sync, every matching booking as upserts, paged. With since: what changed after that token. '
       + 'Follow next while more is true; keep the last next for the next sync. 410 rest_changes_token_expired: start a new sync.',
     operationId: 'getChanges',

@@ -23,7 +23,7 @@ import { request } from 'node:http'
 import mysql from 'mysql2/promise'
 import { createPool } from 'mysql2'
 import { Kysely, MysqlDialect } from 'kysely'
-import { compileBookingsMonthDigests, compileBookingsOfMonth, parseServerVersion, readBookingIndexes, rowsInTableOrder, TablePrefixPlugin, type Database } from '../../server/tools.ts'
+import { bookingsDigestHalves, compileBookingsOfPeriod, compileBookingsPeriodDigests, parseServerVersion, periodOfDay, periodRange, readBookingIndexes, rowsInTableOrder, TablePrefixPlugin, type Database } from '../../server/tools.ts'
 import type { BenchContext } from './context.ts'
 import { cpuSeconds } from './setup.ts'
 import { timedGet } from './conditional.ts'
@@ -255,31 +255,34 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
       rereads.push(whole.ms)
       rereadBytes = whole.bytes
     }
-    // Where the digest source's delta goes: its first page reads every month's digest (one
-    // statement over the year) before the changed month's first rows; the statements alone, through mysql2.
-    const pool = createPool({ ...db, dateStrings: true, connectionLimit: 1, charset: 'UTF8MB4_UNICODE_520_CI' })
+    // Where the digest source's delta goes: its first page reads every period's digest (two
+    // statements over the year, side by side) before the changed period's first rows; the statements alone, through mysql2.
+    const pool = createPool({ ...db, dateStrings: true, connectionLimit: 2, charset: 'UTF8MB4_UNICODE_520_CI' })
     const kysely = new Kysely<Database>({ dialect: new MysqlDialect({ pool }), plugins: [new TablePrefixPlugin('wp_')] })
     await readBookingIndexes(kysely, 'wp_booking_calendar_bookings')
     const yearFilter = { bookingDate: { from: YEAR.start, to: YEAR.end } }
-    const statementMs = async (compiled: { sql: string; parameters: readonly unknown[] }) => {
+    const statementMs = async (...statements: Array<{ sql: string; parameters: readonly unknown[] }>) => {
       const runs: number[] = []
       for (let i = 0; i < DELTA_ROUNDS; i++) {
         const started = performance.now()
-        await pool.promise().query(compiled.sql, compiled.parameters as unknown[])
+        await Promise.all(statements.map((compiled) => pool.promise().query(compiled.sql, compiled.parameters as unknown[])))
         runs.push(performance.now() - started)
       }
       return median(runs)
     }
-    // As the service sends it: its rows read in the table's order (db/changes.ts, db/server-dialect.ts).
-    const monthDigests = compileBookingsMonthDigests(kysely, yearFilter, { customer: false })
-    const digestsAloneMs = await statementMs({ ...monthDigests, sql: rowsInTableOrder(parseServerVersion('10.11.0-MariaDB'), monthDigests.sql) })
+    // As the service sends them: two halves side by side, their rows read in the table's order (db/changes.ts, db/server-dialect.ts).
+    const inTableOrder = (compiled: { sql: string; parameters: readonly unknown[] }) => ({ ...compiled, sql: rowsInTableOrder(parseServerVersion('10.11.0-MariaDB'), compiled.sql) })
+    const halves = bookingsDigestHalves(kysely, yearFilter)
+    if (halves.length !== 2) throw new Error('the year\'s period digests are not read in two halves')
+    const digestsAloneMs = await statementMs(...halves.map((half) => inTableOrder(compileBookingsPeriodDigests(kysely, yearFilter, { customer: false }, 'four-days', half))))
+    const digestsOneStatementMs = await statementMs(inTableOrder(compileBookingsPeriodDigests(kysely, yearFilter, { customer: false }, 'four-days')))
     // The floor of any digest of the year: MariaDB reading each column of the year's rows, in the
     // table's order, nothing hashed or grouped, nothing sent but one row.
     const floorMs = await statementMs({
       sql: rowsInTableOrder(parseServerVersion('10.11.0-MariaDB'), 'SELECT COUNT(*), SUM(LENGTH(id) + LENGTH(service_id) + LENGTH(status) + LENGTH(booking_date) + IFNULL(LENGTH(time_from), 0) + IFNULL(LENGTH(time_to), 0) + IFNULL(LENGTH(note), 0) + LENGTH(created_at)) FROM wp_booking_calendar_bookings FORCE INDEX (bc_api_date) WHERE booking_date BETWEEN ? AND ?'),
       parameters: [YEAR.start, YEAR.end],
     })
-    const monthAloneMs = await statementMs(compileBookingsOfMonth(kysely, yearFilter, { customer: false }, '2025-06', undefined, undefined, 1_000_000))
+    const periodAloneMs = await statementMs(compileBookingsOfPeriod(kysely, yearFilter, { customer: false }, { number: periodOfDay('2025-06-09', 'four-days'), kind: 'four-days', ...periodRange(periodOfDay('2025-06-09', 'four-days'), 'four-days') }, undefined, undefined, 1_000_000))
     await kysely.destroy()
     // And the log source's: its statements alone, in turn, on one connection of the log account
     // (the server's id, SHOW MASTER STATUS, the changed booking by id), and /readyz by the same
@@ -441,7 +444,7 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
       }),
       `| the year re-read (200) | | ${year.bookings.toLocaleString('en')} | ${rereads.map(f1).join(', ')} | ${f1(reread)} | 1 |`,
       '',
-      `Where the digest source's delta goes: ${deltaPages.get(digestService)!.join(', ')} pages; its first page (every month's digest read, then the changed month's first rows) took ${firstPages.get(digestService)!.map(f1).join(', ')} ms, the rest ${deltas.get(digestService)!.map((ms, i) => f1(ms - firstPages.get(digestService)![i]!)).join(', ')} ms. Its statements alone through mysql2 (median of ${DELTA_ROUNDS}): the year's month digests ${f1(digestsAloneMs)} ms; one month's rows (2025-06, all at once) ${f1(monthAloneMs)} ms; the floor of any digest of the year (MariaDB reading each column of its rows, in the table's order, nothing hashed: every exact digest source must at least do this before it knows what changed) ${f1(floorMs)} ms, and with one month's rows ${f1(floorMs + monthAloneMs)} ms against the ${f1(reread / 2)} ms the target allows (half the re-read). The log source's delta: ${deltaPages.get(logService)!.join(', ')} page(s); its three statements alone, in turn on one connection (the server's id, SHOW MASTER STATUS, the booking by id): ${f1(median(logStatements))} ms (median of 9); /readyz by the same client (HTTP and one statement): ${f1(median(readyzMs))} ms. For the target (re-read ÷ delta > 50×) this re-read allows a delta of at most ${f1(reread / 50)} ms.`,
+      `Where the digest source's delta goes: ${deltaPages.get(digestService)!.join(', ')} pages; its first page (every period's digest read, then the changed period's first day) took ${firstPages.get(digestService)!.map(f1).join(', ')} ms, the rest ${deltas.get(digestService)!.map((ms, i) => f1(ms - firstPages.get(digestService)![i]!)).join(', ')} ms. Its statements alone through mysql2 (median of ${DELTA_ROUNDS}): the year's period digests as the service reads them, two halves side by side, ${f1(digestsAloneMs)} ms (in one statement: ${f1(digestsOneStatementMs)} ms); one period's rows (2025-06-09 to 12, all at once) ${f1(periodAloneMs)} ms; the floor of any digest of the year (MariaDB reading each column of its rows, in the table's order, nothing hashed, in one statement: every exact digest source must at least do this before it knows what changed) ${f1(floorMs)} ms, and with one period's rows ${f1(floorMs + periodAloneMs)} ms against the ${f1(reread / 2)} ms the target allows (half the re-read). The log source's delta: ${deltaPages.get(logService)!.join(', ')} page(s); its three statements alone, in turn on one connection (the server's id, SHOW MASTER STATUS, the booking by id): ${f1(median(logStatements))} ms (median of 9); /readyz by the same client (HTTP and one statement): ${f1(median(readyzMs))} ms. For the target (re-read ÷ delta > 50×) this re-read allows a delta of at most ${f1(reread / 50)} ms.`,
       '',
       `#### 4. ${WRITES_PER_SECOND} single-row writes a second for ${WRITE_SECONDS} s (as root: updates of random rows, 5 % inserts, 5 % deletes), the log source's service otherwise idle`, '',
       `The writer did ${writes.writes} writes in ${writes.seconds?.toFixed(1)} s (**${writes.perSecond?.toFixed(0)}/s**: ${writes.updates} updates, ${writes.inserts} inserts, ${writes.deletes} deletes, ${writes.failed} failed). The binary log grew by ${((binlogAfterWrites - binlogBeforeWrites) / 1e6).toFixed(1)} MB.`, '',

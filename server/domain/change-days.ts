@@ -1,14 +1,17 @@
 // Day arithmetic for the replace operations of changes/ (API.md, "GET changes/"):
-// booking_date as the database sends it, "YYYY-MM-DD". The zero date and the
-// odd day a lenient SQL mode lets in (PLUGIN_TABLES.md) are kept as they are,
-// never moved to a real day. Pure.
+// booking_date as the database sends it, "YYYY-MM-DD", and the periods the
+// digest source keeps a digest of. The zero date and the odd day a lenient SQL
+// mode lets in (PLUGIN_TABLES.md) are kept as they are, never moved to a real
+// day. Pure.
+import type { PeriodKind } from '../../db/booking-queries.ts'
 
-/** A real calendar day: the same string back from Date.UTC, or undefined. */
+/** A calendar day of a month 01 to 12 (any year from 0000, as DATE holds them): the same string back, or undefined. */
 function realDay(day: string): Date | undefined {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day)
   if (!match) return undefined
-  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])))
-  if (Number(match[1]) < 1000 || date.toISOString().slice(0, 10) !== day) return undefined
+  const date = new Date(Date.UTC(2000, Number(match[2]) - 1, Number(match[3])))
+  date.setUTCFullYear(Number(match[1]), Number(match[2]) - 1, Number(match[3]))
+  if (dayOf(date) !== day) return undefined
   return date
 }
 
@@ -16,10 +19,11 @@ function dayOf(date: Date): string {
   return date.toISOString().slice(0, 10)
 }
 
-/** The day after a real day; an unreal one is its own bound. */
+/** The day after a real day; a day 00 of a real month is followed by its day 01; any other unreal day is its own bound. */
 export function dayAfter(day: string): string {
   const date = realDay(day)
-  return date ? dayOf(new Date(date.getTime() + 86_400_000)) : day
+  if (date) return dayOf(new Date(date.getTime() + 86_400_000))
+  return /^\d{4}-(0[1-9]|1[0-2])-00$/.test(day) ? `${day.slice(0, 8)}01` : day
 }
 
 /** The day before a real day, or undefined. */
@@ -28,25 +32,102 @@ export function dayBefore(day: string): string | undefined {
   return date ? dayOf(new Date(date.getTime() - 86_400_000)) : undefined
 }
 
-/** A month's first and last calendar days ("YYYY-MM"); the zero date's month ("0000-00") is that one day. */
-export function monthDays(month: string): { first: string; last: string } {
+/**
+ * A period of booking_date the digest source keeps one digest of (API.md, "GET
+ * changes/"): four days of a month (01–04, 05–08, …, 25–28 and 29 to the
+ * month's end; a day 00 goes with the first) where the feed's start and end are
+ * at most two years apart, else a month. Four days make a changed booking cost
+ * an eighth of a month's rows; months keep the token of a long or unbounded
+ * feed small (about 2 KB a year of four-day periods, 0.3 KB a year of months).
+ */
+export type { PeriodKind }
+
+/** Two years and a day: a year of 366 days and one of 365, from any start. */
+const MOST_DAYS_IN_FOUR_DAY_PERIODS = 731
+
+/** The periods of a feed with these bounds. */
+export function periodKindOf(start: string | undefined, end: string | undefined): PeriodKind {
+  if (start === undefined || end === undefined) return 'month'
+  const days = (Date.parse(`${end}T00:00:00Z`) - Date.parse(`${start}T00:00:00Z`)) / 86_400_000
+  return days >= 0 && days < MOST_DAYS_IN_FOUR_DAY_PERIODS ? 'four-days' : 'month'
+}
+
+/** How a month is cut: the days of each period, and how many periods (the last runs to the month's end). */
+const CUT: Record<PeriodKind, { days: number; parts: number }> = { 'four-days': { days: 4, parts: 8 }, month: { days: 31, parts: 1 } }
+
+/**
+ * A day's period as a number: (year × 100 + month) × 8 + its part of the
+ * month (0 to 7; always 0 for months). A month 00 (the zero date's) is cut by
+ * its days as any other. PERIOD_OF_DATE (db/booking-queries.ts) gives the same
+ * number for each day.
+ */
+export function periodOfDay(day: string, kind: PeriodKind): number {
+  const { days, parts } = CUT[kind]
+  const part = Math.min(Math.floor(Math.max(Number(day.slice(8, 10)) - 1, 0) / days), parts - 1)
+  return (Number(day.slice(0, 4)) * 100 + Number(day.slice(5, 7))) * 8 + part
+}
+
+/** A period's month ("YYYY-MM") and part (0 to 7). */
+function periodParts(period: number): { month: string; part: number } {
+  const yearMonth = Math.floor(period / 8)
+  const month = `${String(Math.floor(yearMonth / 100)).padStart(4, '0')}-${String(yearMonth % 100).padStart(2, '0')}`
+  return { month, part: period % 8 }
+}
+
+const twoDigits = (day: number) => String(day).padStart(2, '0')
+
+/**
+ * The booking_date strings of a period, as the database compares them: from
+ * `lower` (inclusive) to `before` (exclusive). The range finds the rows by
+ * index; PERIOD_OF_DATE keeps them exact.
+ */
+export function periodRange(period: number, kind: PeriodKind): { lower: string; before: string } {
+  const { month, part } = periodParts(period)
+  const { days, parts } = CUT[kind]
+  const lower = part === 0 ? `${month}-00` : `${month}-${twoDigits(part * days + 1)}`
+  return { lower, before: part < parts - 1 ? `${month}-${twoDigits((part + 1) * days + 1)}` : `${nextMonth(month)}-00` }
+}
+
+/** "YYYY-MM" → the month after it; "0000-00" (the zero date's) → "0000-01". */
+export function nextMonth(month: string): string {
   const year = Number(month.slice(0, 4))
   const number = Number(month.slice(5, 7))
-  if (year < 1000 || number < 1 || number > 12) return { first: `${month}-00`, last: `${month}-00` }
-  const last = new Date(Date.UTC(year, number, 0)).getUTCDate()
-  return { first: `${month}-01`, last: `${month}-${String(last).padStart(2, '0')}` }
+  return number >= 12 ? `${String(year + 1).padStart(4, '0')}-01` : `${month.slice(0, 4)}-${String(number + 1).padStart(2, '0')}`
 }
 
-/** The last day a replace of a month's tail covers: its last calendar day, or a later odd day read in it. */
-export function lastDayOfMonth(month: string, rows: ReadonlyArray<{ booking_date: string }>): string {
-  const { last } = monthDays(month)
-  const latest = rows.at(-1)?.booking_date
-  return latest !== undefined && latest > last ? latest : last
+/**
+ * The calendar days a replace of a whole period covers. In a month 00 (the
+ * zero date's) the first period is its day 00 alone: the zero date is
+ * "0000-00-00" to "0000-00-00". The last period of a February of 28 days
+ * covers no calendar day: it runs from the 29th to the 29th, for an odd day a
+ * lenient SQL mode let in.
+ */
+export function periodDays(period: number, kind: PeriodKind): { first: string; last: string } {
+  const { month, part } = periodParts(period)
+  const { days, parts } = CUT[kind]
+  const number = Number(month.slice(5, 7))
+  const real = number >= 1 && number <= 12
+  if (part === 0 && !real) return { first: `${month}-00`, last: `${month}-00` }
+  const first = part * days + 1
+  const last = part < parts - 1 ? (part + 1) * days : Math.max(real ? daysInMonth(Number(month.slice(0, 4)), number) : 31, first)
+  return { first: `${month}-${twoDigits(first)}`, last: `${month}-${twoDigits(last)}` }
 }
 
-/** The first day a replace of a month's head covers: its first calendar day, or an earlier odd day read in it (a day 00). */
-export function firstDayOfMonth(month: string, rows: ReadonlyArray<{ booking_date: string }>): string {
-  const { first } = monthDays(month)
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28
+  return [4, 6, 9, 11].includes(month) ? 30 : 31
+}
+
+/** The first day a replace of a period's head covers: its first calendar day, or an earlier odd day read in it (a day 00). */
+export function firstDayOfPeriod(period: number, kind: PeriodKind, rows: ReadonlyArray<{ booking_date: string }>): string {
+  const { first } = periodDays(period, kind)
   const earliest = rows[0]?.booking_date
   return earliest !== undefined && earliest < first ? earliest : first
+}
+
+/** The last day a replace of a period's tail covers: its last calendar day, or a later odd day read in it. */
+export function lastDayOfPeriod(period: number, kind: PeriodKind, rows: ReadonlyArray<{ booking_date: string }>): string {
+  const { last } = periodDays(period, kind)
+  const latest = rows.at(-1)?.booking_date
+  return latest !== undefined && latest > last ? latest : last
 }

@@ -4,7 +4,8 @@
 // A token names the filters it was made with, what the answers were made of
 // besides the bookings (the site's zone, the services' slugs, customer data
 // shown or not: `context`), the service's version, the source, and where the
-// client stands: a place in the database's log, or a digest per month. It is
+// client stands: a place in the database's log, or a digest per period (four
+// days or a month: server/domain/change-days.ts). It is
 // base64url of JSON with a check: the service reads only tokens it made. It
 // holds no secret and grants nothing: every answer is made for its caller.
 import { createHash } from 'node:crypto'
@@ -17,8 +18,8 @@ export type ChangeCursor =
   | { kind: 'sync'; afterId: number }
   /** A log delta's pages: the ids changed in (from, to], from the `offset`th on. */
   | { kind: 'log-delta'; from: LogPosition; offset: number }
-  /** A digest delta's pages: the months still to replace, the first from `day` on. */
-  | { kind: 'digest-delta'; months: string[]; day?: string }
+  /** A digest delta's pages: the periods still to replace (change-days.ts's numbers), the first after `day`. */
+  | { kind: 'digest-delta'; periods: number[]; day?: string }
 
 export interface ChangeToken {
   source: 'log' | 'digest'
@@ -31,24 +32,27 @@ export interface ChangeToken {
   server?: string
   /** log: where the state the token stands for was read; a page's `to`. */
   position?: LogPosition
-  /** digest: each month's digest ("YYYY-MM" → hash), the state the token stands for; a delta's target on its pages. */
-  months?: Record<string, string>
+  /** digest: each period's digest (its number → hash), the state the token stands for; a delta's target on its pages. */
+  periods?: Map<number, string>
   /** Absent: a sync token, kept between syncs. */
   cursor?: ChangeCursor
 }
 
-const TOKEN_FORMAT = 1
+/** 2: digests per period of four days or of a month (1 had them per month, numbered otherwise). */
+const TOKEN_FORMAT = 2
+/** The largest period number (9999-12's last four days): it fits the four characters of a packed period, 24 bits. */
+const MAX_PERIOD = (9999 * 100 + 12) * 8 + 7
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/)
 const logPosition = z.object({ file: z.string().max(512), position: z.number().int().min(0) }).strict()
 const cursorShape = z.union([
   z.object({ kind: z.literal('sync'), afterId: z.number().int().min(0) }).strict(),
   z.object({ kind: z.literal('log-delta'), from: logPosition, offset: z.number().int().min(0) }).strict(),
-  z.object({ kind: z.literal('digest-delta'), months: z.array(z.string().regex(/^\d{4}-\d{2}$/)).max(100_000), day: day.optional() }).strict(),
+  z.object({ kind: z.literal('digest-delta'), periods: z.array(z.number().int().min(0).max(MAX_PERIOD)).max(100_000), day: day.optional() }).strict(),
 ])
 const tokenParts = z.tuple([
   z.literal(TOKEN_FORMAT), z.enum(['log', 'digest']), z.string(), z.string(), z.string(), z.string().nullable(),
-  z.tuple([z.string().max(512), z.number().int().min(0)]).nullable(), z.string().regex(/^(\d{6}[A-Za-z0-9_-]{12})*$/).nullable(), cursorShape.nullable(),
+  z.tuple([z.string().max(512), z.number().int().min(0)]).nullable(), z.string().regex(/^([A-Za-z0-9_-]{16})*$/).nullable(), cursorShape.nullable(),
 ])
 
 /** Why a token is refused: `invalid` (not ours, damaged, other filters) is 400; `expired` is 410. */
@@ -56,7 +60,7 @@ export type TokenVerdict = { ok: true; token: ChangeToken } | { ok: false; kind:
 
 export function encodeChangeToken(token: ChangeToken): string {
   const body = Buffer.from(JSON.stringify([TOKEN_FORMAT, token.source, token.filters, token.context, token.version, token.server ?? null,
-    token.position ? [token.position.file, token.position.position] : null, token.months ? packMonths(token.months) : null, token.cursor ?? null])).toString('base64url')
+    token.position ? [token.position.file, token.position.position] : null, token.periods ? packPeriods(token.periods) : null, token.cursor ?? null])).toString('base64url')
   return `${body}.${checkOf(body)}`
 }
 
@@ -75,17 +79,20 @@ export function decodeChangeToken(text: string, expected: { filters: string; con
   } catch {
     return invalid('since is not a token this service made: give the next of an earlier answer, or leave since out to start a new sync.')
   }
-  if (!Array.isArray(parts) || parts[0] !== TOKEN_FORMAT) return invalid('since was made by another version of the token format: leave since out to start a new sync.')
+  // Made here (the check holds) by a version that wrote another format: as any upgrade, 410.
+  if (!Array.isArray(parts) || parts[0] !== TOKEN_FORMAT) {
+    return Array.isArray(parts) && Number.isInteger(parts[0]) ? { ok: false, kind: 'expired', reason: 'the service was upgraded since this token was made' } : invalid('since is not a token this service made: give the next of an earlier answer, or leave since out to start a new sync.')
+  }
   // The check is no secret: a token made by hand to pass it is still read only in the shape the service writes.
   const shaped = tokenParts.safeParse(parts)
   if (!shaped.success) return invalid('since is not a token this service made: give the next of an earlier answer, or leave since out to start a new sync.')
-  const [, source, filters, context, version, server, position, months, cursor] = shaped.data
+  const [, source, filters, context, version, server, position, periods, cursor] = shaped.data
   if (filters !== expected.filters) return invalid('since was made with other filters (service, status, start, end): ask with the filters it was made with, or leave since out to start a new sync.')
   const token: ChangeToken = {
     source, filters, context, version,
     ...(server === null ? {} : { server }),
     ...(position === null ? {} : { position: { file: position[0], position: position[1] } }),
-    ...(months === null ? {} : { months: unpackMonths(months) }),
+    ...(periods === null ? {} : { periods: unpackPeriods(periods) }),
     ...(cursor === null ? {} : { cursor }),
   }
   if (version !== expected.version) return { ok: false, kind: 'expired', reason: 'the service was upgraded since this token was made' }
@@ -103,20 +110,26 @@ export function changeContextOf(parts: readonly unknown[]): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 16)
 }
 
-/** A month's digest as a token keeps it: 12 base64url characters (72 bits) of the digest the database gave. */
-export function monthDigestKey(digest: string): string {
+/** A period's digest as a token keeps it: 12 base64url characters (72 bits) of the digest the database gave. */
+export function periodDigestKey(digest: string): string {
   return createHash('sha256').update(digest).digest('base64url').slice(0, 12)
 }
 
-/** "YYYY-MM" → hash, as one string "YYYYMMhash…" (a decade of months is about 2 KB). */
-function packMonths(months: Record<string, string>): string {
-  return Object.keys(months).sort().map((month) => `${month.slice(0, 4)}${month.slice(5, 7)}${months[month]}`).join('')
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+
+/** Number → hash, as one string of 16 characters a period: its number in 4 base64url digits, then its hash (a year of four-day periods is about 2 KB of token). */
+function packPeriods(periods: ReadonlyMap<number, string>): string {
+  const number = (n: number) => [18, 12, 6, 0].map((shift) => BASE64URL[(n >> shift) & 63]).join('')
+  return [...periods.keys()].sort((a, b) => a - b).map((period) => `${number(period)}${periods.get(period)}`).join('')
 }
 
-function unpackMonths(packed: string): Record<string, string> {
-  const months: Record<string, string> = {}
-  for (let at = 0; at + 18 <= packed.length; at += 18) months[`${packed.slice(at, at + 4)}-${packed.slice(at + 4, at + 6)}`] = packed.slice(at + 6, at + 18)
-  return months
+function unpackPeriods(packed: string): Map<number, string> {
+  const periods = new Map<number, string>()
+  for (let at = 0; at + 16 <= packed.length; at += 16) {
+    const number = [...packed.slice(at, at + 4)].reduce((n, digit) => n * 64 + BASE64URL.indexOf(digit), 0)
+    periods.set(number, packed.slice(at + 4, at + 16))
+  }
+  return periods
 }
 
 // Not a secret: a check that a token came from this service and was not cut or changed on the way.
@@ -124,8 +137,8 @@ function checkOf(body: string): string {
   return createHash('sha256').update(`booking-calendar-api changes token\n${body}`).digest('base64url').slice(0, 16)
 }
 
-/** The months whose digests differ between two states (added, changed or gone), in order. */
-export function changedMonths(before: Record<string, string>, after: Record<string, string>): string[] {
-  const months = new Set([...Object.keys(before), ...Object.keys(after)])
-  return [...months].filter((month) => before[month] !== after[month]).sort()
+/** The periods whose digests differ between two states (added, changed or gone), in order. */
+export function changedPeriods(before: ReadonlyMap<number, string>, after: ReadonlyMap<number, string>): number[] {
+  const periods = new Set([...before.keys(), ...after.keys()])
+  return [...periods].filter((period) => before.get(period) !== after.get(period)).sort((a, b) => a - b)
 }

@@ -1,25 +1,26 @@
 // What GET changes/ means (API.md, "GET changes/"): a sync's pages, and the
-// operations since a token, from the database's log or from digests per month.
+// operations since a token, from the database's log or from digests per period
+// (four days of a month, or a month).
 // No req or res here; the reads are db/changes.ts's, passed in (ChangesReads).
 //
 // Why it is exact (docs/changes.md, "Why replaying is exact"): whatever a token
 // stands for is read BEFORE the rows it covers. A log token is the server's
 // position taken before the rows were read: every change after it is in the
 // next delta, and a row read later than the position is read again then if it
-// changed. A digest token holds each month's digest taken before the rows: a
-// month that changed after it differs from it next time, and is replaced whole.
+// changed. A digest token holds each period's digest taken before the rows: a
+// period that changed after it differs from it next time, and is replaced whole.
 import type { Db } from '../../db/connect.ts'
 import type { BookingFilter } from '../../db/booking-filter.ts'
 import type { BookingColumns, BookingRow } from '../../db/booking-queries.ts'
 import type { ChangeLog, LogPosition } from '../../db/change-log.ts'
 import type { DatabaseServer } from '../../db/server-dialect.ts'
-import { findBookingsAfterId, findBookingsByIds, findBookingsOfMonth, readLogServer, readMonthDigests } from '../../db/changes.ts'
+import { countBookingsByDayOfPeriod, findBookingsAfterId, findBookingsByIds, findBookingsOfPeriod, readLogServer, readPeriodDigests } from '../../db/changes.ts'
 import { RestError, invalidParams } from '../errors.ts'
 import { toBookingRecord, type BookingMapping, type BookingRecord } from './booking-record.ts'
 import {
-  changedMonths, changeFilterKey, decodeChangeToken, encodeChangeToken, monthDigestKey, type ChangeCursor, type ChangeToken,
+  changedPeriods, changeFilterKey, decodeChangeToken, encodeChangeToken, periodDigestKey, type ChangeCursor, type ChangeToken,
 } from './change-token.ts'
-import { dayAfter, dayBefore, firstDayOfMonth, lastDayOfMonth } from './change-days.ts'
+import { dayAfter, dayBefore, firstDayOfPeriod, lastDayOfPeriod, periodKindOf, periodRange, type PeriodKind } from './change-days.ts'
 
 export type ChangeOperation =
   | { op: 'upsert'; id: number; booking: BookingRecord }
@@ -49,12 +50,13 @@ export type ChangesSource =
 export interface ChangesReads {
   findBookingsAfterId: typeof findBookingsAfterId
   findBookingsByIds: typeof findBookingsByIds
-  findBookingsOfMonth: typeof findBookingsOfMonth
-  readMonthDigests: typeof readMonthDigests
+  findBookingsOfPeriod: typeof findBookingsOfPeriod
+  countBookingsByDayOfPeriod: typeof countBookingsByDayOfPeriod
+  readPeriodDigests: typeof readPeriodDigests
   readLogServer: typeof readLogServer
 }
 
-export const changesReads: ChangesReads = { findBookingsAfterId, findBookingsByIds, findBookingsOfMonth, readMonthDigests, readLogServer }
+export const changesReads: ChangesReads = { findBookingsAfterId, findBookingsByIds, findBookingsOfPeriod, countBookingsByDayOfPeriod, readPeriodDigests, readLogServer }
 
 export interface ChangesOptions {
   mapping: BookingMapping
@@ -63,7 +65,7 @@ export interface ChangesOptions {
   version: string
   /** How long a delta waits for the log's reader to read to the server's position. */
   logWaitMs: number
-  /** The database server, once known: the digests per month read on its terms (db/changes.ts). */
+  /** The database server, once known: the digests per period read on its terms (db/changes.ts). */
   server?: DatabaseServer
 }
 
@@ -79,13 +81,13 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   const columns: BookingColumns = { customer: options.mapping.exposeCustomer }
   const toRecord = (row: BookingRow) => toBookingRecord(row, options.mapping)
   const base = { source: source.kind, filters, context: options.context, version: options.version } as const
-  const read: DeltaRead = { db, filter, columns, toRecord, perPage: query.per_page, reads, server: options.server }
+  const read: DeltaRead = { db, filter, columns, toRecord, perPage: query.per_page, reads, server: options.server, periodKind: periodKindOf(query.start, query.end) }
 
   if (query.since === undefined) {
     // The start of a sync: what the client will stand on, read before its first row.
     const mark: ChangeToken = source.kind === 'log'
       ? await Promise.all([reads.readLogServer(db), source.log.serverPosition()]).then(([server, position]) => ({ ...base, server, position }))
-      : { ...base, months: hashMonths(await reads.readMonthDigests(db, filter, columns, options.server)) }
+      : { ...base, periods: hashPeriods(await reads.readPeriodDigests(db, filter, columns, read.periodKind, options.server)) }
     return await syncPage(read, mark, 0)
   }
   const verdict = decodeChangeToken(query.since, { filters, context: options.context, version: options.version })
@@ -94,7 +96,7 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
     throw invalidParams({ since: verdict.reason })
   }
   const token = verdict.token
-  if (token.source !== source.kind) throw tokenExpired(`the service now reads changes from ${source.kind === 'log' ? 'the database\'s log' : 'digests per month'}`)
+  if (token.source !== source.kind) throw tokenExpired(`the service now reads changes from ${source.kind === 'log' ? 'the database\'s log' : 'digests per period'}`)
   const cursor = token.cursor
   if (cursor?.kind === 'sync') return await syncPage(read, withoutCursor(token), cursor.afterId)
   if (source.kind === 'log') return await logDelta(read, source.log, token, cursor, options.logWaitMs)
@@ -109,6 +111,8 @@ interface DeltaRead {
   perPage: number
   reads: ChangesReads
   server?: DatabaseServer
+  /** The digest source's periods: four days where start and end are at most two years apart, else months. */
+  periodKind: PeriodKind
 }
 
 /** A page of a sync: the matching bookings by id, after `afterId`; the last page's next is the mark. */
@@ -146,40 +150,54 @@ async function logDelta(read: DeltaRead, log: ChangeLog, token: ChangeToken, cur
 }
 
 /**
- * A digest delta: the months whose digests differ from the token's, each
+ * A digest delta: the periods whose digests differ from the token's, each
  * replaced whole, cut at days so a page holds at most per_page bookings (a
  * single day of more goes alone on its page). The target digests, read before
- * any of the rows, are what the last page's token stands for.
+ * any of the rows, are what the last page's token stands for. Each page counts
+ * the days of its period in the index first, then reads the rows of the whole
+ * days that fit, and no more.
  */
 async function digestDelta(read: DeltaRead, token: ChangeToken, cursor: ChangeCursor | undefined): Promise<ChangesAnswer> {
-  if (token.months === undefined || (cursor !== undefined && cursor.kind !== 'digest-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
-  let target = token.months
-  let months: string[]
+  if (token.periods === undefined || (cursor !== undefined && cursor.kind !== 'digest-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
+  let target = token.periods
+  let periods: number[]
   let afterDay: string | undefined
   if (cursor?.kind === 'digest-delta') {
-    months = [...cursor.months]
+    periods = [...cursor.periods]
     afterDay = cursor.day
   } else {
-    target = hashMonths(await read.reads.readMonthDigests(read.db, read.filter, read.columns, read.server))
-    months = changedMonths(token.months, target)
+    target = hashPeriods(await read.reads.readPeriodDigests(read.db, read.filter, read.columns, read.periodKind, read.server))
+    periods = changedPeriods(token.periods, target)
   }
   const changes: ChangeOperation[] = []
   let bookings = 0
   const bounds = read.filter.bookingDate
-  while (months.length > 0 && changes.length < read.perPage) {
-    const month = months[0]!
+  while (periods.length > 0 && changes.length < read.perPage) {
+    const period = periods[0]!
+    const digestPeriod = { number: period, kind: read.periodKind, ...periodRange(period, read.periodKind) }
     const room = read.perPage - bookings
     if (room === 0) break
-    const rows = await read.reads.findBookingsOfMonth(read.db, read.filter, read.columns, month, afterDay, undefined, room + 1)
-    const first = afterDay === undefined ? firstDayOfMonth(month, rows) : dayAfter(afterDay)
+    // The whole days that fit: through the day before the first that does not (all the period's, when all fit).
+    const days = await read.reads.countBookingsByDayOfPeriod(read.db, read.filter, digestPeriod, afterDay)
+    let fit = 0
+    const over = days.find((day) => (fit += day.bookings) > room)
+    const through = over === undefined ? undefined : over === days[0] ? over.day : (dayBefore(over.day) ?? days[days.indexOf(over) - 1]!.day)
+    const rows = await read.reads.findBookingsOfPeriod(read.db, read.filter, read.columns, digestPeriod, afterDay, through, room + 1)
+    const first = afterDay === undefined ? firstDayOfPeriod(period, read.periodKind, rows) : dayAfter(afterDay)
     if (rows.length <= room) {
-      changes.push(replaceOf(first, lastDayOfMonth(month, rows), rows, read, bounds))
+      if (through === undefined) {
+        changes.push(replaceOf(first, lastDayOfPeriod(period, read.periodKind, rows), rows, read, bounds))
+        bookings += rows.length
+        periods.shift()
+        afterDay = undefined
+        continue
+      }
+      changes.push(replaceOf(first, through, rows, read, bounds))
       bookings += rows.length
-      months.shift()
-      afterDay = undefined
-      continue
+      afterDay = through
+      break
     }
-    // More than the page has room for: whole days only, the last day read goes to the next page.
+    // More than the page has room for (a day larger than a page, or bookings added since the count): whole days only.
     const lastDay = rows.at(-1)!.booking_date
     const whole = rows.filter((row) => row.booking_date !== lastDay)
     if (whole.length > 0) {
@@ -191,16 +209,16 @@ async function digestDelta(read: DeltaRead, token: ChangeToken, cursor: ChangeCu
     }
     if (changes.length > 0) break
     // One day of more bookings than per_page: alone on this page, whole.
-    const day = await read.reads.findBookingsOfMonth(read.db, read.filter, read.columns, month, afterDay, lastDay, Number.MAX_SAFE_INTEGER)
+    const day = await read.reads.findBookingsOfPeriod(read.db, read.filter, read.columns, digestPeriod, afterDay, lastDay, Number.MAX_SAFE_INTEGER)
     changes.push(replaceOf(first, lastDay, day, read, bounds))
     bookings += day.length
     afterDay = lastDay
     break
   }
-  const more = months.length > 0
+  const more = periods.length > 0
   const next: ChangeToken = more
-    ? { ...withoutCursor(token), months: target, cursor: { kind: 'digest-delta', months, ...(afterDay === undefined ? {} : { day: afterDay }) } }
-    : { ...withoutCursor(token), months: target }
+    ? { ...withoutCursor(token), periods: target, cursor: { kind: 'digest-delta', periods, ...(afterDay === undefined ? {} : { day: afterDay }) } }
+    : { ...withoutCursor(token), periods: target }
   return { changes, more, next: encodeChangeToken(next) }
 }
 
@@ -211,10 +229,8 @@ function replaceOf(start: string, end: string, rows: BookingRow[], read: DeltaRe
   return { op: 'replace', start: from, end: to, bookings: rows.map(read.toRecord) }
 }
 
-function hashMonths(digests: ReadonlyMap<string, string>): Record<string, string> {
-  const months: Record<string, string> = {}
-  for (const [month, digest] of digests) months[month] = monthDigestKey(digest)
-  return months
+function hashPeriods(digests: ReadonlyMap<number, string>): Map<number, string> {
+  return new Map([...digests].map(([period, digest]) => [period, periodDigestKey(digest)]))
 }
 
 function withoutCursor(token: ChangeToken): ChangeToken {

@@ -1,5 +1,5 @@
 // GET changes/ in the digest source (API.md, "GET changes/"): a sync's pages,
-// deltas as replaced months, tokens refused and expired. The log source's
+// deltas as replaced periods (four days, or months), tokens refused and expired. The log source's
 // tests are in changes-log.test.ts; the replay property runs for both.
 import { expect } from 'chai'
 import request from '../support/request.ts'
@@ -45,17 +45,24 @@ describe('GET changes/ (digest source)', () => {
     expect(again.body.changes).to.deep.equal([])
   })
 
-  it('an insert, an update and a delete come back as their months replaced whole; replaying gives slots/', async () => {
+  it('an insert, an update and a delete come back as their periods (four days, or months) replaced whole; replaying gives slots/', async () => {
+    // A year: its digests are per four days of a month. Without start and end they are per month.
+    const year = 'start=2026-01-01&end=2026-12-31'
     const copy = new Map<number, Booking>()
-    const { token } = await followChanges(t.app, copy, undefined)
+    const { token } = await followChanges(t.app, copy, undefined, { query: year })
+    const wholeCopy = new Map<number, Booking>()
+    const { token: wholeToken } = await followChanges(t.app, wholeCopy, undefined)
     await db.insert('booking_calendar_bookings', [{ id: 501, service_id: HAIRCUT, status: 'booked', booking_date: '2026-05-04', time_from: '10:00:00', time_to: '11:00:00', created_at: '2026-04-01 09:00:00' }])
     await db.admin.query(`UPDATE ${table()} SET note = 'moved' WHERE id = 101`)
     await db.admin.query(`DELETE FROM ${table()} WHERE id = 104`)
     try {
-      const { pages } = await followChanges(t.app, copy, token)
-      const replaced = pages.flatMap((page) => page.changes).map((operation) => operation.op === 'replace' ? `${operation.start}..${operation.end}` : operation.op)
-      expect(replaced).to.deep.equal(['2026-03-01..2026-03-31', '2026-05-01..2026-05-31', '2026-11-01..2026-11-30'])
-      expectSameBookings(copy, await slotsNow(t.app))
+      const replacedIn = (pages: ChangesPage[]) => pages.flatMap((page) => page.changes).map((operation) => operation.op === 'replace' ? `${operation.start}..${operation.end}` : operation.op)
+      const { pages } = await followChanges(t.app, copy, token, { query: year })
+      expect(replacedIn(pages)).to.deep.equal(['2026-03-29..2026-03-31', '2026-05-01..2026-05-04', '2026-11-25..2026-11-28'])
+      expectSameBookings(copy, await slotsNow(t.app, year))
+      const { pages: wholePages } = await followChanges(t.app, wholeCopy, wholeToken)
+      expect(replacedIn(wholePages)).to.deep.equal(['2026-03-01..2026-03-31', '2026-05-01..2026-05-31', '2026-11-01..2026-11-30'])
+      expectSameBookings(wholeCopy, await slotsNow(t.app))
     } finally {
       await db.admin.query(`DELETE FROM ${table()} WHERE id = 501`)
       await db.admin.query(`UPDATE ${table()} SET note = 'Window seat' WHERE id = 101`)
@@ -86,7 +93,7 @@ describe('GET changes/ (digest source)', () => {
     }
   })
 
-  it('a changed month larger than per_page is replaced in whole days, a page at most per_page bookings, a day never split', async () => {
+  it('a changed period larger than per_page is replaced in whole days, a page at most per_page bookings, a day never split', async () => {
     const copy = new Map<number, Booking>()
     const { token } = await followChanges(t.app, copy, undefined, { query: 'per_page=3' })
     const rows = Array.from({ length: 12 }, (_, i) => ({
@@ -164,7 +171,7 @@ describe('GET changes/ (digest source)', () => {
     }
   })
 
-  it('the zero date is a month of its own, "0000-00-00" to "0000-00-00"', async () => {
+  it('the zero date is a period of its own, "0000-00-00" to "0000-00-00"', async () => {
     const copy = new Map<number, Booking>()
     const { token } = await followChanges(t.app, copy, undefined)
     // As a legacy site in a non-strict sql_mode writes it (PLUGIN_TABLES.md).

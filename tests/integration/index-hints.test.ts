@@ -10,6 +10,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { bookingDateIndex, readBookingIndexes, serviceDateIndex } from '../../db/booking-indexes.ts'
+import { bookingsDigestHalves, periodOfDateSql } from '../../db/booking-queries.ts'
+import { periodDays, periodKindOf, periodOfDay } from '../../server/domain/change-days.ts'
 
 const BOOKINGS = 5_000
 const API = '/wp-json/booking-calendar/v1/'
@@ -74,6 +76,48 @@ describe('the booking-date index', function () {
       expect(expected.text.length).to.be.above(100)
     })
   }
+
+  // changes/'s digest source (db/changes.ts): where the index finds the rows, the digests per
+  // period are read in two halves side by side; their sums are the one statement's, to the
+  // digit, so both services make the same token and see the same changes.
+  for (const query of ['changes?start=2025-01-01&end=2025-12-31&per_page=1000', 'changes?status=booked&per_page=1000', 'changes?per_page=1000']) {
+    it(`reads changes/'s digests in two halves where it has the index, and makes the token one statement makes: ${query}`, async () => {
+      const filter = Object.fromEntries(new URLSearchParams(query.slice('changes?'.length)))
+      const bookingDate = filter.start === undefined ? undefined : { from: filter.start, to: filter.end }
+      expect(bookingsDigestHalves(hinted.handle.db, { bookingDate, statuses: filter.status?.split(',') })).to.deep.equal(bookingDate || !filter.status ? [0, 1] : [undefined])
+      expect(bookingsDigestHalves(plain.handle.db, { bookingDate })).to.deep.equal([undefined])
+      const lastToken = async (t: TestApp) => {
+        let res = await request(t.app).get(API + query).expect(200)
+        while (res.body.more) res = await request(t.app).get(`${API}${query}&since=${encodeURIComponent(res.body.next)}`).expect(200)
+        return String(res.body.next)
+      }
+      const token = await lastToken(plain)
+      expect(await lastToken(hinted)).to.equal(token)
+      // A change in each half (of the days, and of the ids) is seen from the other service's token.
+      const [changed] = await db.admin.query(`(SELECT id, booking_date FROM \`${table()}\` WHERE status = 'booked' AND booking_date BETWEEN '2025-03-01' AND '2025-03-31' AND id % 2 = 1 LIMIT 1)
+        UNION ALL (SELECT id, booking_date FROM \`${table()}\` WHERE status = 'booked' AND booking_date BETWEEN '2025-10-01' AND '2025-10-31' AND id % 2 = 0 LIMIT 1)`) as unknown as [Array<{ id: number; booking_date: string }>]
+      expect(changed).to.have.length(2)
+      const ids = changed.map((booking) => booking.id)
+      await db.admin.query(`UPDATE \`${table()}\` SET note = CONCAT(IFNULL(note, ''), '!') WHERE id IN (?)`, [ids])
+      try {
+        const delta = await request(hinted.app).get(`${API}${query}&since=${encodeURIComponent(token)}`).expect(200)
+        const replaced = delta.body.changes.map((operation: { start: string; end: string }) => `${operation.start}..${operation.end}`)
+        const kind = periodKindOf(filter.start, filter.end)
+        expect(replaced).to.deep.equal(changed.map((booking) => periodDays(periodOfDay(booking.booking_date, kind), kind)).map(({ first, last }) => `${first}..${last}`))
+      } finally {
+        await db.admin.query(`UPDATE \`${table()}\` SET note = LEFT(note, CHAR_LENGTH(note) - 1) WHERE id IN (?)`, [ids])
+      }
+    })
+  }
+
+  it('groups every booking_date as periodOfDay does, in four days and in months: the zero date, a day 00, each period\'s first and last day', async () => {
+    // The same numbers for periods of four days and for months (a long feed's periods).
+    const odd = ['0000-00-00', '2025-06-00', '2025-00-00', '2025-00-15', '2024-02-29', '2025-02-28', '2025-12-31', '2025-06-04', '2025-06-05', '2025-06-28', '2025-06-29']
+    const [rows] = await db.admin.query(`SELECT d, ${periodOfDateSql('d', 'four-days')} AS four, ${periodOfDateSql('d', 'month')} AS month FROM (SELECT DISTINCT booking_date AS d FROM \`${table()}\` UNION SELECT CAST(? AS DATE) ${odd.slice(1).map(() => 'UNION SELECT CAST(? AS DATE)').join(' ')}) AS days`, odd) as unknown as [Array<{ d: string; four: number | string; month: number | string }>]
+    expect(rows.length).to.be.above(300)
+    for (const row of rows) expect([Number(row.four), Number(row.month)], row.d).to.deep.equal([periodOfDay(row.d, 'four-days'), periodOfDay(row.d, 'month')])
+    expect(rows.map((row) => row.d)).to.include.members(odd)
+  })
 
   /** The hinted service answers `query` without scanning the table; the service that knows no index scans it. */
   const readsWithoutScan = async (query: string) => {

@@ -1,17 +1,16 @@
 // The tokens of changes/ and the day arithmetic of its replace operations (API.md, "GET changes/").
 import { expect } from 'chai'
-import { changedMonths, changeFilterKey, decodeChangeToken, encodeChangeToken, monthDigestKey, type ChangeToken } from '../../server/domain/change-token.ts'
-import { dayAfter, dayBefore, firstDayOfMonth, lastDayOfMonth, monthDays } from '../../server/domain/change-days.ts'
-import { nextMonth } from '../../db/booking-queries.ts'
+import { changedPeriods, changeFilterKey, decodeChangeToken, encodeChangeToken, periodDigestKey, type ChangeToken } from '../../server/domain/change-token.ts'
+import { dayAfter, dayBefore, firstDayOfPeriod, lastDayOfPeriod, nextMonth, periodDays, periodKindOf, periodOfDay, periodRange } from '../../server/domain/change-days.ts'
 
 const filters = changeFilterKey({ statuses: ['booked', 'pending'], start: '2026-01-01', end: '2026-12-31' })
 const expected = { filters, context: 'ctx', version: '0.2.0+answers.1' }
-const digestToken: ChangeToken = { source: 'digest', ...expected, months: { '2026-01': monthDigestKey('3:1:2'), '0000-00': monthDigestKey('1:5:6'), '2026-12': monthDigestKey('0:0:0') } }
+const digestToken: ChangeToken = { source: 'digest', ...expected, periods: new Map([[periodOfDay('2026-01-03', 'four-days'), periodDigestKey('3:1:2')], [0, periodDigestKey('1:5:6')], [periodOfDay('9999-12-31', 'four-days'), periodDigestKey('0:0:0')]]) }
 const logToken: ChangeToken = { source: 'log', ...expected, server: '1:mariadb-bin', position: { file: 'mariadb-bin.000002', position: 1234 }, cursor: { kind: 'log-delta', from: { file: 'mariadb-bin.000001', position: 4 }, offset: 200 } }
 
 describe('changes/ tokens', () => {
-  it('a token reads back as it was made: months, positions and cursors', () => {
-    for (const token of [digestToken, logToken, { ...digestToken, cursor: { kind: 'digest-delta', months: ['2026-01'], day: '2026-01-14' } } as ChangeToken, { ...logToken, cursor: { kind: 'sync', afterId: 77 } } as ChangeToken]) {
+  it('a token reads back as it was made: periods, positions and cursors', () => {
+    for (const token of [digestToken, logToken, { ...digestToken, cursor: { kind: 'digest-delta', periods: [periodOfDay('2026-01-14', 'four-days')], day: '2026-01-14' } } as ChangeToken, { ...logToken, cursor: { kind: 'sync', afterId: 77 } } as ChangeToken]) {
       expect(decodeChangeToken(encodeChangeToken(token), expected)).to.deep.equal({ ok: true, token })
     }
   })
@@ -24,6 +23,7 @@ describe('changes/ tokens', () => {
     const text = encodeChangeToken(digestToken)
     const [body, check] = text.split('.') as [string, string]
     const changed = Buffer.from(Buffer.from(body, 'base64url').toString('utf8').replace('2026-', '2027-')).toString('base64url')
+    expect(changed).to.not.equal(body)
     for (const bad of ['', 'nonsense', '.', `${body}.`, `${body}.${check.slice(1)}`, `${changed}.${check}`, text.slice(1)]) {
       const verdict = decodeChangeToken(bad, expected)
       expect(verdict.ok, bad).to.equal(false)
@@ -45,9 +45,9 @@ describe('changes/ tokens', () => {
     expect(changeFilterKey({ start: '2026-01-01' })).to.not.equal(changeFilterKey({ end: '2026-01-01' }))
   })
 
-  it('changedMonths: added, changed and gone months, in order; equal ones left out', () => {
-    expect(changedMonths({ '2026-01': 'a', '2026-02': 'b', '2026-03': 'c' }, { '2026-03': 'c', '2026-02': 'x', '2026-04': 'd' })).to.deep.equal(['2026-01', '2026-02', '2026-04'])
-    expect(changedMonths({ '2026-01': 'a' }, { '2026-01': 'a' })).to.deep.equal([])
+  it('changedPeriods: added, changed and gone periods, in order; equal ones left out', () => {
+    expect(changedPeriods(new Map([[30, 'a'], [4, 'b'], [12, 'c']]), new Map([[12, 'c'], [4, 'x'], [200, 'd']]))).to.deep.equal([4, 30, 200])
+    expect(changedPeriods(new Map([[1, 'a']]), new Map([[1, 'a']]))).to.deep.equal([])
   })
 })
 
@@ -57,25 +57,61 @@ describe('changes/ days', () => {
     expect(dayAfter('2028-02-28')).to.equal('2028-02-29')
     expect(dayAfter('2026-12-31')).to.equal('2027-01-01')
     expect(dayAfter('0000-00-00')).to.equal('0000-00-00')
+    expect(dayAfter('2026-05-00')).to.equal('2026-05-01')
+    expect(dayAfter('2026-13-00')).to.equal('2026-13-00')
     expect(dayBefore('2026-03-01')).to.equal('2026-02-28')
     expect(dayBefore('2026-01-01')).to.equal('2025-12-31')
     expect(dayBefore('2026-02-30')).to.equal(undefined)
     expect(dayBefore('0000-00-00')).to.equal(undefined)
   })
 
-  it('monthDays: first and last calendar day; the zero date\'s month is that day', () => {
-    expect(monthDays('2026-02')).to.deep.equal({ first: '2026-02-01', last: '2026-02-28' })
-    expect(monthDays('2028-02')).to.deep.equal({ first: '2028-02-01', last: '2028-02-29' })
-    expect(monthDays('2026-12')).to.deep.equal({ first: '2026-12-01', last: '2026-12-31' })
-    expect(monthDays('0000-00')).to.deep.equal({ first: '0000-00-00', last: '0000-00-00' })
+  it('periods of four days: 01-04, 05-08, …, 25-28 and 29 to the month\'s end; a day 00 with the first', () => {
+    const periods = (days: string[]) => days.map((day) => { const { first, last } = periodDays(periodOfDay(day, 'four-days'), 'four-days'); return `${first}..${last}` })
+    expect(periods(['2026-03-00', '2026-03-01', '2026-03-04', '2026-03-05', '2026-03-08', '2026-03-09', '2026-03-24', '2026-03-25', '2026-03-28', '2026-03-29', '2026-03-31'])).to.deep.equal([
+      '2026-03-01..2026-03-04', '2026-03-01..2026-03-04', '2026-03-01..2026-03-04', '2026-03-05..2026-03-08', '2026-03-05..2026-03-08', '2026-03-09..2026-03-12',
+      '2026-03-21..2026-03-24', '2026-03-25..2026-03-28', '2026-03-25..2026-03-28', '2026-03-29..2026-03-31', '2026-03-29..2026-03-31',
+    ])
+    // The month's end, leap years, years before 1000; a February of 28 days has a last period of no calendar day.
+    expect(periods(['2028-02-29', '2026-04-30', '1900-02-28', '2000-02-29', '0999-09-30', '2026-02-28'])).to.deep.equal([
+      '2028-02-29..2028-02-29', '2026-04-29..2026-04-30', '1900-02-25..1900-02-28', '2000-02-29..2000-02-29', '0999-09-29..0999-09-30', '2026-02-25..2026-02-28',
+    ])
+    expect(periodDays(periodOfDay('2026-02-28', 'four-days') + 1, 'four-days')).to.deep.equal({ first: '2026-02-29', last: '2026-02-29' })
+    // The zero date is its own day; any other day of a month 00 is cut by its days too.
+    expect(periods(['0000-00-00', '2026-00-00', '2026-00-04', '2026-00-09', '2026-00-31'])).to.deep.equal([
+      '0000-00-00..0000-00-00', '2026-00-00..2026-00-00', '2026-00-00..2026-00-00', '2026-00-09..2026-00-12', '2026-00-29..2026-00-31',
+    ])
+    expect(['0000-00-00', '2026-06-04', '2026-06-05', '2026-06-28', '2026-06-29', '2026-06-30', '9999-12-31'].map((day) => periodOfDay(day, 'four-days'))).to.deep.equal([0, 1620848, 1620849, 1620854, 1620855, 1620855, 7999303])
   })
 
-  it('a month\'s replace covers an odd day read in it (a day 00, a 30 February)', () => {
-    expect(firstDayOfMonth('2026-03', [{ booking_date: '2026-03-00' }])).to.equal('2026-03-00')
-    expect(firstDayOfMonth('2026-03', [{ booking_date: '2026-03-05' }])).to.equal('2026-03-01')
-    expect(lastDayOfMonth('2026-02', [{ booking_date: '2026-02-30' }])).to.equal('2026-02-30')
-    expect(lastDayOfMonth('2026-02', [{ booking_date: '2026-02-10' }])).to.equal('2026-02-28')
-    expect(lastDayOfMonth('2026-02', [])).to.equal('2026-02-28')
+  it('a period\'s range is what the database compares: its first string to the next period\'s', () => {
+    const range = (day: string) => periodRange(periodOfDay(day, 'four-days'), 'four-days')
+    expect(range('2026-06-03')).to.deep.equal({ lower: '2026-06-00', before: '2026-06-05' })
+    expect(range('2026-06-08')).to.deep.equal({ lower: '2026-06-05', before: '2026-06-09' })
+    expect(range('2026-06-27')).to.deep.equal({ lower: '2026-06-25', before: '2026-06-29' })
+    expect(range('2026-12-30')).to.deep.equal({ lower: '2026-12-29', before: '2027-01-00' })
+    expect(periodRange(0, 'four-days')).to.deep.equal({ lower: '0000-00-00', before: '0000-00-05' })
+  })
+
+  it('months, the periods of a feed longer than two years or without start or end: a month whole, the zero date\'s its day', () => {
+    expect([periodKindOf('2025-01-01', '2026-12-31'), periodKindOf('2025-01-01', '2027-01-01'), periodKindOf('2024-01-01', '2025-12-31'), periodKindOf('2024-01-01', '2026-01-01')]).to.deep.equal(['four-days', 'four-days', 'four-days', 'month'])
+    expect([periodKindOf(undefined, '2026-01-01'), periodKindOf('2026-01-01', undefined), periodKindOf(undefined, undefined), periodKindOf('2026-01-01', '2026-01-01')]).to.deep.equal(['month', 'month', 'month', 'four-days'])
+    expect([periodOfDay('2026-06-00', 'month'), periodOfDay('2026-06-30', 'month'), periodOfDay('0000-00-00', 'month')]).to.deep.equal([1620848, 1620848, 0])
+    expect(periodRange(1620848, 'month')).to.deep.equal({ lower: '2026-06-00', before: '2026-07-00' })
+    expect(periodRange(periodOfDay('2026-12-31', 'month'), 'month')).to.deep.equal({ lower: '2026-12-00', before: '2027-01-00' })
+    expect(periodDays(periodOfDay('2028-02-10', 'month'), 'month')).to.deep.equal({ first: '2028-02-01', last: '2028-02-29' })
+    expect(periodDays(periodOfDay('2026-11-10', 'month'), 'month')).to.deep.equal({ first: '2026-11-01', last: '2026-11-30' })
+    expect(periodDays(0, 'month')).to.deep.equal({ first: '0000-00-00', last: '0000-00-00' })
+    expect(lastDayOfPeriod(periodOfDay('2026-00-15', 'month'), 'month', [{ booking_date: '2026-00-15' }])).to.equal('2026-00-15')
+  })
+
+  it('a period\'s replace covers an odd day read in it (a day 00, a 30 February)', () => {
+    const period = (day: string) => periodOfDay(day, 'four-days')
+    expect(firstDayOfPeriod(period('2026-03-00'), 'four-days', [{ booking_date: '2026-03-00' }])).to.equal('2026-03-00')
+    expect(firstDayOfPeriod(period('2026-03-03'), 'four-days', [{ booking_date: '2026-03-03' }])).to.equal('2026-03-01')
+    expect(firstDayOfPeriod(period('2026-03-03'), 'four-days', [])).to.equal('2026-03-01')
+    expect(lastDayOfPeriod(period('2026-02-30'), 'four-days', [{ booking_date: '2026-02-30' }])).to.equal('2026-02-30')
+    expect(lastDayOfPeriod(period('2026-02-26'), 'four-days', [{ booking_date: '2026-02-26' }])).to.equal('2026-02-28')
+    expect(lastDayOfPeriod(period('2026-02-26'), 'four-days', [])).to.equal('2026-02-28')
   })
 
   it('nextMonth: December to January of the next year; the zero date\'s month to 0000-01', () => {
@@ -93,13 +129,14 @@ describe('changes/ tokens made by hand', () => {
       const body = Buffer.from(JSON.stringify(parts)).toString('base64url')
       return `${body}.${createHash('sha256').update(`booking-calendar-api changes token\n${body}`).digest('base64url').slice(0, 16)}`
     }
-    const good = [1, 'digest', filters, 'ctx', '0.2.0+answers.1', null, null, '', null]
+    const good = [2, 'digest', filters, 'ctx', '0.2.0+answers.1', null, null, '', null]
     expect(decodeChangeToken(forge(good), expected).ok).to.equal(true)
     for (const bad of [
       [...good.slice(0, 8), { kind: 'sync', afterId: 'x' }],
       [...good.slice(0, 8), { kind: 'log-delta', from: { file: 1, position: -1 }, offset: 0 }],
       [...good.slice(0, 7), 'not packed', null],
-      [1, 'other', ...good.slice(2)],
+      [2, 'other', ...good.slice(2)],
+      ['2', ...good.slice(1)],
       good.slice(0, 8),
     ]) expect(decodeChangeToken(forge(bad), expected)).to.deep.include({ ok: false, kind: 'invalid' })
   })
@@ -116,25 +153,28 @@ describe('changes/ tokens and days: the edges', () => {
     expect(reason(decodeChangeToken(text, { ...expected, context: 'y' }))).to.match(/^expired: the site's time zone, a service's slug or what this caller may see changed/)
   })
 
-  it('a token of another format number is refused as such', async () => {
+  it('a token of another format number (one an earlier version made, with digests per month) is expired, 410', async () => {
     const { createHash } = await import('node:crypto')
-    const body = Buffer.from(JSON.stringify([2, 'digest', filters, 'ctx', 'v', null, null, '', null])).toString('base64url')
+    const body = Buffer.from(JSON.stringify([1, 'digest', filters, 'ctx', 'v', null, null, '202601abcdefghijkl', null])).toString('base64url')
     const text = `${body}.${createHash('sha256').update(`booking-calendar-api changes token\n${body}`).digest('base64url').slice(0, 16)}`
-    const verdict = decodeChangeToken(text, expected)
-    expect(verdict.ok ? '' : verdict.reason).to.match(/another version of the token format/)
+    expect(decodeChangeToken(text, expected)).to.deep.equal({ ok: false, kind: 'expired', reason: 'the service was upgraded since this token was made' })
   })
 
-  it('a day or month in a cursor must be whole: YYYY-MM-DD and YYYY-MM, nothing around them', async () => {
+  it('a day in a cursor must be whole, YYYY-MM-DD; a period a whole number from 0 to 9999-12\'s last four days', async () => {
     const { createHash } = await import('node:crypto')
-    const forge = (cursor: unknown) => {
-      const body = Buffer.from(JSON.stringify([1, 'digest', filters, 'ctx', '0.2.0+answers.1', null, null, '', cursor])).toString('base64url')
+    const forge = (cursor: unknown, periods = '') => {
+      const body = Buffer.from(JSON.stringify([2, 'digest', filters, 'ctx', '0.2.0+answers.1', null, null, periods, cursor])).toString('base64url')
       return `${body}.${createHash('sha256').update(`booking-calendar-api changes token\n${body}`).digest('base64url').slice(0, 16)}`
     }
-    expect(decodeChangeToken(forge({ kind: 'digest-delta', months: ['2026-01'], day: '2026-01-05' }), expected).ok).to.equal(true)
+    expect(decodeChangeToken(forge({ kind: 'digest-delta', periods: [1620008, 0, 7999303], day: '2026-01-05' }), expected).ok).to.equal(true)
     for (const cursor of [
-      { kind: 'digest-delta', months: ['2026-01'], day: 'x2026-01-05' }, { kind: 'digest-delta', months: ['2026-01'], day: '2026-01-05x' },
-      { kind: 'digest-delta', months: ['x2026-01'] }, { kind: 'digest-delta', months: ['2026-01x'] },
+      { kind: 'digest-delta', periods: [1620008], day: 'x2026-01-05' }, { kind: 'digest-delta', periods: [1620008], day: '2026-01-05x' },
+      { kind: 'digest-delta', periods: [-1] }, { kind: 'digest-delta', periods: [7999304] }, { kind: 'digest-delta', periods: [1.5] }, { kind: 'digest-delta', periods: ['1620008'] },
+      { kind: 'digest-delta', months: ['2026-01'] },
     ]) expect(decodeChangeToken(forge(cursor), expected).ok, JSON.stringify(cursor)).to.equal(false)
+    // Packed periods: 16 characters each (a number in 4, a hash in 12), nothing else.
+    expect(decodeChangeToken(forge(null, 'AAAAabcdefghijkl'), expected).ok).to.equal(true)
+    for (const packed of ['AAAAabcdefghijk', 'AAAAabcdefghijkl=', 'AAA.abcdefghijkl']) expect(decodeChangeToken(forge(null, packed), expected).ok, packed).to.equal(false)
   })
 
   it('filter keys keep a service, each bound and null apart', () => {
@@ -142,23 +182,31 @@ describe('changes/ tokens and days: the edges', () => {
     expect(changeFilterKey({ serviceId: 3, statuses: ['b', 'a'], start: '2026-01-01', end: '2026-02-01' })).to.equal('[3,["a","b"],"2026-01-01","2026-02-01"]')
   })
 
-  it('monthDigestKey: 12 characters, equal for equal digests, different for different ones', () => {
-    expect(monthDigestKey('3:1:2')).to.have.length(12)
-    expect(monthDigestKey('3:1:2')).to.equal(monthDigestKey('3:1:2'))
-    expect(monthDigestKey('3:1:2')).to.not.equal(monthDigestKey('3:1:3'))
+  it('periodDigestKey: 12 characters, equal for equal digests, different for different ones', () => {
+    expect(periodDigestKey('3:1:2')).to.have.length(12)
+    expect(periodDigestKey('3:1:2')).to.equal(periodDigestKey('3:1:2'))
+    expect(periodDigestKey('3:1:2')).to.not.equal(periodDigestKey('3:1:3'))
   })
 
-  it('days: only YYYY-MM-DD is read, years before 1000 and month 00 or 13 are no real days or months', () => {
+  it('a year of four-day digests makes a token of about 2 KB: 16 characters a period, base64url of them', () => {
+    const periods = new Map<number, string>()
+    for (let month = 1; month <= 12; month++) for (let part = 0; part < 8; part++) periods.set((2026 * 100 + month) * 8 + part, periodDigestKey(`${month}:${part}`))
+    const text = encodeChangeToken({ ...digestToken, periods })
+    expect(text.length).to.be.within(2000, 2300)
+    expect(decodeChangeToken(text, expected)).to.deep.equal({ ok: true, token: { ...digestToken, periods } })
+  })
+
+  it('days: only YYYY-MM-DD of a month 01 to 12 is a real day, in any year a DATE holds', () => {
     expect(dayAfter('x2026-01-01')).to.equal('x2026-01-01')
     expect(dayAfter('2026-01-01x')).to.equal('2026-01-01x')
-    expect(dayBefore('0999-05-05')).to.equal(undefined)
-    expect(dayAfter('1000-01-01')).to.equal('1000-01-02')
-    expect(monthDays('2026-00')).to.deep.equal({ first: '2026-00-00', last: '2026-00-00' })
-    expect(monthDays('2026-13')).to.deep.equal({ first: '2026-13-00', last: '2026-13-00' })
-    expect(monthDays('0999-05')).to.deep.equal({ first: '0999-05-00', last: '0999-05-00' })
-    expect(monthDays('1000-01')).to.deep.equal({ first: '1000-01-01', last: '1000-01-31' })
-    expect(lastDayOfMonth('2026-02', [{ booking_date: '2026-02-28' }])).to.equal('2026-02-28')
-    expect(firstDayOfMonth('2026-03', [{ booking_date: '2026-03-01' }])).to.equal('2026-03-01')
-    expect(firstDayOfMonth('2026-03', [])).to.equal('2026-03-01')
+    expect(dayBefore('0999-05-05')).to.equal('0999-05-04')
+    expect(dayAfter('0999-12-31')).to.equal('1000-01-01')
+    expect(dayAfter('0000-02-28')).to.equal('0000-02-29')
+    expect(dayBefore('0001-01-01')).to.equal('0000-12-31')
+    expect(dayAfter('9999-12-30')).to.equal('9999-12-31')
+    expect(dayBefore('2026-13-05')).to.equal(undefined)
+    expect(dayBefore('2026-00-05')).to.equal(undefined)
+    expect(dayAfter('2026-02-30')).to.equal('2026-02-30')
+    expect(periodDays(periodOfDay('2026-13-05', 'four-days'), 'four-days')).to.deep.equal({ first: '2026-13-05', last: '2026-13-08' })
   })
 })

@@ -1,11 +1,12 @@
 // answerChanges (server/domain/changes.ts) over bookings in memory: a sync's
-// pages, a digest delta cut at whole days, a log delta's pages and its
+// pages, a digest delta (periods of four days, or months) cut at whole days, a log delta's pages and its
 // deletes. No database: the reads are given (ChangesReads), as they behave.
 import { expect } from 'chai'
 import { answerChanges, type ChangesAnswer, type ChangesReads, type ChangesSource } from '../../server/domain/changes.ts'
 import { bookingMapping } from '../../server/domain/slots.ts'
 import { zoneFromOptions } from '../../server/domain/zone-offsets.ts'
-import type { BookingRow } from '../../db/booking-queries.ts'
+import { periodOfDay } from '../../server/domain/change-days.ts'
+import type { BookingRow, DigestPeriod } from '../../db/booking-queries.ts'
 import type { BookingFilter } from '../../db/booking-filter.ts'
 import type { ChangeLog, LogPosition } from '../../db/change-log.ts'
 import type { Db } from '../../db/connect.ts'
@@ -20,17 +21,24 @@ function readsOver(rows: BookingRow[], server = '1:bin'): ChangesReads {
   const matching = (filter: BookingFilter) => rows.filter((r) => (!filter.statuses || filter.statuses.includes(r.status))
     && (filter.bookingDate?.from === undefined || r.booking_date >= filter.bookingDate.from)
     && (filter.bookingDate?.to === undefined || r.booking_date <= filter.bookingDate.to))
+  const inPeriod = (of: BookingRow[], period: DigestPeriod, afterDay: string | undefined) => of
+    .filter((r) => periodOfDay(r.booking_date, period.kind) === period.number && (afterDay === undefined || r.booking_date > afterDay))
   const byDay = (a: BookingRow, b: BookingRow) => (a.booking_date < b.booking_date ? -1 : a.booking_date > b.booking_date ? 1 : a.id - b.id)
   return {
     findBookingsAfterId: async (_db, filter, _columns, afterId, limit) => matching(filter).filter((r) => r.id > afterId).sort((a, b) => a.id - b.id).slice(0, limit),
     findBookingsByIds: async (_db, filter, _columns, ids) => matching(filter).filter((r) => ids.includes(r.id)),
-    findBookingsOfMonth: async (_db, filter, _columns, month, afterDay, throughDay, limit) => matching(filter)
-      .filter((r) => r.booking_date.slice(0, 7) === month && (afterDay === undefined || r.booking_date > afterDay) && (throughDay === undefined || r.booking_date <= throughDay))
+    findBookingsOfPeriod: async (_db, filter, _columns, period, afterDay, throughDay, limit) => inPeriod(matching(filter), period, afterDay)
+      .filter((r) => throughDay === undefined || r.booking_date <= throughDay)
       .sort(byDay).slice(0, limit),
-    readMonthDigests: async (_db, filter) => {
-      const months = new Map<string, string>()
-      for (const r of matching(filter).sort((a, b) => a.id - b.id)) months.set(r.booking_date.slice(0, 7), `${months.get(r.booking_date.slice(0, 7)) ?? ''}|${JSON.stringify(r)}`)
-      return months
+    countBookingsByDayOfPeriod: async (_db, filter, period, afterDay) => {
+      const days = new Map<string, number>()
+      for (const r of inPeriod(matching(filter), period, afterDay)) days.set(r.booking_date, (days.get(r.booking_date) ?? 0) + 1)
+      return [...days].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, bookings]) => ({ day, bookings }))
+    },
+    readPeriodDigests: async (_db, filter, _columns, kind) => {
+      const periods = new Map<number, string>()
+      for (const r of matching(filter).sort((a, b) => a.id - b.id)) periods.set(periodOfDay(r.booking_date, kind), `${periods.get(periodOfDay(r.booking_date, kind)) ?? ''}|${JSON.stringify(r)}`)
+      return periods
     },
     readLogServer: async () => server,
   }
@@ -40,7 +48,9 @@ const db = {} as Db
 const options = { mapping: bookingMapping(zoneFromOptions('Europe/Berlin', ''), false), context: 'ctx', version: 'v', logWaitMs: 100 }
 const digest: ChangesSource = { kind: 'digest' }
 
-async function follow(source: ChangesSource, reads: ChangesReads, since: string | undefined, perPage: number, extra: { status?: string[] } = {}): Promise<{ pages: ChangesAnswer[]; token: string }> {
+type Filters = { status?: string[]; start?: string; end?: string }
+
+async function follow(source: ChangesSource, reads: ChangesReads, since: string | undefined, perPage: number, extra: Filters = {}): Promise<{ pages: ChangesAnswer[]; token: string }> {
   const pages: ChangesAnswer[] = []
   let token = since
   for (;;) {
@@ -50,6 +60,9 @@ async function follow(source: ChangesSource, reads: ChangesReads, since: string 
     if (!page.more) return { pages, token }
   }
 }
+
+/** A year: at most two years between start and end, so the digests are per four days of a month. */
+const YEAR = { start: '2026-01-01', end: '2026-12-31' }
 
 const opsOf = (pages: ChangesAnswer[]) => pages.map((page) => page.changes.map((op) => (op.op === 'replace' ? `replace ${op.start}..${op.end} [${op.bookings.map((b) => b.id).join(',')}]` : `${op.op} ${op.id}`)))
 
@@ -61,41 +74,62 @@ describe('answerChanges over bookings in memory', () => {
     expect(pages.map((page) => page.more)).to.deep.equal([true, false])
   })
 
-  it('a digest delta: only the changed months, each whole, in order', async () => {
-    const rows = [row(1, '2026-01-02'), row(2, '2026-02-03'), row(3, '2026-03-04')]
-    const { token } = await follow(digest, readsOver(rows), undefined, 10)
+  it('a digest delta: only the changed periods (four days of a month), each whole, in order', async () => {
+    const rows = [row(1, '2026-01-02'), row(2, '2026-02-03'), row(3, '2026-03-04'), row(5, '2026-02-24')]
+    const { token } = await follow(digest, readsOver(rows), undefined, 10, YEAR)
+    const before = [...rows]
     rows[1] = { ...rows[1]!, note: 'changed' }
-    rows.push(row(4, '2026-05-05'))
-    const { pages } = await follow(digest, readsOver(rows), token, 10)
-    expect(opsOf(pages)).to.deep.equal([['replace 2026-02-01..2026-02-28 [2]', 'replace 2026-05-01..2026-05-31 [4]']])
+    rows.push(row(4, '2026-05-15'), row(6, '2026-05-31'))
+    const { pages } = await follow(digest, readsOver(rows), token, 10, YEAR)
+    expect(opsOf(pages)).to.deep.equal([['replace 2026-02-01..2026-02-04 [2]', 'replace 2026-05-13..2026-05-16 [4]', 'replace 2026-05-29..2026-05-31 [6]']])
+    // Without start and end (or with them more than two years apart) the periods are months.
+    const { token: unbounded } = await follow(digest, readsOver(before), undefined, 10)
+    const { pages: monthly } = await follow(digest, readsOver(rows), unbounded, 10)
+    expect(opsOf(monthly)).to.deep.equal([['replace 2026-02-01..2026-02-28 [2,5]', 'replace 2026-05-01..2026-05-31 [4,6]']])
+    const long = { start: '2024-01-01', end: '2027-01-01' }
+    const { token: longToken } = await follow(digest, readsOver(before), undefined, 10, long)
+    expect(opsOf((await follow(digest, readsOver(rows), longToken, 10, long)).pages)).to.deep.equal(opsOf(monthly))
   })
 
-  it('a month gone empty is replaced by nothing; a month unchanged is not sent', async () => {
-    const rows = [row(1, '2026-01-02'), row(2, '2026-02-03')]
-    const { token } = await follow(digest, readsOver(rows), undefined, 10)
-    const { pages } = await follow(digest, readsOver([rows[0]!]), token, 10)
-    expect(opsOf(pages)).to.deep.equal([['replace 2026-02-01..2026-02-28 []']])
+  it('a period gone empty is replaced by nothing; a period unchanged is not sent', async () => {
+    const rows = [row(1, '2026-01-02'), row(2, '2026-02-10'), row(3, '2026-02-12')]
+    const { token } = await follow(digest, readsOver(rows), undefined, 10, YEAR)
+    const { pages } = await follow(digest, readsOver([rows[0]!]), token, 10, YEAR)
+    expect(opsOf(pages)).to.deep.equal([['replace 2026-02-09..2026-02-12 []']])
   })
 
   it('a digest delta is cut at whole days: at most per_page bookings a page, a day larger than a page alone and whole', async () => {
     const rows = [row(1, '2026-04-01'), row(2, '2026-04-01'), row(3, '2026-04-02'), row(4, '2026-04-03'), row(5, '2026-04-03'), row(6, '2026-04-03'), row(7, '2026-04-03'), row(8, '2026-04-20')]
-    const { token } = await follow(digest, readsOver([]), undefined, 3)
-    const { pages } = await follow(digest, readsOver(rows), token, 3)
+    const { token } = await follow(digest, readsOver([]), undefined, 3, YEAR)
+    const { pages } = await follow(digest, readsOver(rows), token, 3, YEAR)
     expect(opsOf(pages)).to.deep.equal([
       ['replace 2026-04-01..2026-04-02 [1,2,3]'],
       ['replace 2026-04-03..2026-04-03 [4,5,6,7]'],
-      ['replace 2026-04-04..2026-04-30 [8]'],
+      ['replace 2026-04-04..2026-04-04 []', 'replace 2026-04-17..2026-04-20 [8]'],
     ])
   })
 
-  it('the page fills across months, and a page never ends inside a day', async () => {
-    const rows = [row(1, '2026-01-05'), row(2, '2026-02-01'), row(3, '2026-02-01'), row(4, '2026-02-09')]
-    const { token } = await follow(digest, readsOver([]), undefined, 2)
-    const { pages } = await follow(digest, readsOver(rows), token, 2)
+  it('bookings written between a page\'s count of days and its rows: still whole days, at most per_page, none lost', async () => {
+    const rows = [row(1, '2026-04-01'), row(2, '2026-04-02'), row(3, '2026-04-02'), row(4, '2026-04-03'), row(5, '2026-04-03')]
+    const { token } = await follow(digest, readsOver([]), undefined, 3, YEAR)
+    // The count misses 3 and 5, written after it: it plans 04-01 to 04-03 (3 bookings), the rows are 5.
+    const reads = readsOver(rows)
+    const late = readsOver(rows.filter((r) => r.id !== 3 && r.id !== 5))
+    const { pages } = await follow(digest, { ...reads, countBookingsByDayOfPeriod: late.countBookingsByDayOfPeriod }, token, 3, YEAR)
     expect(opsOf(pages)).to.deep.equal([
-      ['replace 2026-01-01..2026-01-31 [1]'],
-      ['replace 2026-02-01..2026-02-08 [2,3]'],
-      ['replace 2026-02-09..2026-02-28 [4]'],
+      ['replace 2026-04-01..2026-04-02 [1,2,3]'],
+      ['replace 2026-04-03..2026-04-04 [4,5]'],
+    ])
+  })
+
+  it('the page fills across periods, and a page never ends inside a day', async () => {
+    const rows = [row(1, '2026-01-05'), row(2, '2026-02-01'), row(3, '2026-02-01'), row(4, '2026-02-03'), row(9, '2026-02-22')]
+    const { token } = await follow(digest, readsOver([]), undefined, 2, YEAR)
+    const { pages } = await follow(digest, readsOver(rows), token, 2, YEAR)
+    expect(opsOf(pages)).to.deep.equal([
+      ['replace 2026-01-05..2026-01-08 [1]'],
+      ['replace 2026-02-01..2026-02-02 [2,3]'],
+      ['replace 2026-02-03..2026-02-04 [4]', 'replace 2026-02-21..2026-02-24 [9]'],
     ])
   })
 
@@ -154,7 +188,7 @@ describe('answerChanges: tokens, filters and cursors', () => {
     expect(moved?.message).to.match(/the service now reads changes from the database's log/)
     const { token: logToken } = await follow({ kind: 'log', log }, readsOver([]), undefined, 10)
     const back = await failure(answerChanges(db, digest, { since: logToken, per_page: 10 }, options, readsOver([])))
-    expect(back?.message).to.match(/the service now reads changes from digests per month/)
+    expect(back?.message).to.match(/the service now reads changes from digests per period/)
   })
 
   it('a sync\'s cursor goes on after its last id, in either source; the filters are those of the token', async () => {
@@ -171,14 +205,14 @@ describe('answerChanges: tokens, filters and cursors', () => {
   })
 
   it('a digest delta replaces only days inside start and end, and reads only within them', async () => {
-    const rows = [row(1, '2026-03-02'), row(2, '2026-03-20'), row(3, '2026-03-28')]
+    const rows = [row(1, '2026-03-02'), row(2, '2026-03-12'), row(3, '2026-03-28'), row(4, '2026-03-24')]
     const query = { per_page: 10, start: '2026-03-10', end: '2026-03-25' }
     const first = await answerChanges(db, digest, query, options, readsOver([]))
     const delta = await answerChanges(db, digest, { ...query, since: first.next }, options, readsOver(rows))
-    expect(opsOf([delta])).to.deep.equal([['replace 2026-03-10..2026-03-25 [2]']])
+    expect(opsOf([delta])).to.deep.equal([['replace 2026-03-10..2026-03-12 [2]', 'replace 2026-03-21..2026-03-24 [4]']])
   })
 
-  it('a page full of operations stops there: per_page operations at most, even of empty months', async () => {
+  it('a page full of operations stops there: per_page operations at most, even of empty periods', async () => {
     const months = ['2026-01-05', '2026-02-05', '2026-03-05', '2026-04-05']
     const { token } = await follow(digest, readsOver(months.map((day, i) => row(i + 1, day))), undefined, 10)
     const { pages } = await follow(digest, readsOver([]), token, 3)
