@@ -212,8 +212,20 @@ export interface BookingsPeriodDigestRow extends BookingsDigestRow {
   period: number | string
 }
 
-/** A period of changes/'s digest source: four days of a month, or a month (server/domain/change-days.ts). */
-export type PeriodKind = 'four-days' | 'month'
+/** A period of changes/'s digest source: two or four days of a month, or a month (server/domain/change-days.ts). */
+export type PeriodKind = 'two-days' | 'four-days' | 'month'
+
+/**
+ * How each kind cuts a month: the days of a period, and how many periods (the
+ * last runs to the month's end). A period's number is (year × 100 + month) ×
+ * PERIODS_PER_MONTH + its place in the month.
+ */
+export const PERIOD_CUTS: Readonly<Record<PeriodKind, { days: number; parts: number }>> = {
+  'two-days': { days: 2, parts: 16 },
+  'four-days': { days: 4, parts: 8 },
+  month: { days: 31, parts: 1 },
+}
+export const PERIODS_PER_MONTH = 16
 
 /** One period: its number (periodOfDateSql), its kind, and the booking_date strings that find its rows, `lower` to before `before`. */
 export interface DigestPeriod {
@@ -224,22 +236,23 @@ export interface DigestPeriod {
 }
 
 /**
- * The period of a booking_date (server/domain/change-days.ts, periodOfDay):
- * (year × 100 + month) × 8 + its four days' place in the month (0 to 7; 0 for
- * months), in numbers (a number to group by cost MariaDB less than the date's
- * text). YEAR, MONTH and DAYOFMONTH give 0 for the parts of the zero date in
- * MariaDB and MySQL alike.
+ * The period of a booking_date (server/domain/change-days.ts, periodOfDay),
+ * in numbers (a number to group by cost MariaDB less than the date's text).
+ * YEAR, MONTH and DAYOFMONTH give 0 for the parts of the zero date in MariaDB
+ * and MySQL alike.
  */
 export function periodOfDateSql(column: string, kind: PeriodKind): string {
-  return kind === 'month' ? `(year(${column}) * 100 + month(${column})) * 8` : `(year(${column}) * 100 + month(${column})) * 8 + least(greatest(dayofmonth(${column}) - 1, 0) div 4, 7)`
+  const { days, parts } = PERIOD_CUTS[kind]
+  const month = `(year(${column}) * 100 + month(${column})) * ${PERIODS_PER_MONTH}`
+  return parts === 1 ? month : `${month} + least(greatest(dayofmonth(${column}) - 1, 0) div ${days}, ${parts - 1})`
 }
 
 /** periodOfDateSql of the bookings table's booking_date, for Kysely (which puts the table's prefix on the reference). */
 function periodOfBookingDate(kind: PeriodKind) {
   const date = sql.ref('booking_calendar_bookings.booking_date')
-  return kind === 'month'
-    ? sql<number>`(year(${date}) * 100 + month(${date})) * 8`
-    : sql<number>`(year(${date}) * 100 + month(${date})) * 8 + least(greatest(dayofmonth(${date}) - 1, 0) div 4, 7)`
+  const { days, parts } = PERIOD_CUTS[kind]
+  const month = sql<number>`(year(${date}) * 100 + month(${date})) * ${sql.lit(PERIODS_PER_MONTH)}`
+  return parts === 1 ? month : sql<number>`${month} + least(greatest(dayofmonth(${date}) - 1, 0) div ${sql.lit(days)}, ${sql.lit(parts - 1)})`
 }
 
 /**

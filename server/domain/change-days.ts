@@ -3,7 +3,7 @@
 // digest source keeps a digest of. The zero date and the odd day a lenient SQL
 // mode lets in (PLUGIN_TABLES.md) are kept as they are, never moved to a real
 // day. Pure.
-import type { PeriodKind } from '../../db/booking-queries.ts'
+import { PERIOD_CUTS, PERIODS_PER_MONTH, type PeriodKind } from '../../db/booking-queries.ts'
 
 /** A calendar day of a month 01 to 12 (any year from 0000, as DATE holds them): the same string back, or undefined. */
 function realDay(day: string): Date | undefined {
@@ -34,44 +34,43 @@ export function dayBefore(day: string): string | undefined {
 
 /**
  * A period of booking_date the digest source keeps one digest of (API.md, "GET
- * changes/"): four days of a month (01–04, 05–08, …, 25–28 and 29 to the
- * month's end; a day 00 goes with the first) where the feed's start and end are
- * at most two years apart, else a month. Four days make a changed booking cost
- * an eighth of a month's rows; months keep the token of a long or unbounded
- * feed small (about 2 KB a year of four-day periods, 0.3 KB a year of months).
+ * changes/"), by the feed's start and end: two days of a month (01–02, 03–04,
+ * …, 29–30, 31) for at most a year, four days (01–04, …, 25–28, 29 to the
+ * end) for at most two, else a month; a day 00 goes with the first. A changed
+ * booking costs the rows of its period; a period costs the token 16
+ * characters, so the token of a bounded feed stays under about 4 KB, and one
+ * of an unbounded feed grows by 0.3 KB a year of months (decision 0037).
  */
 export type { PeriodKind }
 
-/** Two years and a day: a year of 366 days and one of 365, from any start. */
-const MOST_DAYS_IN_FOUR_DAY_PERIODS = 731
+/** The most days between start and end (end − start) for each kind, shortest first. */
+const KIND_BY_SPAN: ReadonlyArray<[PeriodKind, number]> = [['two-days', 365], ['four-days', 730]]
 
 /** The periods of a feed with these bounds. */
 export function periodKindOf(start: string | undefined, end: string | undefined): PeriodKind {
   if (start === undefined || end === undefined) return 'month'
   const days = (Date.parse(`${end}T00:00:00Z`) - Date.parse(`${start}T00:00:00Z`)) / 86_400_000
-  return days >= 0 && days < MOST_DAYS_IN_FOUR_DAY_PERIODS ? 'four-days' : 'month'
+  if (!(days >= 0)) return 'month'
+  return KIND_BY_SPAN.find(([, most]) => days <= most)?.[0] ?? 'month'
 }
-
-/** How a month is cut: the days of each period, and how many periods (the last runs to the month's end). */
-const CUT: Record<PeriodKind, { days: number; parts: number }> = { 'four-days': { days: 4, parts: 8 }, month: { days: 31, parts: 1 } }
 
 /**
- * A day's period as a number: (year × 100 + month) × 8 + its part of the
- * month (0 to 7; always 0 for months). A month 00 (the zero date's) is cut by
- * its days as any other. PERIOD_OF_DATE (db/booking-queries.ts) gives the same
- * number for each day.
+ * A day's period as a number: (year × 100 + month) × 16 + its place in the
+ * month (always 0 for months). A month 00 (the zero date's) is cut by its days
+ * as any other. periodOfDateSql (db/booking-queries.ts) gives the same number
+ * for each day.
  */
 export function periodOfDay(day: string, kind: PeriodKind): number {
-  const { days, parts } = CUT[kind]
+  const { days, parts } = PERIOD_CUTS[kind]
   const part = Math.min(Math.floor(Math.max(Number(day.slice(8, 10)) - 1, 0) / days), parts - 1)
-  return (Number(day.slice(0, 4)) * 100 + Number(day.slice(5, 7))) * 8 + part
+  return (Number(day.slice(0, 4)) * 100 + Number(day.slice(5, 7))) * PERIODS_PER_MONTH + part
 }
 
-/** A period's month ("YYYY-MM") and part (0 to 7). */
+/** A period's month ("YYYY-MM") and place in it (0 to 15). */
 function periodParts(period: number): { month: string; part: number } {
-  const yearMonth = Math.floor(period / 8)
+  const yearMonth = Math.floor(period / PERIODS_PER_MONTH)
   const month = `${String(Math.floor(yearMonth / 100)).padStart(4, '0')}-${String(yearMonth % 100).padStart(2, '0')}`
-  return { month, part: period % 8 }
+  return { month, part: period % PERIODS_PER_MONTH }
 }
 
 const twoDigits = (day: number) => String(day).padStart(2, '0')
@@ -79,11 +78,11 @@ const twoDigits = (day: number) => String(day).padStart(2, '0')
 /**
  * The booking_date strings of a period, as the database compares them: from
  * `lower` (inclusive) to `before` (exclusive). The range finds the rows by
- * index; PERIOD_OF_DATE keeps them exact.
+ * index; periodOfDateSql keeps them exact.
  */
 export function periodRange(period: number, kind: PeriodKind): { lower: string; before: string } {
   const { month, part } = periodParts(period)
-  const { days, parts } = CUT[kind]
+  const { days, parts } = PERIOD_CUTS[kind]
   const lower = part === 0 ? `${month}-00` : `${month}-${twoDigits(part * days + 1)}`
   return { lower, before: part < parts - 1 ? `${month}-${twoDigits((part + 1) * days + 1)}` : `${nextMonth(month)}-00` }
 }
@@ -96,20 +95,21 @@ export function nextMonth(month: string): string {
 }
 
 /**
- * The calendar days a replace of a whole period covers. In a month 00 (the
- * zero date's) the first period is its day 00 alone: the zero date is
- * "0000-00-00" to "0000-00-00". The last period of a February of 28 days
- * covers no calendar day: it runs from the 29th to the 29th, for an odd day a
- * lenient SQL mode let in.
+ * The calendar days a replace of a whole period covers, at most to the
+ * month's last. In a month 00 (the zero date's) the first period is its day
+ * 00 alone: the zero date is "0000-00-00" to "0000-00-00". A period past the
+ * month's last day (the 29th of a February of 28 days, a 31st of April) covers
+ * that one day it names, for an odd day a lenient SQL mode let in.
  */
 export function periodDays(period: number, kind: PeriodKind): { first: string; last: string } {
   const { month, part } = periodParts(period)
-  const { days, parts } = CUT[kind]
+  const { days, parts } = PERIOD_CUTS[kind]
   const number = Number(month.slice(5, 7))
   const real = number >= 1 && number <= 12
   if (part === 0 && !real) return { first: `${month}-00`, last: `${month}-00` }
   const first = part * days + 1
-  const last = part < parts - 1 ? (part + 1) * days : Math.max(real ? daysInMonth(Number(month.slice(0, 4)), number) : 31, first)
+  const end = real ? daysInMonth(Number(month.slice(0, 4)), number) : 31
+  const last = Math.max(first, part < parts - 1 ? Math.min((part + 1) * days, end) : end)
   return { first: `${month}-${twoDigits(first)}`, last: `${month}-${twoDigits(last)}` }
 }
 

@@ -4,8 +4,8 @@
 // A token names the filters it was made with, what the answers were made of
 // besides the bookings (the site's zone, the services' slugs, customer data
 // shown or not: `context`), the service's version, the source, and where the
-// client stands: a place in the database's log, or a digest per period (four
-// days or a month: server/domain/change-days.ts). It is
+// client stands: a place in the database's log, or a digest per period (days
+// or a month: server/domain/change-days.ts). It is
 // base64url of JSON with a check: the service reads only tokens it made. It
 // holds no secret and grants nothing: every answer is made for its caller.
 import { createHash } from 'node:crypto'
@@ -38,10 +38,10 @@ export interface ChangeToken {
   cursor?: ChangeCursor
 }
 
-/** 2: digests per period of four days or of a month (1 had them per month, numbered otherwise). */
+/** 2: digests per period of days or of a month (1 had them per month, numbered otherwise). */
 const TOKEN_FORMAT = 2
-/** The largest period number (9999-12's last four days): it fits the four characters of a packed period, 24 bits. */
-const MAX_PERIOD = (9999 * 100 + 12) * 8 + 7
+/** The largest period number (9999-12's last): it fits the four characters of a packed period, 24 bits. */
+const MAX_PERIOD = (9999 * 100 + 12) * 16 + 15
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/)
 const logPosition = z.object({ file: z.string().max(512), position: z.number().int().min(0) }).strict()
@@ -70,6 +70,12 @@ export function encodeChangeToken(token: ChangeToken): string {
  * changes every record: the client starts again, 410).
  */
 export function decodeChangeToken(text: string, expected: { filters: string; context: string; version: string }): TokenVerdict {
+  const read = readChangeToken(text)
+  return read.ok ? checkChangeToken(read.token, expected) : read
+}
+
+/** A token read as the service wrote it (its check, its format, its shape), not yet held against the request (checkChangeToken). */
+export function readChangeToken(text: string): TokenVerdict {
   const invalid = (reason: string): TokenVerdict => ({ ok: false, kind: 'invalid', reason })
   const dot = text.lastIndexOf('.')
   if (dot <= 0 || checkOf(text.slice(0, dot)) !== text.slice(dot + 1)) return invalid('since is not a token this service made: give the next of an earlier answer, or leave since out to start a new sync.')
@@ -87,16 +93,23 @@ export function decodeChangeToken(text: string, expected: { filters: string; con
   const shaped = tokenParts.safeParse(parts)
   if (!shaped.success) return invalid('since is not a token this service made: give the next of an earlier answer, or leave since out to start a new sync.')
   const [, source, filters, context, version, server, position, periods, cursor] = shaped.data
-  if (filters !== expected.filters) return invalid('since was made with other filters (service, status, start, end): ask with the filters it was made with, or leave since out to start a new sync.')
-  const token: ChangeToken = {
-    source, filters, context, version,
-    ...(server === null ? {} : { server }),
-    ...(position === null ? {} : { position: { file: position[0], position: position[1] } }),
-    ...(periods === null ? {} : { periods: unpackPeriods(periods) }),
-    ...(cursor === null ? {} : { cursor }),
+  return {
+    ok: true,
+    token: {
+      source, filters, context, version,
+      ...(server === null ? {} : { server }),
+      ...(position === null ? {} : { position: { file: position[0], position: position[1] } }),
+      ...(periods === null ? {} : { periods: unpackPeriods(periods) }),
+      ...(cursor === null ? {} : { cursor }),
+    },
   }
-  if (version !== expected.version) return { ok: false, kind: 'expired', reason: 'the service was upgraded since this token was made' }
-  if (context !== expected.context) return { ok: false, kind: 'expired', reason: 'the site\'s time zone, a service\'s slug or what this caller may see changed since this token was made' }
+}
+
+/** A token read (readChangeToken) held against the request: its filters (else 400), then the service's version and the context (else 410). */
+export function checkChangeToken(token: ChangeToken, expected: { filters: string; context: string; version: string }): TokenVerdict {
+  if (token.filters !== expected.filters) return { ok: false, kind: 'invalid', reason: 'since was made with other filters (service, status, start, end): ask with the filters it was made with, or leave since out to start a new sync.' }
+  if (token.version !== expected.version) return { ok: false, kind: 'expired', reason: 'the service was upgraded since this token was made' }
+  if (token.context !== expected.context) return { ok: false, kind: 'expired', reason: 'the site\'s time zone, a service\'s slug or what this caller may see changed since this token was made' }
   return { ok: true, token }
 }
 
@@ -117,7 +130,7 @@ export function periodDigestKey(digest: string): string {
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
 
-/** Number → hash, as one string of 16 characters a period: its number in 4 base64url digits, then its hash (a year of four-day periods is about 2 KB of token). */
+/** Number → hash, as one string of 16 characters a period: its number in 4 base64url digits, then its hash (a year of two-day periods is about 4 KB of token). */
 function packPeriods(periods: ReadonlyMap<number, string>): string {
   const number = (n: number) => [18, 12, 6, 0].map((shift) => BASE64URL[(n >> shift) & 63]).join('')
   return [...periods.keys()].sort((a, b) => a - b).map((period) => `${number(period)}${periods.get(period)}`).join('')

@@ -1,6 +1,6 @@
 // What GET changes/ means (API.md, "GET changes/"): a sync's pages, and the
 // operations since a token, from the database's log or from digests per period
-// (four days of a month, or a month).
+// (days of a month, or a month).
 // No req or res here; the reads are db/changes.ts's, passed in (ChangesReads).
 //
 // Why it is exact (docs/changes.md, "Why replaying is exact"): whatever a token
@@ -18,7 +18,7 @@ import { countBookingsByDayOfPeriod, findBookingsAfterId, findBookingsByIds, fin
 import { RestError, invalidParams } from '../errors.ts'
 import { toBookingRecord, type BookingMapping, type BookingRecord } from './booking-record.ts'
 import {
-  changedPeriods, changeFilterKey, decodeChangeToken, encodeChangeToken, periodDigestKey, type ChangeCursor, type ChangeToken,
+  changedPeriods, changeFilterKey, checkChangeToken, encodeChangeToken, periodDigestKey, readChangeToken, type ChangeCursor, type ChangeToken,
 } from './change-token.ts'
 import { dayAfter, dayBefore, firstDayOfPeriod, lastDayOfPeriod, periodKindOf, periodRange, type PeriodKind } from './change-days.ts'
 
@@ -60,8 +60,8 @@ export const changesReads: ChangesReads = { findBookingsAfterId, findBookingsByI
 
 export interface ChangesOptions {
   mapping: BookingMapping
-  /** changeContextOf the zone, the services' slugs and the customer mode. */
-  context: string
+  /** changeContextOf the zone, the services' slugs and the customer mode; a promise while the route still reads the slugs. */
+  context: string | Promise<string>
   version: string
   /** How long a delta waits for the log's reader to read to the server's position. */
   logWaitMs: number
@@ -80,17 +80,28 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   if (query.start !== undefined || query.end !== undefined) filter.bookingDate = { from: query.start, to: query.end }
   const columns: BookingColumns = { customer: options.mapping.exposeCustomer }
   const toRecord = (row: BookingRow) => toBookingRecord(row, options.mapping)
-  const base = { source: source.kind, filters, context: options.context, version: options.version } as const
   const read: DeltaRead = { db, filter, columns, toRecord, perPage: query.per_page, reads, server: options.server, periodKind: periodKindOf(query.start, query.end) }
+  const sent = query.since === undefined ? undefined : readChangeToken(query.since)
+  // The log source's place (the server's name, its position now), asked at once, side by side
+  // with the slugs the context still waits for: a delta of one booking is mostly round trips.
+  // Not for a page of a sync, which goes on by id; a page of a delta takes its end from the token.
+  const cursorKind = sent?.ok ? sent.token.cursor?.kind : undefined
+  const logPlace: Promise<[string, LogPosition | undefined]> | undefined = source.kind === 'log' && (sent === undefined || (sent.ok && cursorKind !== 'sync'))
+    ? Promise.all([reads.readLogServer(db), cursorKind === 'log-delta' ? undefined : source.log.serverPosition()])
+    : undefined
+  // Awaited where it is used; a failure before that is not the place's to report.
+  logPlace?.catch(() => {})
+  const context = await options.context
+  const base = { source: source.kind, filters, context, version: options.version } as const
 
-  if (query.since === undefined) {
+  if (sent === undefined) {
     // The start of a sync: what the client will stand on, read before its first row.
-    const mark: ChangeToken = source.kind === 'log'
-      ? await Promise.all([reads.readLogServer(db), source.log.serverPosition()]).then(([server, position]) => ({ ...base, server, position }))
+    const mark: ChangeToken = logPlace !== undefined
+      ? await logPlace.then(([server, position]) => ({ ...base, server, position: position! }))
       : { ...base, periods: hashPeriods(await reads.readPeriodDigests(db, filter, columns, read.periodKind, options.server)) }
     return await syncPage(read, mark, 0)
   }
-  const verdict = decodeChangeToken(query.since, { filters, context: options.context, version: options.version })
+  const verdict = sent.ok ? checkChangeToken(sent.token, { filters, context, version: options.version }) : sent
   if (!verdict.ok) {
     if (verdict.kind === 'expired') throw tokenExpired(verdict.reason)
     throw invalidParams({ since: verdict.reason })
@@ -99,7 +110,7 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   if (token.source !== source.kind) throw tokenExpired(`the service now reads changes from ${source.kind === 'log' ? 'the database\'s log' : 'digests per period'}`)
   const cursor = token.cursor
   if (cursor?.kind === 'sync') return await syncPage(read, withoutCursor(token), cursor.afterId)
-  if (source.kind === 'log') return await logDelta(read, source.log, token, cursor, options.logWaitMs)
+  if (source.kind === 'log') return await logDelta(read, source.log, token, cursor, options.logWaitMs, logPlace!)
   return await digestDelta(read, token, cursor)
 }
 
@@ -111,7 +122,7 @@ interface DeltaRead {
   perPage: number
   reads: ChangesReads
   server?: DatabaseServer
-  /** The digest source's periods: four days where start and end are at most two years apart, else months. */
+  /** The digest source's periods, by the distance of start and end (change-days.ts's periodKindOf). */
   periodKind: PeriodKind
 }
 
@@ -125,11 +136,14 @@ async function syncPage(read: DeltaRead, mark: ChangeToken, afterId: number): Pr
   return { changes, more, next: encodeChangeToken(next) }
 }
 
-async function logDelta(read: DeltaRead, log: ChangeLog, token: ChangeToken, cursor: ChangeCursor | undefined, waitMs: number): Promise<ChangesAnswer> {
+async function logDelta(
+  read: DeltaRead, log: ChangeLog, token: ChangeToken, cursor: ChangeCursor | undefined, waitMs: number, place: Promise<[string, LogPosition | undefined]>,
+): Promise<ChangesAnswer> {
   if (token.position === undefined || (cursor !== undefined && cursor.kind !== 'log-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
-  // A page of a delta goes on over the same ids; a new delta runs to the server's position now (asked beside the server's name).
+  // A page of a delta goes on over the same ids, to the token's end; a new delta runs to the server's position now.
   const from: LogPosition = cursor?.kind === 'log-delta' ? cursor.from : token.position
-  const [server, to] = await Promise.all([read.reads.readLogServer(read.db), cursor?.kind === 'log-delta' ? token.position : log.serverPosition()])
+  const [server, now] = await place
+  const to = cursor?.kind === 'log-delta' ? token.position : now!
   if (server !== token.server) throw tokenExpired('the database server is not the one the token was made on')
   const offset = cursor?.kind === 'log-delta' ? cursor.offset : 0
   const changed = await log.bookingsChanged(from, to, waitMs)
@@ -177,11 +191,18 @@ async function digestDelta(read: DeltaRead, token: ChangeToken, cursor: ChangeCu
     const digestPeriod = { number: period, kind: read.periodKind, ...periodRange(period, read.periodKind) }
     const room = read.perPage - bookings
     if (room === 0) break
-    // The whole days that fit: through the day before the first that does not (all the period's, when all fit).
+    // The whole days that fit: through the day before the first that does not, or all of the
+    // period's (through undefined). A first day larger than the room is read alone, cut below.
     const days = await read.reads.countBookingsByDayOfPeriod(read.db, read.filter, digestPeriod, afterDay)
+    let through: string | undefined
     let fit = 0
-    const over = days.find((day) => (fit += day.bookings) > room)
-    const through = over === undefined ? undefined : over === days[0] ? over.day : (dayBefore(over.day) ?? days[days.indexOf(over) - 1]!.day)
+    for (const [index, day] of days.entries()) {
+      if (fit + day.bookings > room) {
+        through = index === 0 ? day.day : (dayBefore(day.day) ?? days[index - 1]!.day)
+        break
+      }
+      fit += day.bookings
+    }
     const rows = await read.reads.findBookingsOfPeriod(read.db, read.filter, read.columns, digestPeriod, afterDay, through, room + 1)
     const first = afterDay === undefined ? firstDayOfPeriod(period, read.periodKind, rows) : dayAfter(afterDay)
     if (rows.length <= room) {

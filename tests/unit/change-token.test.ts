@@ -80,7 +80,21 @@ describe('changes/ days', () => {
     expect(periods(['0000-00-00', '2026-00-00', '2026-00-04', '2026-00-09', '2026-00-31'])).to.deep.equal([
       '0000-00-00..0000-00-00', '2026-00-00..2026-00-00', '2026-00-00..2026-00-00', '2026-00-09..2026-00-12', '2026-00-29..2026-00-31',
     ])
-    expect(['0000-00-00', '2026-06-04', '2026-06-05', '2026-06-28', '2026-06-29', '2026-06-30', '9999-12-31'].map((day) => periodOfDay(day, 'four-days'))).to.deep.equal([0, 1620848, 1620849, 1620854, 1620855, 1620855, 7999303])
+    expect(['0000-00-00', '2026-06-04', '2026-06-05', '2026-06-28', '2026-06-29', '2026-06-30', '9999-12-31'].map((day) => periodOfDay(day, 'four-days'))).to.deep.equal([0, 3241696, 3241697, 3241702, 3241703, 3241703, 15998599])
+  })
+
+  it('periods of two days: 01-02, 03-04, …, 29-30 and 31; none past the month\'s last day', () => {
+    const periods = (days: string[]) => days.map((day) => { const { first, last } = periodDays(periodOfDay(day, 'two-days'), 'two-days'); return `${first}..${last}` })
+    expect(periods(['2026-03-00', '2026-03-02', '2026-03-03', '2026-03-30', '2026-03-31', '2028-02-29', '2026-04-30', '0000-00-00'])).to.deep.equal([
+      '2026-03-01..2026-03-02', '2026-03-01..2026-03-02', '2026-03-03..2026-03-04', '2026-03-29..2026-03-30', '2026-03-31..2026-03-31', '2028-02-29..2028-02-29', '2026-04-29..2026-04-30', '0000-00-00..0000-00-00',
+    ])
+    // Past the month's last day a period names its own day, for an odd day a lenient SQL mode let in.
+    expect(periodDays(periodOfDay('2026-02-30', 'two-days'), 'two-days')).to.deep.equal({ first: '2026-02-29', last: '2026-02-29' })
+    expect(periodDays(periodOfDay('2026-04-31', 'two-days'), 'two-days')).to.deep.equal({ first: '2026-04-31', last: '2026-04-31' })
+    expect(periodRange(periodOfDay('2026-03-30', 'two-days'), 'two-days')).to.deep.equal({ lower: '2026-03-29', before: '2026-03-31' })
+    expect(periodRange(periodOfDay('2026-12-31', 'two-days'), 'two-days')).to.deep.equal({ lower: '2026-12-31', before: '2027-01-00' })
+    expect(periodRange(periodOfDay('2026-03-01', 'two-days'), 'two-days')).to.deep.equal({ lower: '2026-03-00', before: '2026-03-03' })
+    expect(['2026-06-01', '2026-06-02', '2026-06-03', '2026-06-31'].map((day) => periodOfDay(day, 'two-days'))).to.deep.equal([3241696, 3241696, 3241697, 3241711])
   })
 
   it('a period\'s range is what the database compares: its first string to the next period\'s', () => {
@@ -93,10 +107,13 @@ describe('changes/ days', () => {
   })
 
   it('months, the periods of a feed longer than two years or without start or end: a month whole, the zero date\'s its day', () => {
-    expect([periodKindOf('2025-01-01', '2026-12-31'), periodKindOf('2025-01-01', '2027-01-01'), periodKindOf('2024-01-01', '2025-12-31'), periodKindOf('2024-01-01', '2026-01-01')]).to.deep.equal(['four-days', 'four-days', 'four-days', 'month'])
-    expect([periodKindOf(undefined, '2026-01-01'), periodKindOf('2026-01-01', undefined), periodKindOf(undefined, undefined), periodKindOf('2026-01-01', '2026-01-01')]).to.deep.equal(['month', 'month', 'month', 'four-days'])
-    expect([periodOfDay('2026-06-00', 'month'), periodOfDay('2026-06-30', 'month'), periodOfDay('0000-00-00', 'month')]).to.deep.equal([1620848, 1620848, 0])
-    expect(periodRange(1620848, 'month')).to.deep.equal({ lower: '2026-06-00', before: '2026-07-00' })
+    // At most a year between start and end (a leap year whole): two days; at most two: four; more, or a bound missing: months.
+    expect([['2026-01-01', '2026-01-01'], ['2024-01-01', '2024-12-31'], ['2025-03-01', '2026-03-01'], ['2025-03-01', '2026-03-02'], ['2025-01-01', '2026-12-31']]
+      .map(([start, end]) => periodKindOf(start, end))).to.deep.equal(['two-days', 'two-days', 'two-days', 'four-days', 'four-days'])
+    expect([periodKindOf('2025-01-01', '2027-01-01'), periodKindOf('2024-01-01', '2025-12-31'), periodKindOf('2024-01-01', '2026-01-01'), periodKindOf('2026-01-02', '2026-01-01')]).to.deep.equal(['four-days', 'four-days', 'month', 'month'])
+    expect([periodKindOf(undefined, '2026-01-01'), periodKindOf('2026-01-01', undefined), periodKindOf(undefined, undefined)]).to.deep.equal(['month', 'month', 'month'])
+    expect([periodOfDay('2026-06-00', 'month'), periodOfDay('2026-06-30', 'month'), periodOfDay('0000-00-00', 'month')]).to.deep.equal([3241696, 3241696, 0])
+    expect(periodRange(3241696, 'month')).to.deep.equal({ lower: '2026-06-00', before: '2026-07-00' })
     expect(periodRange(periodOfDay('2026-12-31', 'month'), 'month')).to.deep.equal({ lower: '2026-12-00', before: '2027-01-00' })
     expect(periodDays(periodOfDay('2028-02-10', 'month'), 'month')).to.deep.equal({ first: '2028-02-01', last: '2028-02-29' })
     expect(periodDays(periodOfDay('2026-11-10', 'month'), 'month')).to.deep.equal({ first: '2026-11-01', last: '2026-11-30' })
@@ -160,16 +177,16 @@ describe('changes/ tokens and days: the edges', () => {
     expect(decodeChangeToken(text, expected)).to.deep.equal({ ok: false, kind: 'expired', reason: 'the service was upgraded since this token was made' })
   })
 
-  it('a day in a cursor must be whole, YYYY-MM-DD; a period a whole number from 0 to 9999-12\'s last four days', async () => {
+  it('a day in a cursor must be whole, YYYY-MM-DD; a period a whole number from 0 to 9999-12\'s last', async () => {
     const { createHash } = await import('node:crypto')
     const forge = (cursor: unknown, periods = '') => {
       const body = Buffer.from(JSON.stringify([2, 'digest', filters, 'ctx', '0.2.0+answers.1', null, null, periods, cursor])).toString('base64url')
       return `${body}.${createHash('sha256').update(`booking-calendar-api changes token\n${body}`).digest('base64url').slice(0, 16)}`
     }
-    expect(decodeChangeToken(forge({ kind: 'digest-delta', periods: [1620008, 0, 7999303], day: '2026-01-05' }), expected).ok).to.equal(true)
+    expect(decodeChangeToken(forge({ kind: 'digest-delta', periods: [3240016, 0, 15998607], day: '2026-01-05' }), expected).ok).to.equal(true)
     for (const cursor of [
-      { kind: 'digest-delta', periods: [1620008], day: 'x2026-01-05' }, { kind: 'digest-delta', periods: [1620008], day: '2026-01-05x' },
-      { kind: 'digest-delta', periods: [-1] }, { kind: 'digest-delta', periods: [7999304] }, { kind: 'digest-delta', periods: [1.5] }, { kind: 'digest-delta', periods: ['1620008'] },
+      { kind: 'digest-delta', periods: [3240016], day: 'x2026-01-05' }, { kind: 'digest-delta', periods: [3240016], day: '2026-01-05x' },
+      { kind: 'digest-delta', periods: [-1] }, { kind: 'digest-delta', periods: [15998608] }, { kind: 'digest-delta', periods: [1.5] }, { kind: 'digest-delta', periods: ['3240016'] },
       { kind: 'digest-delta', months: ['2026-01'] },
     ]) expect(decodeChangeToken(forge(cursor), expected).ok, JSON.stringify(cursor)).to.equal(false)
     // Packed periods: 16 characters each (a number in 4, a hash in 12), nothing else.
@@ -188,11 +205,11 @@ describe('changes/ tokens and days: the edges', () => {
     expect(periodDigestKey('3:1:2')).to.not.equal(periodDigestKey('3:1:3'))
   })
 
-  it('a year of four-day digests makes a token of about 2 KB: 16 characters a period, base64url of them', () => {
+  it('a year of two-day digests makes a token of about 4 KB: 16 characters a period, base64url of them', () => {
     const periods = new Map<number, string>()
-    for (let month = 1; month <= 12; month++) for (let part = 0; part < 8; part++) periods.set((2026 * 100 + month) * 8 + part, periodDigestKey(`${month}:${part}`))
+    for (let month = 1; month <= 12; month++) for (let part = 0; part < 16; part++) periods.set((2026 * 100 + month) * 16 + part, periodDigestKey(`${month}:${part}`))
     const text = encodeChangeToken({ ...digestToken, periods })
-    expect(text.length).to.be.within(2000, 2300)
+    expect(text.length).to.be.within(4000, 4400)
     expect(decodeChangeToken(text, expected)).to.deep.equal({ ok: true, token: { ...digestToken, periods } })
   })
 

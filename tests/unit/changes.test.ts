@@ -61,8 +61,8 @@ async function follow(source: ChangesSource, reads: ChangesReads, since: string 
   }
 }
 
-/** A year: at most two years between start and end, so the digests are per four days of a month. */
-const YEAR = { start: '2026-01-01', end: '2026-12-31' }
+/** Two years: more than one between start and end, at most two, so the digests are per four days of a month. */
+const YEAR = { start: '2026-01-01', end: '2027-12-31' }
 
 const opsOf = (pages: ChangesAnswer[]) => pages.map((page) => page.changes.map((op) => (op.op === 'replace' ? `replace ${op.start}..${op.end} [${op.bookings.map((b) => b.id).join(',')}]` : `${op.op} ${op.id}`)))
 
@@ -204,12 +204,12 @@ describe('answerChanges: tokens, filters and cursors', () => {
     }
   })
 
-  it('a digest delta replaces only days inside start and end, and reads only within them', async () => {
+  it('a digest delta replaces only days inside start and end (periods of two days, for at most a year), and reads only within them', async () => {
     const rows = [row(1, '2026-03-02'), row(2, '2026-03-12'), row(3, '2026-03-28'), row(4, '2026-03-24')]
     const query = { per_page: 10, start: '2026-03-10', end: '2026-03-25' }
     const first = await answerChanges(db, digest, query, options, readsOver([]))
     const delta = await answerChanges(db, digest, { ...query, since: first.next }, options, readsOver(rows))
-    expect(opsOf([delta])).to.deep.equal([['replace 2026-03-10..2026-03-12 [2]', 'replace 2026-03-21..2026-03-24 [4]']])
+    expect(opsOf([delta])).to.deep.equal([['replace 2026-03-11..2026-03-12 [2]', 'replace 2026-03-23..2026-03-24 [4]']])
   })
 
   it('a page full of operations stops there: per_page operations at most, even of empty periods', async () => {
