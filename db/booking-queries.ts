@@ -217,8 +217,9 @@ export type PeriodKind = 'two-days' | 'four-days' | 'month'
 
 /**
  * How each kind cuts a month: the days of a period, and how many periods (the
- * last runs to the month's end). A period's number is (year × 100 + month) ×
- * PERIODS_PER_MONTH + its place in the month.
+ * last runs to the month's end: parts × days reach 31, so a day's place,
+ * (day − 1) div days, is never past it). A period's number is (year × 100 +
+ * month) × PERIODS_PER_MONTH + its place in the month.
  */
 export const PERIOD_CUTS: Readonly<Record<PeriodKind, { days: number; parts: number }>> = {
   'two-days': { days: 2, parts: 16 },
@@ -244,7 +245,7 @@ export interface DigestPeriod {
 export function periodOfDateSql(column: string, kind: PeriodKind): string {
   const { days, parts } = PERIOD_CUTS[kind]
   const month = `(year(${column}) * 100 + month(${column})) * ${PERIODS_PER_MONTH}`
-  return parts === 1 ? month : `${month} + least(greatest(dayofmonth(${column}) - 1, 0) div ${days}, ${parts - 1})`
+  return parts === 1 ? month : `${month} + greatest(dayofmonth(${column}) - 1, 0) div ${days}`
 }
 
 /** periodOfDateSql of the bookings table's booking_date, for Kysely (which puts the table's prefix on the reference). */
@@ -252,7 +253,7 @@ function periodOfBookingDate(kind: PeriodKind) {
   const date = sql.ref('booking_calendar_bookings.booking_date')
   const { days, parts } = PERIOD_CUTS[kind]
   const month = sql<number>`(year(${date}) * 100 + month(${date})) * ${sql.lit(PERIODS_PER_MONTH)}`
-  return parts === 1 ? month : sql<number>`${month} + least(greatest(dayofmonth(${date}) - 1, 0) div ${sql.lit(days)}, ${sql.lit(parts - 1)})`
+  return parts === 1 ? month : sql<number>`${month} + greatest(dayofmonth(${date}) - 1, 0) div ${sql.lit(days)}`
 }
 
 /**

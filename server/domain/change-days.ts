@@ -9,7 +9,8 @@ import { PERIOD_CUTS, PERIODS_PER_MONTH, type PeriodKind } from '../../db/bookin
 function realDay(day: string): Date | undefined {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day)
   if (!match) return undefined
-  const date = new Date(Date.UTC(2000, Number(match[2]) - 1, Number(match[3])))
+  // setUTCFullYear, not Date.UTC: the years 0 to 99 are themselves, not 1900 to 1999.
+  const date = new Date(0)
   date.setUTCFullYear(Number(match[1]), Number(match[2]) - 1, Number(match[3]))
   if (dayOf(date) !== day) return undefined
   return date
@@ -61,8 +62,8 @@ export function periodKindOf(start: string | undefined, end: string | undefined)
  * for each day.
  */
 export function periodOfDay(day: string, kind: PeriodKind): number {
-  const { days, parts } = PERIOD_CUTS[kind]
-  const part = Math.min(Math.floor(Math.max(Number(day.slice(8, 10)) - 1, 0) / days), parts - 1)
+  // A day is at most 31: its place is at most the last (PERIOD_CUTS's parts × days reach 31).
+  const part = Math.floor(Math.max(Number(day.slice(8, 10)) - 1, 0) / PERIOD_CUTS[kind].days)
   return (Number(day.slice(0, 4)) * 100 + Number(day.slice(5, 7))) * PERIODS_PER_MONTH + part
 }
 
@@ -103,13 +104,13 @@ export function nextMonth(month: string): string {
  */
 export function periodDays(period: number, kind: PeriodKind): { first: string; last: string } {
   const { month, part } = periodParts(period)
-  const { days, parts } = PERIOD_CUTS[kind]
+  const { days } = PERIOD_CUTS[kind]
   const number = Number(month.slice(5, 7))
   const real = number >= 1 && number <= 12
   if (part === 0 && !real) return { first: `${month}-00`, last: `${month}-00` }
   const first = part * days + 1
   const end = real ? daysInMonth(Number(month.slice(0, 4)), number) : 31
-  const last = Math.max(first, part < parts - 1 ? Math.min((part + 1) * days, end) : end)
+  const last = Math.max(first, Math.min((part + 1) * days, end))
   return { first: `${month}-${twoDigits(first)}`, last: `${month}-${twoDigits(last)}` }
 }
 

@@ -1,6 +1,6 @@
 // The tokens of changes/ and the day arithmetic of its replace operations (API.md, "GET changes/").
 import { expect } from 'chai'
-import { changedPeriods, changeFilterKey, decodeChangeToken, encodeChangeToken, periodDigestKey, type ChangeToken } from '../../server/domain/change-token.ts'
+import { changeContextOf, changedPeriods, changeFilterKey, decodeChangeToken, encodeChangeToken, periodDigestKey, type ChangeToken } from '../../server/domain/change-token.ts'
 import { dayAfter, dayBefore, firstDayOfPeriod, lastDayOfPeriod, nextMonth, periodDays, periodKindOf, periodOfDay, periodRange } from '../../server/domain/change-days.ts'
 
 const filters = changeFilterKey({ statuses: ['booked', 'pending'], start: '2026-01-01', end: '2026-12-31' })
@@ -131,6 +131,22 @@ describe('changes/ days', () => {
     expect(lastDayOfPeriod(period('2026-02-26'), 'four-days', [])).to.equal('2026-02-28')
   })
 
+  it('the edges of the days: the first and last period of each month, leap years by the century, months 00 and 13', () => {
+    const days = (day: string, kind: 'two-days' | 'four-days' | 'month') => { const { first, last } = periodDays(periodOfDay(day, kind), kind); return `${first}..${last}` }
+    expect(['2026-01-01', '2026-01-31', '2026-12-01', '2026-12-31'].map((day) => days(day, 'two-days'))).to.deep.equal(['2026-01-01..2026-01-02', '2026-01-31..2026-01-31', '2026-12-01..2026-12-02', '2026-12-31..2026-12-31'])
+    expect(['2026-01-01', '2026-12-30'].map((day) => days(day, 'four-days'))).to.deep.equal(['2026-01-01..2026-01-04', '2026-12-29..2026-12-31'])
+    expect(['1900-02-10', '2000-02-10', '2100-02-10', '2024-02-10', '2026-01-10', '2026-12-10'].map((day) => days(day, 'month'))).to.deep.equal([
+      '1900-02-01..1900-02-28', '2000-02-01..2000-02-29', '2100-02-01..2100-02-28', '2024-02-01..2024-02-29', '2026-01-01..2026-01-31', '2026-12-01..2026-12-31',
+    ])
+    // A month that is no month (a lenient SQL mode's) begins at its day 00 and runs to a 31st.
+    expect([days('2026-13-01', 'four-days'), days('2026-13-30', 'four-days'), days('2026-13-09', 'month'), days('2026-00-30', 'two-days')]).to.deep.equal(['2026-13-00..2026-13-00', '2026-13-29..2026-13-31', '2026-13-00..2026-13-00', '2026-00-29..2026-00-30'])
+    expect(nextMonth('0998-12')).to.equal('0999-01')
+    expect(nextMonth('0009-03')).to.equal('0009-04')
+    // Only a whole day 00 of a real month is followed by its day 01.
+    expect([dayAfter('x2026-05-00'), dayAfter('2026-05-00x'), dayAfter('2026-05-00')]).to.deep.equal(['x2026-05-00', '2026-05-00x', '2026-05-01'])
+    expect([dayBefore('0050-03-01'), dayAfter('0050-02-28'), dayAfter('0099-12-31')]).to.deep.equal(['0050-02-28', '0050-03-01', '0100-01-01'])
+  })
+
   it('nextMonth: December to January of the next year; the zero date\'s month to 0000-01', () => {
     expect(nextMonth('2026-12')).to.equal('2027-01')
     expect(nextMonth('2026-01')).to.equal('2026-02')
@@ -192,6 +208,22 @@ describe('changes/ tokens and days: the edges', () => {
     // Packed periods: 16 characters each (a number in 4, a hash in 12), nothing else.
     expect(decodeChangeToken(forge(null, 'AAAAabcdefghijkl'), expected).ok).to.equal(true)
     for (const packed of ['AAAAabcdefghijk', 'AAAAabcdefghijkl=', 'AAA.abcdefghijkl']) expect(decodeChangeToken(forge(null, packed), expected).ok, packed).to.equal(false)
+  })
+
+  it('each way a text is not a token says the same sentence: a body that is no JSON, no list, no format number, not the shape', async () => {
+    const { createHash } = await import('node:crypto')
+    const forge = (body: string) => `${body}.${createHash('sha256').update(`booking-calendar-api changes token\n${body}`).digest('base64url').slice(0, 16)}`
+    const sentence = 'since is not a token this service made: give the next of an earlier answer, or leave since out to start a new sync.'
+    for (const body of [Buffer.from('{not json').toString('base64url'), Buffer.from('{"a":1}').toString('base64url'), Buffer.from('["2","digest"]').toString('base64url'), Buffer.from('[2,"digest"]').toString('base64url'), '']) {
+      expect(decodeChangeToken(forge(body), expected), body).to.deep.equal({ ok: false, kind: 'invalid', reason: sentence })
+    }
+  })
+
+  it('a context is 16 base64url characters of its parts\' SHA-256; packed periods do not depend on the order they were given in', () => {
+    expect(changeContextOf(['Europe/Berlin', 'x', false])).to.equal('Um-4GjGygLf4uVXX')
+    expect(changeContextOf(['Europe/Berlin', 'x', true])).to.not.equal(changeContextOf(['Europe/Berlin', 'x', false]))
+    const keys: Array<[number, string]> = [[3241697, periodDigestKey('a')], [5, periodDigestKey('b')], [3241696, periodDigestKey('c')]]
+    expect(encodeChangeToken({ ...digestToken, periods: new Map(keys) })).to.equal(encodeChangeToken({ ...digestToken, periods: new Map([...keys].reverse()) }))
   })
 
   it('filter keys keep a service, each bound and null apart', () => {

@@ -3,6 +3,7 @@
 // deletes. No database: the reads are given (ChangesReads), as they behave.
 import { expect } from 'chai'
 import { answerChanges, type ChangesAnswer, type ChangesReads, type ChangesSource } from '../../server/domain/changes.ts'
+import { encodeChangeToken } from '../../server/domain/change-token.ts'
 import { bookingMapping } from '../../server/domain/slots.ts'
 import { zoneFromOptions } from '../../server/domain/zone-offsets.ts'
 import { periodOfDay } from '../../server/domain/change-days.ts'
@@ -170,6 +171,65 @@ describe('answerChanges over bookings in memory', () => {
     const { token } = await follow(digest, readsOver([]), undefined, 10)
     const status = await answerChanges(db, { kind: 'log', log }, { since: token, per_page: 10 }, options, readsOver([])).then(() => 200, (error: { status: number }) => error.status)
     expect(status).to.equal(410)
+  })
+})
+
+describe('answerChanges: what it asks the log, and when', () => {
+  /** A log whose position moves by one each time it is asked, counting the asks. */
+  function countingLog(ids: number[]) {
+    const asked = { position: 0, changes: 0 }
+    const log: ChangeLog = {
+      state: () => ({ connected: true }),
+      serverPosition: async () => ({ file: 'bin.000001', position: 100 + asked.position++ }),
+      bookingsChanged: async () => { asked.changes++; return { kind: 'changes', ids } },
+      changedBetween: async () => 'unknown',
+      stop: async () => {},
+    }
+    return { log, asked }
+  }
+
+  it('a sync asks the log\'s position once, for its mark; its later pages go on by id and ask nothing', async () => {
+    const { log, asked } = countingLog([])
+    const rows = [row(1, '2026-01-02'), row(2, '2026-01-03'), row(3, '2026-01-04')]
+    const { pages } = await follow({ kind: 'log', log }, readsOver(rows), undefined, 1)
+    expect(pages).to.have.length(3)
+    expect(asked).to.deep.equal({ position: 1, changes: 0 })
+  })
+
+  it('a delta asks the position once; its later pages end where its first did, and ask none', async () => {
+    const { log, asked } = countingLog([3, 2, 1])
+    const rows = [row(1, '2026-01-02'), row(2, '2026-01-03'), row(3, '2026-01-04')]
+    const { token } = await follow({ kind: 'log', log }, readsOver(rows), undefined, 10)
+    const { pages } = await follow({ kind: 'log', log }, readsOver(rows), token, 1)
+    expect(opsOf(pages)).to.deep.equal([['upsert 3'], ['upsert 2'], ['upsert 1']])
+    expect(asked).to.deep.equal({ position: 2, changes: 3 })
+  })
+
+  it('a page exactly full is the last when nothing is left: more false', async () => {
+    const rows = [row(1, '2026-01-02'), row(2, '2026-01-03')]
+    const { pages } = await follow(digest, readsOver(rows), undefined, 2)
+    expect(pages.map((page) => [page.changes.length, page.more])).to.deep.equal([[2, false]])
+  })
+
+  it('a token of one source with the other\'s cursor, or without its state, is 400 naming since; another server, 410 saying so', async () => {
+    const base = { filters: '[null,null,null,null]', context: 'ctx', version: 'v' }
+    const position = { file: 'bin.000001', position: 4 }
+    const { log } = countingLog([])
+    type Refusal = { status: number; message: string; extra?: { params?: Record<string, string> } }
+    const ask = (source: ChangesSource, since: string) => answerChanges(db, source, { since, per_page: 10 }, options, readsOver([])).then(() => undefined, (error: Refusal) => error)
+    const notThisFeed = 'since is not a token of this feed: leave since out to start a new sync.'
+    for (const [source, token] of [
+      [{ kind: 'log', log }, { source: 'log', ...base, server: '1:bin', position, cursor: { kind: 'digest-delta', periods: [] } }],
+      [{ kind: 'log', log }, { source: 'log', ...base, server: '1:bin' }],
+      [digest, { source: 'digest', ...base, periods: new Map(), cursor: { kind: 'log-delta', from: position, offset: 0 } }],
+      [digest, { source: 'digest', ...base }],
+    ] as const) {
+      const refused = await ask(source, encodeChangeToken(token as Parameters<typeof encodeChangeToken>[0]))
+      expect(refused, JSON.stringify(token)).to.deep.include({ status: 400 })
+      expect(refused?.extra?.params).to.deep.equal({ since: notThisFeed })
+    }
+    const moved = await ask({ kind: 'log', log }, encodeChangeToken({ source: 'log', ...base, server: '2:other', position }))
+    expect(moved).to.deep.include({ status: 410, message: 'The sync token has expired (the database server is not the one the token was made on). Start a new sync: ask again without since.' })
   })
 })
 
