@@ -191,6 +191,29 @@ describeOwnServer('the MySQL path, on a MariaDB that reports a MySQL version (is
         expect(tag, path).to.be.a('string')
         expect((await get(port, path, { 'If-None-Match': tag! })).status, path).to.equal(304)
       }
+      // changes/ in the digest source: a year's sync (two-day periods, the digests in two halves
+      // through the index) and an unbounded one (months); a booking changed as root, then each
+      // delta, its days counted and its rows read.
+      const follow = async (query: string, since?: string) => {
+        const changes: Array<{ op: string }> = []
+        for (let next = since; ;) {
+          const page = await get(port, `${API}changes?${query}${next === undefined ? '' : `&since=${encodeURIComponent(next)}`}`)
+          expect(page.status, page.text).to.equal(200)
+          const body = JSON.parse(page.text) as { changes: Array<{ op: string }>; more: boolean; next: string }
+          changes.push(...body.changes)
+          next = body.next
+          if (!body.more) return { token: next, changes }
+        }
+      }
+      const year = await follow('start=2025-01-01&end=2025-12-31&per_page=1000')
+      const whole = await follow('per_page=1000')
+      expect(year.changes.length).to.be.above(100)
+      await server.server.adminQuery("UPDATE bc_mysql80.wp_booking_calendar_bookings SET note = CONCAT(IFNULL(note, ''), '!') WHERE booking_date BETWEEN '2025-03-01' AND '2025-03-31' ORDER BY id LIMIT 1")
+      for (const [query, sync] of [['start=2025-01-01&end=2025-12-31&per_page=2', year], ['per_page=1000', whole]] as const) {
+        const delta = await follow(query, sync.token)
+        expect(delta.changes.length, query).to.be.above(0)
+        expect(delta.changes.every((operation) => operation.op === 'replace'), query).to.equal(true)
+      }
       // npm run indexes on this database: the recommended indexes' SQL, and the EXPLAIN of the typical queries.
       const indexes = await runIndexes(server.databaseUrl)
       expect(indexes.code, indexes.output).to.equal(0)
@@ -207,6 +230,9 @@ describeOwnServer('the MySQL path, on a MariaDB that reports a MySQL version (is
       expect(shapes.some((shape) => /^select \/\*\+ SET_VAR\(max_execution_time = N\) \*\//.test(shape))).to.equal(true)
       // Index hints, on the exports read through the recommended indexes (streamed: no time-limit hint).
       expect(shapes.some((shape) => /^select .* FORCE INDEX \(`bc_api_date`\)/.test(shape))).to.equal(true)
+      // changes/'s digests per period, in halves of the year's days, and a period's days counted.
+      expect(shapes.some((shape) => /dayofmonth\(.* div N .*crc32\(reverse\(concat_ws\(.*`booking_date` <= '\?' group by `period`/.test(shape))).to.equal(true)
+      expect(shapes.some((shape) => /count\(\*\) as `bookings` from .* group by `wp_booking_calendar_bookings`\.`booking_date`/.test(shape))).to.equal(true)
     })
   })
 
