@@ -4,33 +4,17 @@
 // mode lets in (PLUGIN_TABLES.md) are kept as they are, never moved to a real
 // day. Pure.
 import { PERIOD_CUTS, PERIODS_PER_MONTH, type PeriodKind } from '../../db/booking-queries.ts'
-
-/** A calendar day of a month 01 to 12 (any year from 0000, as DATE holds them): the same string back, or undefined. */
-function realDay(day: string): Date | undefined {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day)
-  if (!match) return undefined
-  // setUTCFullYear, not Date.UTC: the years 0 to 99 are themselves, not 1900 to 1999.
-  const date = new Date(0)
-  date.setUTCFullYear(Number(match[1]), Number(match[2]) - 1, Number(match[3]))
-  if (dayOf(date) !== day) return undefined
-  return date
-}
-
-function dayOf(date: Date): string {
-  return date.toISOString().slice(0, 10)
-}
+import { addDays, DAY_MS, dayToMs, daysInMonth, pad2, pad4 } from './day-arithmetic.ts'
 
 /** The day after a real day; a day 00 of a real month is followed by its day 01; any other unreal day is its own bound. */
 export function dayAfter(day: string): string {
-  const date = realDay(day)
-  if (date) return dayOf(new Date(date.getTime() + 86_400_000))
+  if (!Number.isNaN(dayToMs(day))) return addDays(day, 1)
   return /^\d{4}-(0[1-9]|1[0-2])-00$/.test(day) ? `${day.slice(0, 8)}01` : day
 }
 
 /** The day before a real day, or undefined. */
 export function dayBefore(day: string): string | undefined {
-  const date = realDay(day)
-  return date ? dayOf(new Date(date.getTime() - 86_400_000)) : undefined
+  return Number.isNaN(dayToMs(day)) ? undefined : addDays(day, -1)
 }
 
 /**
@@ -50,7 +34,7 @@ const KIND_BY_SPAN: ReadonlyArray<[PeriodKind, number]> = [['two-days', 365], ['
 /** The periods of a feed with these bounds. */
 export function periodKindOf(start: string | undefined, end: string | undefined): PeriodKind {
   if (start === undefined || end === undefined) return 'month'
-  const days = (Date.parse(`${end}T00:00:00Z`) - Date.parse(`${start}T00:00:00Z`)) / 86_400_000
+  const days = (dayToMs(end) - dayToMs(start)) / DAY_MS
   if (!(days >= 0)) return 'month'
   return KIND_BY_SPAN.find(([, most]) => days <= most)?.[0] ?? 'month'
 }
@@ -58,7 +42,7 @@ export function periodKindOf(start: string | undefined, end: string | undefined)
 /**
  * A day's period as a number: (year × 100 + month) × 16 + its place in the
  * month (always 0 for months). A month 00 (the zero date's) is cut by its days
- * as any other. periodOfDateSql (db/booking-queries.ts) gives the same number
+ * as any other. periodOfDate (db/booking-queries.ts) gives the same number
  * for each day.
  */
 export function periodOfDay(day: string, kind: PeriodKind): number {
@@ -70,29 +54,27 @@ export function periodOfDay(day: string, kind: PeriodKind): number {
 /** A period's month ("YYYY-MM") and place in it (0 to 15). */
 function periodParts(period: number): { month: string; part: number } {
   const yearMonth = Math.floor(period / PERIODS_PER_MONTH)
-  const month = `${String(Math.floor(yearMonth / 100)).padStart(4, '0')}-${String(yearMonth % 100).padStart(2, '0')}`
+  const month = `${pad4(Math.floor(yearMonth / 100))}-${pad2(yearMonth % 100)}`
   return { month, part: period % PERIODS_PER_MONTH }
 }
-
-const twoDigits = (day: number) => String(day).padStart(2, '0')
 
 /**
  * The booking_date strings of a period, as the database compares them: from
  * `lower` (inclusive) to `before` (exclusive). The range finds the rows by
- * index; periodOfDateSql keeps them exact.
+ * index; periodOfDate keeps them exact.
  */
 export function periodRange(period: number, kind: PeriodKind): { lower: string; before: string } {
   const { month, part } = periodParts(period)
   const { days, parts } = PERIOD_CUTS[kind]
-  const lower = part === 0 ? `${month}-00` : `${month}-${twoDigits(part * days + 1)}`
-  return { lower, before: part < parts - 1 ? `${month}-${twoDigits((part + 1) * days + 1)}` : `${nextMonth(month)}-00` }
+  const lower = part === 0 ? `${month}-00` : `${month}-${pad2(part * days + 1)}`
+  return { lower, before: part < parts - 1 ? `${month}-${pad2((part + 1) * days + 1)}` : `${nextMonth(month)}-00` }
 }
 
 /** "YYYY-MM" → the month after it; "0000-00" (the zero date's) → "0000-01". */
 export function nextMonth(month: string): string {
   const year = Number(month.slice(0, 4))
   const number = Number(month.slice(5, 7))
-  return number >= 12 ? `${String(year + 1).padStart(4, '0')}-01` : `${month.slice(0, 4)}-${String(number + 1).padStart(2, '0')}`
+  return number >= 12 ? `${pad4(year + 1)}-01` : `${month.slice(0, 4)}-${pad2(number + 1)}`
 }
 
 /**
@@ -111,12 +93,7 @@ export function periodDays(period: number, kind: PeriodKind): { first: string; l
   const first = part * days + 1
   const end = real ? daysInMonth(Number(month.slice(0, 4)), number) : 31
   const last = Math.max(first, Math.min((part + 1) * days, end))
-  return { first: `${month}-${twoDigits(first)}`, last: `${month}-${twoDigits(last)}` }
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28
-  return [4, 6, 9, 11].includes(month) ? 30 : 31
+  return { first: `${month}-${pad2(first)}`, last: `${month}-${pad2(last)}` }
 }
 
 /** The first day a replace of a period's head covers: its first calendar day, or an earlier odd day read in it (a day 00). */

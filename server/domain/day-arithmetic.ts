@@ -54,7 +54,8 @@ function isLeapYear(year: number): boolean {
 
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 
-function daysInMonth(year: number, month: number): number {
+/** The days of a month (1 to 12) of the proleptic Gregorian calendar. */
+export function daysInMonth(year: number, month: number): number {
   return month === 2 && isLeapYear(year) ? 29 : MONTH_DAYS[month - 1]!
 }
 
