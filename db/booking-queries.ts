@@ -1,6 +1,6 @@
 // The SQL of every read of {prefix}booking_calendar_bookings, compiled once per
 // shape of filter (db/compiled-shapes.ts).
-import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
+import { sql, type CompiledQuery, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool } from 'kysely'
 import type { Snapshot } from './snapshot.ts'
 import type { Database } from './database.ts'
 import type { Db } from './connect.ts'
@@ -228,7 +228,7 @@ export const PERIOD_CUTS: Readonly<Record<PeriodKind, { days: number; parts: num
 }
 export const PERIODS_PER_MONTH = 16
 
-/** One period: its number (periodOfDateSql), its kind, and the booking_date strings that find its rows, `lower` to before `before`. */
+/** One period: its number (periodOfDate), its kind, and the booking_date strings that find its rows, `lower` to before `before`. */
 export interface DigestPeriod {
   number: number
   kind: PeriodKind
@@ -237,24 +237,19 @@ export interface DigestPeriod {
 }
 
 /**
- * The period of a booking_date (server/domain/change-days.ts, periodOfDay),
- * in numbers (a number to group by cost MariaDB less than the date's text).
+ * The period of a date column (server/domain/change-days.ts, periodOfDay), in
+ * numbers (a number to group by cost MariaDB less than the date's text).
  * YEAR, MONTH and DAYOFMONTH give 0 for the parts of the zero date in MariaDB
  * and MySQL alike.
  */
-export function periodOfDateSql(column: string, kind: PeriodKind): string {
-  const { days, parts } = PERIOD_CUTS[kind]
-  const month = `(year(${column}) * 100 + month(${column})) * ${PERIODS_PER_MONTH}`
-  return parts === 1 ? month : `${month} + greatest(dayofmonth(${column}) - 1, 0) div ${days}`
-}
-
-/** periodOfDateSql of the bookings table's booking_date, for Kysely (which puts the table's prefix on the reference). */
-function periodOfBookingDate(kind: PeriodKind) {
-  const date = sql.ref('booking_calendar_bookings.booking_date')
+export function periodOfDate(date: RawBuilder<unknown>, kind: PeriodKind): RawBuilder<number> {
   const { days, parts } = PERIOD_CUTS[kind]
   const month = sql<number>`(year(${date}) * 100 + month(${date})) * ${sql.lit(PERIODS_PER_MONTH)}`
   return parts === 1 ? month : sql<number>`${month} + greatest(dayofmonth(${date}) - 1, 0) div ${sql.lit(days)}`
 }
+
+/** The period of the bookings table's booking_date (a reference: Kysely puts the table's prefix on it). */
+const periodOfBookingDate = (kind: PeriodKind) => periodOfDate(sql.ref('booking_calendar_bookings.booking_date'), kind)
 
 /**
  * The digest of the bookings `filter` matches, one row per period of
@@ -341,7 +336,7 @@ export function compileBookingsByIds(db: Db, filter: BookingFilter, columns: Boo
  * Up to `limit` matching bookings of one period of booking_date (its number,
  * kind and range: change-days.ts's periodRange), after the day `afterDay` and through
  * `throughDay` when given, by day and id: a replace of a digest delta. The
- * range finds them by index; periodOfDateSql keeps them exact, as the digests
+ * range finds them by index; periodOfDate keeps them exact, as the digests
  * group them (a day 00, the zero date's month).
  */
 export function compileBookingsOfPeriod(

@@ -10,7 +10,6 @@ import {
   bookingsDigestHalves, compileBookingDaysOfPeriod, compileBookingsAfterId, compileBookingsByIds, compileBookingsOfPeriod, compileBookingsPeriodDigests,
   type BookingColumns, type BookingRow, type DigestPeriod, type PeriodKind,
 } from './booking-queries.ts'
-import { readRowsDigest } from './row-digest.ts'
 import { readWithoutLostIndex } from './lost-index.ts'
 import type { LogPosition } from './change-log.ts'
 import { rowsInTableOrder, type DatabaseServer } from './server-dialect.ts'
@@ -32,9 +31,9 @@ export async function readPeriodDigests(db: Db, filter: BookingFilter, columns: 
   const sums = new Map<number, { rows: number; crc: bigint; reversed: bigint }>()
   for (const row of halves.flat()) {
     const period = Number(row.period)
-    const [crc, reversed] = readRowsDigest(row).crcSum.split(':').map(BigInt) as [bigint, bigint]
     const sum = sums.get(period) ?? { rows: 0, crc: 0n, reversed: 0n }
-    sums.set(period, { rows: sum.rows + Number(row.row_count), crc: sum.crc + crc, reversed: sum.reversed + reversed })
+    // SUM()s as DECIMAL text (exact past 2^53): added as big integers.
+    sums.set(period, { rows: sum.rows + Number(row.row_count), crc: sum.crc + BigInt(row.row_crc_sum ?? 0), reversed: sum.reversed + BigInt(row.row_crc_reversed_sum ?? 0) })
   }
   return new Map([...sums].map(([period, sum]) => [period, `${sum.rows}:${sum.crc}:${sum.reversed}`]))
 }

@@ -10,7 +10,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { demoDataSql } from '../../db/demo-data.ts'
 import { bookingDateIndex, readBookingIndexes, serviceDateIndex } from '../../db/booking-indexes.ts'
-import { bookingsDigestHalves, periodOfDateSql } from '../../db/booking-queries.ts'
+import { sql } from 'kysely'
+import { bookingsDigestHalves, periodOfDate, type PeriodKind } from '../../db/booking-queries.ts'
 import { periodDays, periodKindOf, periodOfDay } from '../../server/domain/change-days.ts'
 
 const BOOKINGS = 5_000
@@ -113,7 +114,9 @@ describe('the booking-date index', function () {
   it('groups every booking_date as periodOfDay does, in two days, four and months: the zero date, a day 00, each period\'s first and last day', async () => {
     // The same numbers for periods of two days, of four, and for months (a long feed's periods).
     const odd = ['0000-00-00', '2025-06-00', '2025-00-00', '2025-00-15', '2024-02-29', '2025-02-28', '2025-12-31', '2025-06-02', '2025-06-03', '2025-06-04', '2025-06-05', '2025-06-28', '2025-06-29', '2025-05-31']
-    const [rows] = await db.admin.query(`SELECT d, ${periodOfDateSql('d', 'two-days')} AS two, ${periodOfDateSql('d', 'four-days')} AS four, ${periodOfDateSql('d', 'month')} AS month FROM (SELECT DISTINCT booking_date AS d FROM \`${table()}\` UNION SELECT CAST(? AS DATE) ${odd.slice(1).map(() => 'UNION SELECT CAST(? AS DATE)').join(' ')}) AS days`, odd) as unknown as [Array<{ d: string; two: number | string; four: number | string; month: number | string }>]
+    // The service's own expression, compiled as the service compiles it (of a column `d`).
+    const periodOfD = (kind: PeriodKind) => periodOfDate(sql.ref('d'), kind).compile(hinted.handle.db).sql
+    const [rows] = await db.admin.query(`SELECT d, ${periodOfD('two-days')} AS two, ${periodOfD('four-days')} AS four, ${periodOfD('month')} AS month FROM (SELECT DISTINCT booking_date AS d FROM \`${table()}\` UNION SELECT CAST(? AS DATE) ${odd.slice(1).map(() => 'UNION SELECT CAST(? AS DATE)').join(' ')}) AS days`, odd) as unknown as [Array<{ d: string; two: number | string; four: number | string; month: number | string }>]
     expect(rows.length).to.be.above(300)
     for (const row of rows) expect([Number(row.two), Number(row.four), Number(row.month)], row.d).to.deep.equal((['two-days', 'four-days', 'month'] as const).map((kind) => periodOfDay(row.d, kind)))
     expect(rows.map((row) => row.d)).to.include.members(odd)
