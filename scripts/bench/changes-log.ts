@@ -23,7 +23,7 @@ import { request } from 'node:http'
 import mysql from 'mysql2/promise'
 import { createPool } from 'mysql2'
 import { Kysely, MysqlDialect } from 'kysely'
-import { bookingsDigestHalves, compileBookingsOfPeriod, compileBookingsPeriodDigests, parseServerVersion, periodOfDay, periodRange, readBookingIndexes, rowsInTableOrder, TablePrefixPlugin, type Database } from '../../server/tools.ts'
+import { bookingsDigestHalves, compileBookingsOfPeriod, compileBookingsPeriodDigests, parseServerVersion, periodKindOf, periodOfDay, periodRange, readBookingIndexes, rowsInTableOrder, TablePrefixPlugin, type Database } from '../../server/tools.ts'
 import type { BenchContext } from './context.ts'
 import { cpuSeconds } from './setup.ts'
 import { timedGet } from './conditional.ts'
@@ -35,10 +35,19 @@ export const BINLOG_OPTIONS = ['--log-bin=bc-bin', '--server-id=1', '--binlog-fo
 /** The log source's account: SELECT on the site's database and the replication grants, as docs/changes-log-setup.md sets it up. */
 const LOG_READER = { user: 'booking_api_log', password: 'bench-log-reader' }
 const PAIRS = Number(process.env.BENCH_CONDITIONAL_PAIRS ?? 9)
-const DELTA_ROUNDS = Number(process.env.BENCH_DELTA_ROUNDS ?? 3)
+const DELTA_ROUNDS = Number(process.env.BENCH_DELTA_ROUNDS ?? 7)
 const WRITES_PER_SECOND = Number(process.env.BENCH_WRITES_PER_SECOND ?? 500)
 const WRITE_SECONDS = Number(process.env.BENCH_WRITE_SECONDS ?? 30)
 const SAMPLE_EVERY_MS = 150
+/**
+ * The rest before the timed deltas, and between their rounds: this machine's two cores slow down
+ * under sustained load and recover within about 20 s of rest (two statements side by side took
+ * 350 ms before a 90 s burn of both cores, 530 ms right after it, 315 ms 20 s later), and the
+ * syncs and the loads before are such a load. The delta and the re-read it is compared with are
+ * timed in turn in each round, so each meets the cores as the other does.
+ */
+const REST_MS = Number(process.env.BENCH_REST_SECONDS ?? 30) * 1000
+const ROUND_REST_MS = 3000
 const PROBE_EVERY_MS = 200
 const YEAR = { start: '2025-01-01', end: '2025-12-31' }
 /** The day of the lag probe's marker booking: one day, so its delta reads little beside the marker. */
@@ -91,13 +100,18 @@ function curlGet(url: string): Promise<{ status: number; ms: number; bytes: numb
 
 interface ChangesPage { changes: Array<{ op: string; id?: number; bookings?: Array<{ id: number }> }>; more: boolean; next: string }
 
-/** A changes/ request followed to more=false, as a client does: the token to keep, the operations, the pages, the time. */
-async function followChanges(base: string, query: string, since?: string): Promise<{ token: string; ops: ChangesPage['changes']; pages: number; ms: number; bookings: number; pageMs: number[] }> {
+/**
+ * A changes/ request followed to more=false, as a client does: the token to keep, the operations
+ * (only when `keep`: a sync's 200,000 records held by this process made its collector pause
+ * the deltas timed after it), the pages, the time.
+ */
+async function followChanges(base: string, query: string, since?: string, keep = true): Promise<{ token: string; ops: ChangesPage['changes']; pages: number; ms: number; bookings: number; pageMs: number[] }> {
   const started = performance.now()
   const ops: ChangesPage['changes'] = []
   const pageMs: number[] = []
   let token = since
   let pages = 0
+  let bookings = 0
   for (;;) {
     const url = `${base}${API}changes?${query}${token === undefined ? '' : `&since=${encodeURIComponent(token)}`}`
     const pageStarted = performance.now()
@@ -106,11 +120,13 @@ async function followChanges(base: string, query: string, since?: string): Promi
     const page = await res.json() as ChangesPage
     pageMs.push(performance.now() - pageStarted)
     pages++
-    for (const op of page.changes) ops.push(op)
+    for (const op of page.changes) {
+      bookings += op.op === 'replace' ? op.bookings?.length ?? 0 : 1
+      if (keep) ops.push(op)
+    }
     token = page.next
     if (!page.more) break
   }
-  const bookings = ops.reduce((n, op) => n + (op.op === 'replace' ? op.bookings?.length ?? 0 : 1), 0)
   return { token, ops, pages, ms: performance.now() - started, bookings, pageMs }
 }
 
@@ -224,10 +240,11 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
 
     // --- 3. a delta of one changed booking against a full re-read of its year ----------------
     const yearQuery = `start=${YEAR.start}&end=${YEAR.end}&per_page=1000`
-    const [yearIds] = await root.query('SELECT id FROM wp_booking_calendar_bookings WHERE booking_date BETWEEN ? AND ?', [YEAR.start, YEAR.end]) as unknown as [Array<{ id: number }>]
+    // The year's ids as small integers: this process holds as little as it can while it times the deltas.
+    const yearIds = ((await root.query('SELECT id FROM wp_booking_calendar_bookings WHERE booking_date BETWEEN ? AND ?', [YEAR.start, YEAR.end]))[0] as Array<{ id: number }>).map((row) => row.id)
     const syncs = new Map<Service, Awaited<ReturnType<typeof followChanges>>>()
     for (const service of services) {
-      syncs.set(service, await followChanges(service.url, yearQuery))
+      syncs.set(service, await followChanges(service.url, yearQuery, undefined, false))
       say(`changes log: ${service.label}: a year's sync, ${syncs.get(service)!.bookings} bookings in ${syncs.get(service)!.pages} pages, ${f1(syncs.get(service)!.ms)} ms`)
     }
     const deltas = new Map<Service, number[]>(services.map((s) => [s, []]))
@@ -237,8 +254,10 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
     const rereads: number[] = []
     let rereadBytes = 0
     const tokens = new Map(services.map((s) => [s, syncs.get(s)!.token]))
+    await sleep(REST_MS)
     for (let round = 0; round < DELTA_ROUNDS; round++) {
-      const id = yearIds[Math.floor(Math.random() * yearIds.length)]!.id
+      if (round > 0) await sleep(ROUND_REST_MS)
+      const id = yearIds[Math.floor(Math.random() * yearIds.length)]!
       await root.query('UPDATE wp_booking_calendar_bookings SET note = ? WHERE id = ?', [`bench delta ${round} ${Date.now()}`, id])
       for (const service of services) {
         const delta = await followChanges(service.url, yearQuery, tokens.get(service))
@@ -255,6 +274,7 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
       rereads.push(whole.ms)
       rereadBytes = whole.bytes
     }
+    await sleep(ROUND_REST_MS)
     // Where the digest source's delta goes: its first page reads every period's digest (two
     // statements over the year, side by side) before the changed period's first rows; the statements alone, through mysql2.
     const pool = createPool({ ...db, dateStrings: true, connectionLimit: 2, charset: 'UTF8MB4_UNICODE_520_CI' })
@@ -274,15 +294,18 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
     const inTableOrder = (compiled: { sql: string; parameters: readonly unknown[] }) => ({ ...compiled, sql: rowsInTableOrder(parseServerVersion('10.11.0-MariaDB'), compiled.sql) })
     const halves = bookingsDigestHalves(kysely, yearFilter)
     if (halves.length !== 2) throw new Error('the year\'s period digests are not read in two halves')
-    const digestsAloneMs = await statementMs(...halves.map((half) => inTableOrder(compileBookingsPeriodDigests(kysely, yearFilter, { customer: false }, 'four-days', half))))
-    const digestsOneStatementMs = await statementMs(inTableOrder(compileBookingsPeriodDigests(kysely, yearFilter, { customer: false }, 'four-days')))
+    // The year's periods, as the service cuts them (two days of a month, for at most a year).
+    const yearKind = periodKindOf(YEAR.start, YEAR.end)
+    const digestsAloneMs = await statementMs(...halves.map((half) => inTableOrder(compileBookingsPeriodDigests(kysely, yearFilter, { customer: false }, yearKind, half))))
+    const digestsOneStatementMs = await statementMs(inTableOrder(compileBookingsPeriodDigests(kysely, yearFilter, { customer: false }, yearKind)))
     // The floor of any digest of the year: MariaDB reading each column of the year's rows, in the
     // table's order, nothing hashed or grouped, nothing sent but one row.
-    const floorMs = await statementMs({
-      sql: rowsInTableOrder(parseServerVersion('10.11.0-MariaDB'), 'SELECT COUNT(*), SUM(LENGTH(id) + LENGTH(service_id) + LENGTH(status) + LENGTH(booking_date) + IFNULL(LENGTH(time_from), 0) + IFNULL(LENGTH(time_to), 0) + IFNULL(LENGTH(note), 0) + LENGTH(created_at)) FROM wp_booking_calendar_bookings FORCE INDEX (bc_api_date) WHERE booking_date BETWEEN ? AND ?'),
-      parameters: [YEAR.start, YEAR.end],
-    })
-    const periodAloneMs = await statementMs(compileBookingsOfPeriod(kysely, yearFilter, { customer: false }, { number: periodOfDay('2025-06-09', 'four-days'), kind: 'four-days', ...periodRange(periodOfDay('2025-06-09', 'four-days'), 'four-days') }, undefined, undefined, 1_000_000))
+    const floorSql = (half: string) => rowsInTableOrder(parseServerVersion('10.11.0-MariaDB'), `SELECT COUNT(*), SUM(LENGTH(id) + LENGTH(service_id) + LENGTH(status) + LENGTH(booking_date) + IFNULL(LENGTH(time_from), 0) + IFNULL(LENGTH(time_to), 0) + IFNULL(LENGTH(note), 0) + LENGTH(created_at)) FROM wp_booking_calendar_bookings FORCE INDEX (bc_api_date) WHERE booking_date BETWEEN ? AND ?${half}`)
+    const floorMs = await statementMs({ sql: floorSql(''), parameters: [YEAR.start, YEAR.end] })
+    // And in the service's two halves (its middle day, 2025-07-02), side by side.
+    const floorHalvesMs = await statementMs(...[' AND booking_date <= ?', ' AND booking_date > ?'].map((half) => ({ sql: floorSql(half), parameters: [YEAR.start, YEAR.end, '2025-07-02'] })))
+    const samplePeriod = { number: periodOfDay('2025-06-09', yearKind), kind: yearKind, ...periodRange(periodOfDay('2025-06-09', yearKind), yearKind) }
+    const periodAloneMs = await statementMs(compileBookingsOfPeriod(kysely, yearFilter, { customer: false }, samplePeriod, undefined, undefined, 1_000_000))
     await kysely.destroy()
     // And the log source's: its statements alone, in turn, on one connection of the log account
     // (the server's id, SHOW MASTER STATUS, the changed booking by id), and /readyz by the same
@@ -294,7 +317,7 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
       const started = performance.now()
       await asLogReader.query('select @@server_id as server_id, @@log_bin_basename as log_basename')
       await asLogReader.query('SHOW MASTER STATUS')
-      await asLogReader.query('SELECT * FROM wp_booking_calendar_bookings WHERE id IN (?) AND booking_date BETWEEN ? AND ?', [[yearIds[i]!.id], YEAR.start, YEAR.end])
+      await asLogReader.query('SELECT * FROM wp_booking_calendar_bookings WHERE id IN (?) AND booking_date BETWEEN ? AND ?', [[yearIds[i]!], YEAR.start, YEAR.end])
       logStatements.push(performance.now() - started)
       const asked = performance.now()
       await (await fetch(`${logService.url}/readyz`)).arrayBuffer()
@@ -444,7 +467,7 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
       }),
       `| the year re-read (200) | | ${year.bookings.toLocaleString('en')} | ${rereads.map(f1).join(', ')} | ${f1(reread)} | 1 |`,
       '',
-      `Where the digest source's delta goes: ${deltaPages.get(digestService)!.join(', ')} pages; its first page (every period's digest read, then the changed period's first day) took ${firstPages.get(digestService)!.map(f1).join(', ')} ms, the rest ${deltas.get(digestService)!.map((ms, i) => f1(ms - firstPages.get(digestService)![i]!)).join(', ')} ms. Its statements alone through mysql2 (median of ${DELTA_ROUNDS}): the year's period digests as the service reads them, two halves side by side, ${f1(digestsAloneMs)} ms (in one statement: ${f1(digestsOneStatementMs)} ms); one period's rows (2025-06-09 to 12, all at once) ${f1(periodAloneMs)} ms; the floor of any digest of the year (MariaDB reading each column of its rows, in the table's order, nothing hashed, in one statement: every exact digest source must at least do this before it knows what changed) ${f1(floorMs)} ms, and with one period's rows ${f1(floorMs + periodAloneMs)} ms against the ${f1(reread / 2)} ms the target allows (half the re-read). The log source's delta: ${deltaPages.get(logService)!.join(', ')} page(s); its three statements alone, in turn on one connection (the server's id, SHOW MASTER STATUS, the booking by id): ${f1(median(logStatements))} ms (median of 9); /readyz by the same client (HTTP and one statement): ${f1(median(readyzMs))} ms. For the target (re-read ÷ delta > 50×) this re-read allows a delta of at most ${f1(reread / 50)} ms.`,
+      `Where the digest source's delta goes: ${deltaPages.get(digestService)!.join(', ')} pages; its first page (every period's digest read, then the changed period's first day) took ${firstPages.get(digestService)!.map(f1).join(', ')} ms, the rest ${deltas.get(digestService)!.map((ms, i) => f1(ms - firstPages.get(digestService)![i]!)).join(', ')} ms. Its statements alone through mysql2 (median of ${DELTA_ROUNDS}): the year's period digests as the service reads them, two halves side by side, ${f1(digestsAloneMs)} ms (in one statement: ${f1(digestsOneStatementMs)} ms); one period's rows (${samplePeriod.lower} to before ${samplePeriod.before}, all at once) ${f1(periodAloneMs)} ms; the floor of any digest of the year (MariaDB reading each column of its rows, in the table's order, nothing hashed, in one statement: every exact digest source must at least do this before it knows what changed) ${f1(floorMs)} ms, in the two halves side by side ${f1(floorHalvesMs)} ms, and with one period's rows ${f1(floorHalvesMs + periodAloneMs)} ms against the ${f1(reread / 2)} ms the target allows (half the re-read). The log source's delta: ${deltaPages.get(logService)!.join(', ')} page(s); its three statements alone, in turn on one connection (the server's id, SHOW MASTER STATUS, the booking by id): ${f1(median(logStatements))} ms (median of 9); /readyz by the same client (HTTP and one statement): ${f1(median(readyzMs))} ms. For the target (re-read ÷ delta > 50×) this re-read allows a delta of at most ${f1(reread / 50)} ms.`,
       '',
       `#### 4. ${WRITES_PER_SECOND} single-row writes a second for ${WRITE_SECONDS} s (as root: updates of random rows, 5 % inserts, 5 % deletes), the log source's service otherwise idle`, '',
       `The writer did ${writes.writes} writes in ${writes.seconds?.toFixed(1)} s (**${writes.perSecond?.toFixed(0)}/s**: ${writes.updates} updates, ${writes.inserts} inserts, ${writes.deletes} deletes, ${writes.failed} failed). The binary log grew by ${((binlogAfterWrites - binlogBeforeWrites) / 1e6).toFixed(1)} MB.`, '',
