@@ -14,8 +14,8 @@ import type { BookingFilter } from '../../db/booking-filter.ts'
 import type { BookingColumns, BookingRow } from '../../db/booking-queries.ts'
 import type { ChangeLog, LogPosition } from '../../db/change-log.ts'
 import type { DatabaseServer } from '../../db/server-dialect.ts'
-import { countBookingsByDayOfPeriod, findBookingsAfterId, findBookingsByIds, findBookingsOfPeriod, readLogServer, readPeriodDigests } from '../../db/changes.ts'
-import { RestError, invalidParams } from '../errors.ts'
+import { countBookingsByDayOfPeriod, findBookingsAfterId, findBookingsByIds, findBookingsOfPeriod, readLogPosition, readLogServer, readPeriodDigests } from '../../db/changes.ts'
+import { RestError, invalidParams, toRestError } from '../errors.ts'
 import { toBookingRecord, type BookingMapping, type BookingRecord } from './booking-record.ts'
 import {
   changedPeriods, changeFilterKey, checkChangeToken, encodeChangeToken, periodDigestKey, readChangeToken, type ChangeCursor, type ChangeToken,
@@ -54,9 +54,10 @@ export interface ChangesReads {
   countBookingsByDayOfPeriod: typeof countBookingsByDayOfPeriod
   readPeriodDigests: typeof readPeriodDigests
   readLogServer: typeof readLogServer
+  readLogPosition: typeof readLogPosition
 }
 
-export const changesReads: ChangesReads = { findBookingsAfterId, findBookingsByIds, findBookingsOfPeriod, countBookingsByDayOfPeriod, readPeriodDigests, readLogServer }
+export const changesReads: ChangesReads = { findBookingsAfterId, findBookingsByIds, findBookingsOfPeriod, countBookingsByDayOfPeriod, readPeriodDigests, readLogServer, readLogPosition }
 
 export interface ChangesOptions {
   mapping: BookingMapping
@@ -67,6 +68,11 @@ export interface ChangesOptions {
   logWaitMs: number
   /** The database server, once known: the digests per period read on its terms (db/changes.ts). */
   server?: DatabaseServer
+}
+
+/** The log's position could not be read: the database's own answer (503, 504) where it is one, else 503 (log_bin turned off, a privilege taken). */
+function logUnreadable(error: unknown): RestError {
+  return toRestError(error) ?? new RestError(503, 'rest_database_unavailable', 'The database\'s log could not be read; try again in a moment.', { retryAfterSeconds: 5 })
 }
 
 /** 410 rest_changes_token_expired: the client starts a new sync. */
@@ -83,11 +89,12 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   const read: DeltaRead = { db, filter, columns, toRecord, perPage: query.per_page, reads, server: options.server, periodKind: periodKindOf(query.start, query.end) }
   const sent = query.since === undefined ? undefined : readChangeToken(query.since)
   // The log source's place (the server's name, its position now), asked at once, side by side
-  // with the slugs the context still waits for: a delta of one booking is mostly round trips.
-  // Not for a page of a sync, which goes on by id; a page of a delta takes its end from the token.
+  // with the slugs the context still waits for, each on a connection of this worker's pool: a
+  // delta of one booking is mostly round trips. Not for a page of a sync, which goes on by id; a
+  // page of a delta takes its end from the token.
   const cursorKind = sent?.ok ? sent.token.cursor?.kind : undefined
   const logPlace: Promise<[string, LogPosition | undefined]> | undefined = source.kind === 'log' && (sent === undefined || (sent.ok && cursorKind !== 'sync'))
-    ? Promise.all([reads.readLogServer(db), cursorKind === 'log-delta' ? undefined : source.log.serverPosition()])
+    ? Promise.all([reads.readLogServer(db), cursorKind === 'log-delta' ? undefined : reads.readLogPosition(db).catch((error: unknown) => { throw logUnreadable(error) })])
     : undefined
   // Awaited where it is used; a failure before that is not the place's to report.
   logPlace?.catch(() => {})

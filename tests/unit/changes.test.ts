@@ -18,7 +18,7 @@ const row = (id: number, day: string, status = 'booked'): BookingRow => ({
 })
 
 /** The reads of db/changes.ts over `rows`, filtered as the SQL filters (statuses and booking_date bounds only). */
-function readsOver(rows: BookingRow[], server = '1:bin'): ChangesReads {
+function readsOver(rows: BookingRow[], server = '1:bin', position: () => Promise<LogPosition> = async () => ({ file: 'bin.000001', position: 4 })): ChangesReads {
   const matching = (filter: BookingFilter) => rows.filter((r) => (!filter.statuses || filter.statuses.includes(r.status))
     && (filter.bookingDate?.from === undefined || r.booking_date >= filter.bookingDate.from)
     && (filter.bookingDate?.to === undefined || r.booking_date <= filter.bookingDate.to))
@@ -42,6 +42,7 @@ function readsOver(rows: BookingRow[], server = '1:bin'): ChangesReads {
       return periods
     },
     readLogServer: async () => server,
+    readLogPosition: position,
   }
 }
 
@@ -140,15 +141,16 @@ describe('answerChanges over bookings in memory', () => {
     let now = 0
     const log: ChangeLog = {
       state: () => ({ connected: true }),
-      serverPosition: async () => positions[now]!,
+      serverPosition: async () => { throw new Error('the position is read on the worker\'s own connection, not asked of the reader') },
       bookingsChanged: async (from, to) => (from.position === 100 && to.position === 200 ? { kind: 'changes', ids: [3, 2, 9, 1] } : { kind: 'changes', ids: [] }),
       changedBetween: async () => 'unknown',
       stop: async () => {},
     }
     const source: ChangesSource = { kind: 'log', log }
-    const { token } = await follow(source, readsOver(rows), undefined, 10, { status: ['booked'] })
+    const reads = readsOver(rows, '1:bin', async () => positions[now]!)
+    const { token } = await follow(source, reads, undefined, 10, { status: ['booked'] })
     now = 1
-    const { pages } = await follow(source, readsOver(rows), token, 3, { status: ['booked'] })
+    const { pages } = await follow(source, reads, token, 3, { status: ['booked'] })
     expect(opsOf(pages)).to.deep.equal([['upsert 3', 'delete 2', 'delete 9'], ['upsert 1']])
   })
 
@@ -180,29 +182,41 @@ describe('answerChanges: what it asks the log, and when', () => {
     const asked = { position: 0, changes: 0 }
     const log: ChangeLog = {
       state: () => ({ connected: true }),
-      serverPosition: async () => ({ file: 'bin.000001', position: 100 + asked.position++ }),
+      serverPosition: async () => { throw new Error('the position is read on the worker\'s own connection, not asked of the reader') },
       bookingsChanged: async () => { asked.changes++; return { kind: 'changes', ids } },
       changedBetween: async () => 'unknown',
       stop: async () => {},
     }
-    return { log, asked }
+    const position = async (): Promise<LogPosition> => ({ file: 'bin.000001', position: 100 + asked.position++ })
+    return { log, asked, position }
   }
 
   it('a sync asks the log\'s position once, for its mark; its later pages go on by id and ask nothing', async () => {
-    const { log, asked } = countingLog([])
+    const { log, asked, position } = countingLog([])
     const rows = [row(1, '2026-01-02'), row(2, '2026-01-03'), row(3, '2026-01-04')]
-    const { pages } = await follow({ kind: 'log', log }, readsOver(rows), undefined, 1)
+    const { pages } = await follow({ kind: 'log', log }, readsOver(rows, '1:bin', position), undefined, 1)
     expect(pages).to.have.length(3)
     expect(asked).to.deep.equal({ position: 1, changes: 0 })
   })
 
   it('a delta asks the position once; its later pages end where its first did, and ask none', async () => {
-    const { log, asked } = countingLog([3, 2, 1])
+    const { log, asked, position } = countingLog([3, 2, 1])
     const rows = [row(1, '2026-01-02'), row(2, '2026-01-03'), row(3, '2026-01-04')]
-    const { token } = await follow({ kind: 'log', log }, readsOver(rows), undefined, 10)
-    const { pages } = await follow({ kind: 'log', log }, readsOver(rows), token, 1)
+    const { token } = await follow({ kind: 'log', log }, readsOver(rows, '1:bin', position), undefined, 10)
+    const { pages } = await follow({ kind: 'log', log }, readsOver(rows, '1:bin', position), token, 1)
     expect(opsOf(pages)).to.deep.equal([['upsert 3'], ['upsert 2'], ['upsert 1']])
     expect(asked).to.deep.equal({ position: 2, changes: 3 })
+  })
+
+  it('a position that cannot be read is 503 with Retry-After (log_bin turned off, a privilege taken); the server\'s own time limit, 504', async () => {
+    const { log } = countingLog([])
+    const refusal = (position: () => Promise<LogPosition>) => answerChanges(db, { kind: 'log', log }, { per_page: 10 }, options, readsOver([], '1:bin', position))
+      .then(() => undefined, (error: { status: number; code: string; message: string; extra: { retryAfterSeconds?: number } }) => error)
+    const off = await refusal(async () => { throw new Error('the server keeps no binary log (log_bin is OFF)') })
+    expect(off).to.deep.include({ status: 503, code: 'rest_database_unavailable', message: 'The database\'s log could not be read; try again in a moment.' })
+    expect(off?.extra.retryAfterSeconds).to.equal(5)
+    const slow = await refusal(async () => { throw Object.assign(new Error('max_statement_time exceeded'), { errno: 1969 }) })
+    expect(slow).to.deep.include({ status: 504, code: 'rest_query_timeout' })
   })
 
   it('a page exactly full is the last when nothing is left: more false', async () => {
