@@ -425,6 +425,36 @@ describeOwnServer('faults (a private MariaDB, killed and stopped)', 'it stops an
       }
     })
 
+    it('a digest delta of changes/ (its periods read in two halves at once): 504 with Retry-After, every connection freed by its statement timer; after SIGCONT the same token answers', async () => {
+      // The test account has no replication grants: the digest source. A service filter reads the digests in two halves.
+      const service = await startService(privateDb, { QUERY_TIMEOUT_MS: '1000', DB_POOL_SIZE: '6' })
+      const pid = privateDb.pid()
+      const feed = `/wp-json/booking-calendar/v1/changes?service=${FIRST_SERVICE_ID}&start=2025-01-01&end=2025-12-31&per_page=1000`
+      try {
+        expect((await get(service.port, '/readyz')).body?.changes).to.deep.include({ source: 'digest' })
+        let token: string | undefined
+        for (let page = 0; page < 100; page++) {
+          const answer = await get(service.port, `${feed}${token === undefined ? '' : `&since=${encodeURIComponent(token)}`}`)
+          expect(answer.status, JSON.stringify(answer.body)).to.equal(200)
+          token = answer.body?.next as string
+          if (answer.body?.more === false) break
+        }
+        const delta = `${feed}&since=${encodeURIComponent(token!)}`
+        process.kill(pid, 'SIGSTOP')
+        const answer = await get(service.port, delta)
+        expect([503, 504], JSON.stringify(answer.body)).to.include(answer.status)
+        expect(answer.ms).to.be.below(4_500)
+        expect(answer.headers.get('retry-after')).to.match(/^\d+$/)
+        expect(await leasedAfterTimers(service), 'connections still held by statements on the frozen server').to.equal(0)
+        process.kill(pid, 'SIGCONT')
+        const after = await getUntilOk(service.port, delta)
+        expect(after.body).to.deep.include({ changes: [], more: false })
+      } finally {
+        try { process.kill(pid, 'SIGCONT') } catch { /* gone */ }
+        await service.close()
+      }
+    })
+
     it('an export whose database stops mid-stream is cut QUERY_TIMEOUT_MS after the last row, counted as database_timeout', async () => {
       // SEND_TIMEOUT_MS shorter than QUERY_TIMEOUT_MS: a client that reads everything it is sent is not
       // the one that stalls, so the cut is the database's, not a send timeout's.
