@@ -137,12 +137,13 @@ describe('answerChanges over bookings in memory', () => {
 
   it('a log delta: changed ids in the log\'s order, upserts for those that match, deletes for the rest, paged', async () => {
     const rows = [row(1, '2026-01-02'), row(2, '2026-01-03', 'reject'), row(3, '2026-01-04')]
-    const positions: LogPosition[] = [{ file: 'bin.000001', position: 100 }, { file: 'bin.000001', position: 200 }]
+    const positions: LogPosition[] = [{ file: 'bin.000001', position: 100 }, { file: 'bin.000001', position: 200 }, { file: 'bin.000001', position: 300 }]
     let now = 0
     const log: ChangeLog = {
       state: () => ({ connected: true }),
       serverPosition: async () => { throw new Error('the position is read on the worker\'s own connection, not asked of the reader') },
-      bookingsChanged: async (from, to) => (from.position === 100 && to.position === 200 ? { kind: 'changes', ids: [3, 2, 9, 1] } : { kind: 'changes', ids: [] }),
+      bookingsChanged: async (from, to) => (from.position === 100 && to.position === 200 ? { kind: 'changes', ids: [3, 2, 9, 1] }
+      : from.position === 200 && to.position === 300 ? { kind: 'changes', ids: [1] } : { kind: 'changes', ids: [] }),
       changedBetween: async () => 'unknown',
       stop: async () => {},
     }
@@ -150,8 +151,12 @@ describe('answerChanges over bookings in memory', () => {
     const reads = readsOver(rows, '1:bin', async () => positions[now]!)
     const { token } = await follow(source, reads, undefined, 10, { status: ['booked'] })
     now = 1
-    const { pages } = await follow(source, reads, token, 3, { status: ['booked'] })
-    expect(opsOf(pages)).to.deep.equal([['upsert 3', 'delete 2', 'delete 9'], ['upsert 1']])
+    const delta = await follow(source, reads, token, 3, { status: ['booked'] })
+    expect(opsOf(delta.pages)).to.deep.equal([['upsert 3', 'delete 2', 'delete 9'], ['upsert 1']])
+    // The last page's next is the token of the next delta: what changed after the first delta's end, only.
+    now = 2
+    const next = await follow(source, reads, delta.token, 3, { status: ['booked'] })
+    expect(opsOf(next.pages)).to.deep.equal([['upsert 1']])
   })
 
   it('a log delta whose start the log no longer holds is 410; one the reader cannot reach in time is 503', async () => {
@@ -162,7 +167,10 @@ describe('answerChanges over bookings in memory', () => {
     const status = async () => answerChanges(db, { kind: 'log', log }, { since: token, per_page: 10 }, options, readsOver([])).then(() => 200, (error: { status: number }) => error.status)
     expect(await status()).to.equal(410)
     answer = { kind: 'late' }
-    expect(await status()).to.equal(503)
+    const late = await answerChanges(db, { kind: 'log', log }, { since: token, per_page: 10 }, options, readsOver([]))
+      .then(() => undefined, (error: { status: number; code: string; message: string; extra: { retryAfterSeconds?: number } }) => error)
+    expect(late).to.deep.include({ status: 503, code: 'rest_database_unavailable', message: 'The database\'s log is not read up to now yet; try again in a moment.' })
+    expect(late?.extra.retryAfterSeconds).to.equal(2)
     // Another database server (a fail-over without the log): 410 too.
     const other = await answerChanges(db, { kind: 'log', log }, { since: token, per_page: 10 }, options, readsOver([], '2:bin')).then(() => 200, (error: { status: number }) => error.status)
     expect(other).to.equal(410)
