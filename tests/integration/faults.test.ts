@@ -99,6 +99,14 @@ async function getUntilOk(port: number, path: string): Promise<Awaited<ReturnTyp
   return answer
 }
 
+/** A request to a frozen server: 503 or 504 with Retry-After within QUERY_TIMEOUT_MS (1 s) and a margin, and no connection left leased once the timers have run. */
+async function expectPromptRefusalAllFreed(service: ListeningService, answer: Awaited<ReturnType<typeof get>>): Promise<void> {
+  expect([503, 504], JSON.stringify(answer.body)).to.include(answer.status)
+  expect(answer.ms).to.be.below(4_500)
+  expect(answer.headers.get('retry-after')).to.match(/^\d+$/)
+  expect(await leasedAfterTimers(service), 'connections still held by statements on the frozen server').to.equal(0)
+}
+
 /**
  * The short pool's connections still leased after at most 3 s: every statement ends on its
  * lease's own timer, so none stays held by a statement on a frozen server.
@@ -411,12 +419,8 @@ describeOwnServer('faults (a private MariaDB, killed and stopped)', 'it stops an
       try {
         expect((await get(service.port, SUMMARY)).status).to.equal(200)
         process.kill(pid, 'SIGSTOP')
-        const answer = await get(service.port, SUMMARY)
-        expect([503, 504], JSON.stringify(answer.body)).to.include(answer.status)
-        expect(answer.ms).to.be.below(4_500)
-        expect(answer.headers.get('retry-after')).to.match(/^\d+$/)
         // A half without its own timer would hold its connection until the server woke.
-        expect(await leasedAfterTimers(service), 'connections still held by statements on the frozen server').to.equal(0)
+        await expectPromptRefusalAllFreed(service, await get(service.port, SUMMARY))
         process.kill(pid, 'SIGCONT')
         expect((await getUntilOk(service.port, SUMMARY)).status).to.equal(200)
       } finally {
@@ -441,11 +445,7 @@ describeOwnServer('faults (a private MariaDB, killed and stopped)', 'it stops an
         }
         const delta = `${feed}&since=${encodeURIComponent(token!)}`
         process.kill(pid, 'SIGSTOP')
-        const answer = await get(service.port, delta)
-        expect([503, 504], JSON.stringify(answer.body)).to.include(answer.status)
-        expect(answer.ms).to.be.below(4_500)
-        expect(answer.headers.get('retry-after')).to.match(/^\d+$/)
-        expect(await leasedAfterTimers(service), 'connections still held by statements on the frozen server').to.equal(0)
+        await expectPromptRefusalAllFreed(service, await get(service.port, delta))
         process.kill(pid, 'SIGCONT')
         const after = await getUntilOk(service.port, delta)
         expect(after.body).to.deep.include({ changes: [], more: false })
