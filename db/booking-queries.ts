@@ -7,7 +7,7 @@ import type { Db } from './connect.ts'
 import { compiledShapesOf } from './compiled-shapes.ts'
 import { matches, type BookingFilter, type BookingOrder } from './booking-filter.ts'
 import { forceIndex, hintedIndex } from './index-hints.ts'
-import { rowsDigestSql, type DigestedColumn } from './row-digest.ts'
+import { digestedCell, rowsDigestSql, type DigestedColumn } from './row-digest.ts'
 
 /** A booking row with its service's slug and status; both null when the service post is gone. */
 export interface BookingRow {
@@ -273,12 +273,13 @@ export function compileBookingsPeriodDigests(db: Db, filter: BookingFilter, colu
   const by = half === undefined ? 'whole' : middle === undefined ? 'id' : 'day'
   return compileFiltered<BookingsPeriodDigestRow>(db, `${kind} digests ${columns.customer} ${index ?? ''} ${by} ${half ?? ''}`, filter, (probe, [cut]) => {
     const cell = (name: keyof Database['booking_calendar_bookings']) => sql.ref(`booking_calendar_bookings.${name}`)
-    const nullable = (value: ReturnType<typeof sql>) => sql`ifnull(${value}, _binary X'FE')`
-    const cells = [
-      cell('id'), cell('service_id'), sql`cast(${cell('status')} as binary)`, cell('booking_date'), nullable(sql`${cell('time_from')}`), nullable(sql`${cell('time_to')}`),
-      ...(columns.customer ? [sql`cast(${cell('customer_name')} as binary)`, sql`cast(${cell('customer_email')} as binary)`, sql`cast(${cell('customer_phone')} as binary)`] : []),
-      nullable(sql`cast(${cell('note')} as binary)`), cell('created_at'),
-    ]
+    // The cells a 304's digest joins (BOOKING_ROW_DIGESTED), but the slug (in the token's context) and the customer's where hidden.
+    const cells = BOOKING_ROW_DIGESTED
+      .filter(({ name }) => name !== 'service_post_name' && (columns.customer || !CUSTOMER_COLUMNS.has(name)))
+      .map((column) => digestedCell<RawBuilder<unknown>>(column, cell(column.name as keyof Database['booking_calendar_bookings']), {
+        binary: (value) => sql`cast(${value} as binary)`,
+        orNullCell: (value) => sql`ifnull(${value}, _binary X'FE')`,
+      }))
     const row = sql`concat_ws(_binary X'FF', ${sql.join(cells)})`
     let query = db.selectFrom('booking_calendar_bookings')
       .select([

@@ -198,6 +198,15 @@ export interface DigestedColumn {
 }
 
 /**
+ * A cell as the digest joins it, in the caller's SQL (text, or a query
+ * builder's expressions): a text column as its bytes, a NULL as NULL_CELL.
+ */
+export function digestedCell<T>(column: DigestedColumn, cell: T, sql: { binary(cell: T): T; orNullCell(cell: T): T }): T {
+  const bytes = column.text ? sql.binary(cell) : cell
+  return column.nullable ? sql.orNullCell(bytes) : bytes
+}
+
+/**
  * The statement that gives a query's digest (RowsDigest) in one row, as
  * `row_count` and `row_crc_sum`: the query (`rowsSql`, whose result has the
  * columns `columns`, in order) is read as a derived table and nothing of it is
@@ -208,11 +217,10 @@ export interface DigestedColumn {
  * bytes here: never a wrong 304, only none.
  */
 export function rowsDigestSql(rowsSql: string, columns: readonly DigestedColumn[]): string {
-  const cells = columns.map(({ name, text, nullable }) => {
-    const cell = `\`digested\`.\`${name.replace(/`/g, '``')}\``
-    const bytes = text ? `CAST(${cell} AS BINARY)` : cell
-    return nullable ? `IFNULL(${bytes}, _binary X'FE')` : bytes
-  })
+  const cells = columns.map((column) => digestedCell(column, `\`digested\`.\`${column.name.replace(/`/g, '``')}\``, {
+    binary: (cell) => `CAST(${cell} AS BINARY)`,
+    orNullCell: (cell) => `IFNULL(${cell}, _binary X'FE')`,
+  }))
   const joined = `concat_ws(_binary X'FF', ${cells.join(', ')})`
   const digest = `count(*) as \`row_count\`, sum(crc32(${joined})) as \`row_crc_sum\`, sum(crc32(reverse(${joined}))) as \`row_crc_reversed_sum\``
   return `select ${digest} from (${rowsSql}) as \`digested\``
