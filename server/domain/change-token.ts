@@ -74,24 +74,28 @@ export function decodeChangeToken(text: string, expected: { filters: string; con
   return read.ok ? checkChangeToken(read.token, expected) : read
 }
 
+/** A token the service did not make, or not in the shape it writes: 400. */
+const NOT_OURS: TokenVerdict = { ok: false, kind: 'invalid', reason: 'since is not a token this service made: give the next of an earlier answer, or leave since out to start a new sync.' }
+/** A token of this service made by another version of it: 410, start again. */
+const UPGRADED: TokenVerdict = { ok: false, kind: 'expired', reason: 'the service was upgraded since this token was made' }
+
 /** A token read as the service wrote it (its check, its format, its shape), not yet held against the request (checkChangeToken). */
 export function readChangeToken(text: string): TokenVerdict {
-  const invalid = (reason: string): TokenVerdict => ({ ok: false, kind: 'invalid', reason })
   const dot = text.lastIndexOf('.')
-  if (dot <= 0 || checkOf(text.slice(0, dot)) !== text.slice(dot + 1)) return invalid('since is not a token this service made: give the next of an earlier answer, or leave since out to start a new sync.')
+  if (dot <= 0 || checkOf(text.slice(0, dot)) !== text.slice(dot + 1)) return NOT_OURS
   let parts: unknown
   try {
     parts = JSON.parse(Buffer.from(text.slice(0, dot), 'base64url').toString('utf8'))
   } catch {
-    return invalid('since is not a token this service made: give the next of an earlier answer, or leave since out to start a new sync.')
+    return NOT_OURS
   }
   // Made here (the check holds) by a version that wrote another format: as any upgrade, 410.
   if (!Array.isArray(parts) || parts[0] !== TOKEN_FORMAT) {
-    return Array.isArray(parts) && Number.isInteger(parts[0]) ? { ok: false, kind: 'expired', reason: 'the service was upgraded since this token was made' } : invalid('since is not a token this service made: give the next of an earlier answer, or leave since out to start a new sync.')
+    return Array.isArray(parts) && Number.isInteger(parts[0]) ? UPGRADED : NOT_OURS
   }
   // The check is no secret: a token made by hand to pass it is still read only in the shape the service writes.
   const shaped = tokenParts.safeParse(parts)
-  if (!shaped.success) return invalid('since is not a token this service made: give the next of an earlier answer, or leave since out to start a new sync.')
+  if (!shaped.success) return NOT_OURS
   const [, source, filters, context, version, server, position, periods, cursor] = shaped.data
   return {
     ok: true,
@@ -108,7 +112,7 @@ export function readChangeToken(text: string): TokenVerdict {
 /** A token read (readChangeToken) held against the request: its filters (else 400), then the service's version and the context (else 410). */
 export function checkChangeToken(token: ChangeToken, expected: { filters: string; context: string; version: string }): TokenVerdict {
   if (token.filters !== expected.filters) return { ok: false, kind: 'invalid', reason: 'since was made with other filters (service, status, start, end): ask with the filters it was made with, or leave since out to start a new sync.' }
-  if (token.version !== expected.version) return { ok: false, kind: 'expired', reason: 'the service was upgraded since this token was made' }
+  if (token.version !== expected.version) return UPGRADED
   if (token.context !== expected.context) return { ok: false, kind: 'expired', reason: 'the site\'s time zone, a service\'s slug or what this caller may see changed since this token was made' }
   return { ok: true, token }
 }
