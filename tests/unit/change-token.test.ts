@@ -51,18 +51,15 @@ describe('changes/ tokens', () => {
   })
 })
 
+/** Each day with what `step` (dayAfter, dayBefore) gives for it. */
+function expectDays(step: (day: string) => string | undefined, cases: Array<[string, string | undefined]>): void {
+  for (const [day, expected] of cases) expect(step(day), day).to.equal(expected)
+}
+
 describe('changes/ days', () => {
   it('dayAfter and dayBefore cross months, years and leap days; an unreal day is its own bound', () => {
-    expect(dayAfter('2026-01-31')).to.equal('2026-02-01')
-    expect(dayAfter('2028-02-28')).to.equal('2028-02-29')
-    expect(dayAfter('2026-12-31')).to.equal('2027-01-01')
-    expect(dayAfter('0000-00-00')).to.equal('0000-00-00')
-    expect(dayAfter('2026-05-00')).to.equal('2026-05-01')
-    expect(dayAfter('2026-13-00')).to.equal('2026-13-00')
-    expect(dayBefore('2026-03-01')).to.equal('2026-02-28')
-    expect(dayBefore('2026-01-01')).to.equal('2025-12-31')
-    expect(dayBefore('2026-02-30')).to.equal(undefined)
-    expect(dayBefore('0000-00-00')).to.equal(undefined)
+    expectDays(dayAfter, [['2026-01-31', '2026-02-01'], ['2028-02-28', '2028-02-29'], ['2026-12-31', '2027-01-01'], ['0000-00-00', '0000-00-00'], ['2026-05-00', '2026-05-01'], ['2026-13-00', '2026-13-00']])
+    expectDays(dayBefore, [['2026-03-01', '2026-02-28'], ['2026-01-01', '2025-12-31'], ['2026-02-30', undefined], ['0000-00-00', undefined]])
   })
 
   it('periods of four days: 01-04, 05-08, …, 25-28 and 29 to the month\'s end; a day 00 with the first', () => {
@@ -246,16 +243,8 @@ describe('changes/ tokens and days: the edges', () => {
   })
 
   it('days: only YYYY-MM-DD of a month 01 to 12 is a real day, in any year a DATE holds', () => {
-    expect(dayAfter('x2026-01-01')).to.equal('x2026-01-01')
-    expect(dayAfter('2026-01-01x')).to.equal('2026-01-01x')
-    expect(dayBefore('0999-05-05')).to.equal('0999-05-04')
-    expect(dayAfter('0999-12-31')).to.equal('1000-01-01')
-    expect(dayAfter('0000-02-28')).to.equal('0000-02-29')
-    expect(dayBefore('0001-01-01')).to.equal('0000-12-31')
-    expect(dayAfter('9999-12-30')).to.equal('9999-12-31')
-    expect(dayBefore('2026-13-05')).to.equal(undefined)
-    expect(dayBefore('2026-00-05')).to.equal(undefined)
-    expect(dayAfter('2026-02-30')).to.equal('2026-02-30')
+    expectDays(dayAfter, [['x2026-01-01', 'x2026-01-01'], ['2026-01-01x', '2026-01-01x'], ['0999-12-31', '1000-01-01'], ['0000-02-28', '0000-02-29'], ['9999-12-30', '9999-12-31'], ['2026-02-30', '2026-02-30']])
+    expectDays(dayBefore, [['0999-05-05', '0999-05-04'], ['0001-01-01', '0000-12-31'], ['2026-13-05', undefined], ['2026-00-05', undefined]])
     expect(periodDays(periodOfDay('2026-13-05', 'four-days'), 'four-days')).to.deep.equal({ first: '2026-13-05', last: '2026-13-08' })
   })
 })
