@@ -30,8 +30,8 @@ describeOwnServer('GET changes/ (log source)', 'it kills and restarts a MariaDB 
     await service.exited
   }
   let serviceStartedAt = 0
-  const startService = async () => {
-    service = await spawnService({ databaseUrl: binlog.logReaderUrl, prefix: 'wp_' }, env())
+  const startService = async (extra: Record<string, string> = {}) => {
+    service = await spawnService({ databaseUrl: binlog.logReaderUrl, prefix: 'wp_' }, { ...env(), ...extra })
     serviceStartedAt = Date.now()
     await until(async () => ((await (await fetch(`http://127.0.0.1:${service.port}/readyz`)).json()) as { changes?: { source?: string } }).changes?.source === 'log', 30_000, 'the log source is read', 100)
   }
@@ -339,5 +339,33 @@ describeOwnServer('GET changes/ (log source)', 'it kills and restarts a MariaDB 
     const copy = new Map<number, Booking>()
     await follow(copy, undefined)
     expectSameBookings(copy, await slotsNow())
+  })
+
+  it('a delta on a frozen database (SIGSTOP) is 503 or 504 with Retry-After within QUERY_TIMEOUT_MS and a margin; after SIGCONT the same token answers', async () => {
+    // The log's position, the server's id and the slugs are read on the worker's own pool: each bounded by its statement timer.
+    await stopService()
+    await startService({ QUERY_TIMEOUT_MS: '1000' })
+    const copy = new Map<number, Booking>()
+    const { token } = await follow(copy, undefined)
+    const pid = binlog.db.pid()
+    process.kill(pid, 'SIGSTOP')
+    try {
+      const started = Date.now()
+      const res = await get(`changes?since=${encodeURIComponent(token)}`)
+      const ms = Date.now() - started
+      expect([503, 504], await res.text()).to.include(res.status)
+      expect(ms).to.be.below(4_500)
+      expect(res.headers.get('retry-after')).to.match(/^\d+$/)
+    } finally {
+      process.kill(pid, 'SIGCONT')
+    }
+    await binlog.db.server.adminQuery(`UPDATE changes_log.${table} SET note = 'after the freeze' WHERE id = 112`)
+    await until(async () => {
+      const res = await get(`changes?since=${encodeURIComponent(token)}`)
+      if (res.status !== 200) return false
+      applyPage(copy, await res.json() as ChangesPage)
+      return true
+    }, 30_000, 'a delta after SIGCONT', 200)
+    expect(copy.get(112)?.note).to.equal('after the freeze')
   })
 })
