@@ -207,12 +207,11 @@ export function compileBookingsPage(db: Db, filter: BookingFilter, limit: number
   return orderBookings(query, 'booking').compile()
 }
 
-/** A row of compileBookingsPeriodDigests: one period's RowsDigest (its number, change-days.ts's periodOfDay). */
-export interface BookingsPeriodDigestRow extends BookingsDigestRow {
-  period: number | string
+/** A row of compileBookingsDayDigests: one booking_date's RowsDigest, the day as `booking_date + 0` gives it (YYYYMMDD, a number). */
+export interface BookingsDayDigestRow extends BookingsDigestRow {
+  day: number | string
 }
 
-/** A period of changes/'s digest source: two or four days of a month, or a month (server/domain/change-days.ts). */
 export type PeriodKind = 'two-days' | 'four-days' | 'month'
 
 /**
@@ -248,18 +247,40 @@ export function periodOfDate(date: RawBuilder<unknown>, kind: PeriodKind): RawBu
   return parts === 1 ? month : sql<number>`${month} + greatest(dayofmonth(${date}) - 1, 0) div ${sql.lit(days)}`
 }
 
+/**
+ * A day's period as a number, as periodOfDate gives it in SQL:
+ * (year × 100 + month) × 16 + its place in the month (always 0 for months). A
+ * month 00 (the zero date's) is cut by its days as any other; a day 00 goes
+ * with the first.
+ */
+export function periodOfDay(day: string, kind: PeriodKind): number {
+  // A day is at most 31: its place is at most the last (PERIOD_CUTS's parts × days reach 31).
+  const part = Math.floor(Math.max(Number(day.slice(8, 10)) - 1, 0) / PERIOD_CUTS[kind].days)
+  return (Number(day.slice(0, 4)) * 100 + Number(day.slice(5, 7))) * PERIODS_PER_MONTH + part
+}
+
 /** The period of the bookings table's booking_date (a reference: Kysely puts the table's prefix on it). */
 const periodOfBookingDate = (kind: PeriodKind) => periodOfDate(sql.ref('booking_calendar_bookings.booking_date'), kind)
 
 /**
- * The digest of the bookings `filter` matches, one row per period of
- * booking_date (changes/'s digest source): per period the number of rows and
- * the sums of two CRC-32s of each row's cells (db/row-digest.ts, decision
- * 0035), the cells being every column a record is made of (the customer's only
- * where they are shown; a service's slug is in the token's context). Read from
- * the table itself, not from the rows statement as a 304's digest is: these
- * digests are only ever compared with each other, never with bytes a worker
- * hashed, and a statement of its own cost MariaDB a tenth less.
+ * The digest of the bookings `filter` matches, one row per booking_date
+ * (changes/'s digest source adds the days of a period up: db/changes.ts): per
+ * day the number of rows and the sums of two CRC-32s of each row's cells
+ * (db/row-digest.ts, decision 0035), the cells being every column a record is
+ * made of (the customer's only where they are shown; a service's slug is in
+ * the token's context). Read from the table itself, not from the rows
+ * statement as a 304's digest is: these digests are only ever compared with
+ * each other, never with bytes a worker hashed, and a statement of its own
+ * cost MariaDB a tenth less.
+ *
+ * Grouped by `booking_date + 0`, a number no index is in the order of (a
+ * group by the column itself would walk the index in order without the
+ * multi-range read, half again as slow), and cheaper to group by than the
+ * period's YEAR, MONTH and DAYOFMONTH. Each sum adds DOUBLEs, not DECIMALs
+ * (a tenth less): a CRC-32 is below 2^32, so the sum of up to 2^21 of them is
+ * below 2^53 and exact, and is given back as the integer it is (CAST … AS
+ * UNSIGNED); a day of more rows is read as unknown (periodDigestsOfDays).
+ * Decision 0037.
  *
  * `half`: only the first (0) or second (1) half of the bookings, read side by
  * side on two connections (bookingsDigestHalves) and added up, as the digests
@@ -267,11 +288,11 @@ const periodOfBookingDate = (kind: PeriodKind) => periodOfDate(sql.ref('booking_
  * day, so each half walks its own part of the index; any other by the id's
  * remainder by 2.
  */
-export function compileBookingsPeriodDigests(db: Db, filter: BookingFilter, columns: BookingColumns, kind: PeriodKind, half?: 0 | 1): CompiledQuery<BookingsPeriodDigestRow> {
+export function compileBookingsDayDigests(db: Db, filter: BookingFilter, columns: BookingColumns, half?: 0 | 1): CompiledQuery<BookingsDayDigestRow> {
   const index = hintedIndex(db, filter, 'booking')
   const middle = half === undefined ? undefined : middleDay(filter.bookingDate)
   const by = half === undefined ? 'whole' : middle === undefined ? 'id' : 'day'
-  return compileFiltered<BookingsPeriodDigestRow>(db, `${kind} digests ${columns.customer} ${index ?? ''} ${by} ${half ?? ''}`, filter, (probe, [cut]) => {
+  return compileFiltered<BookingsDayDigestRow>(db, `day digests ${columns.customer} ${index ?? ''} ${by} ${half ?? ''}`, filter, (probe, [cut]) => {
     const cell = (name: keyof Database['booking_calendar_bookings']) => sql.ref(`booking_calendar_bookings.${name}`)
     // The cells a 304's digest joins (BOOKING_ROW_DIGESTED), but the slug (in the token's context) and the customer's where hidden.
     const cells = BOOKING_ROW_DIGESTED
@@ -281,17 +302,18 @@ export function compileBookingsPeriodDigests(db: Db, filter: BookingFilter, colu
         orNullCell: (value) => sql`ifnull(${value}, _binary X'FE')`,
       }))
     const row = sql`concat_ws(_binary X'FF', ${sql.join(cells)})`
+    const exactSum = (crc: RawBuilder<unknown>) => sql<string | number | null>`cast(sum(${crc} + 0e0) as unsigned)`
     let query = db.selectFrom('booking_calendar_bookings')
       .select([
-        periodOfBookingDate(kind).as('period'),
+        sql<number | string>`${cell('booking_date')} + 0`.as('day'),
         sql<number | string>`count(*)`.as('row_count'),
-        sql<string | null>`sum(crc32(${row}))`.as('row_crc_sum'),
-        sql<string | null>`sum(crc32(reverse(${row})))`.as('row_crc_reversed_sum'),
+        exactSum(sql`crc32(${row})`).as('row_crc_sum'),
+        exactSum(sql`crc32(reverse(${row}))`).as('row_crc_reversed_sum'),
       ])
       .where((eb) => matches(eb, probe))
     if (by === 'day') query = query.where('booking_calendar_bookings.booking_date', half === 0 ? '<=' : '>', cut as string)
     if (by === 'id') query = query.where(sql<number>`${cell('id')} % 2`, '=', cut as number)
-    const compiled = query.groupBy('period').compile() as CompiledQuery<BookingsPeriodDigestRow>
+    const compiled = query.groupBy('day').compile() as CompiledQuery<BookingsDayDigestRow>
     return index === undefined ? compiled : forceIndex(compiled, index)
   }, half === undefined ? [] : [middle ?? half])
 }

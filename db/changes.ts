@@ -7,36 +7,32 @@ import { sql } from 'kysely'
 import type { Db } from './connect.ts'
 import type { BookingFilter } from './booking-filter.ts'
 import {
-  bookingsDigestHalves, compileBookingDaysOfPeriod, compileBookingsAfterId, compileBookingsByIds, compileBookingsOfPeriod, compileBookingsPeriodDigests,
+  bookingsDigestHalves, compileBookingDaysOfPeriod, compileBookingsAfterId, compileBookingsByIds, compileBookingsDayDigests, compileBookingsOfPeriod,
   type BookingColumns, type BookingRow, type DigestPeriod, type PeriodKind,
 } from './booking-queries.ts'
 import { readWithoutLostIndex } from './lost-index.ts'
 import type { LogPosition } from './change-log.ts'
 import { rowsInTableOrder, type DatabaseServer } from './server-dialect.ts'
 import { showLogStatus } from './binlog-requirements.ts'
+import { periodDigestsOfDays } from './day-digests.ts'
 
 /**
  * Each period's digest (its number → "rows:sum:sum") of the bookings `filter`
- * matches; on `server`'s terms, its rows read in the table's order, as a
- * 304's digest reads them (db/server-dialect.ts). Where an index finds the
- * rows, two statements read the two halves side by side, each one snapshot of
- * its own: a period's digest is still read before its rows are, which is all
- * the exactness of the digest source asks (server/domain/changes.ts); the
- * sums of the halves are the sums of the whole, to the digit.
+ * matches: MariaDB's digests per day (compileBookingsDayDigests) added up by
+ * period (day-digests.ts); on `server`'s terms, its rows read in the table's
+ * order, as a 304's digest reads them (db/server-dialect.ts). Where an index
+ * finds the rows, two statements read the two halves side by side, each one
+ * snapshot of its own: a period's digest is still read before its rows are,
+ * which is all the exactness of the digest source asks
+ * (server/domain/changes.ts); the sums of the halves are the sums of the
+ * whole, to the digit.
  */
 export async function readPeriodDigests(db: Db, filter: BookingFilter, columns: BookingColumns, kind: PeriodKind, server?: DatabaseServer): Promise<Map<number, string>> {
   const halves = await readWithoutLostIndex(db, async () => await Promise.all(bookingsDigestHalves(db, filter).map(async (half) => {
-    const compiled = compileBookingsPeriodDigests(db, filter, columns, kind, half)
+    const compiled = compileBookingsDayDigests(db, filter, columns, half)
     return (await db.executeQuery(server === undefined ? compiled : { ...compiled, sql: rowsInTableOrder(server, compiled.sql) })).rows
   })))
-  const sums = new Map<number, { rows: number; crc: bigint; reversed: bigint }>()
-  for (const row of halves.flat()) {
-    const period = Number(row.period)
-    const sum = sums.get(period) ?? { rows: 0, crc: 0n, reversed: 0n }
-    // SUM()s as DECIMAL text (exact past 2^53): added as big integers.
-    sums.set(period, { rows: sum.rows + Number(row.row_count), crc: sum.crc + BigInt(row.row_crc_sum ?? 0), reversed: sum.reversed + BigInt(row.row_crc_reversed_sum ?? 0) })
-  }
-  return new Map([...sums].map(([period, sum]) => [period, `${sum.rows}:${sum.crc}:${sum.reversed}`]))
+  return periodDigestsOfDays(halves.flat(), kind)
 }
 
 export async function findBookingsAfterId(db: Db, filter: BookingFilter, columns: BookingColumns, afterId: number, limit: number): Promise<BookingRow[]> {

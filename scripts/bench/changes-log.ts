@@ -23,7 +23,7 @@ import { request } from 'node:http'
 import mysql from 'mysql2/promise'
 import { createPool } from 'mysql2'
 import { Kysely, MysqlDialect } from 'kysely'
-import { bookingsDigestHalves, compileBookingsOfPeriod, compileBookingsPeriodDigests, parseServerVersion, periodKindOf, periodOfDay, periodRange, readBookingIndexes, rowsInTableOrder, TablePrefixPlugin, type Database } from '../../server/tools.ts'
+import { bookingsDigestHalves, compileBookingsOfPeriod, compileBookingsDayDigests, parseServerVersion, periodKindOf, periodOfDay, periodRange, readBookingIndexes, rowsInTableOrder, TablePrefixPlugin, type Database } from '../../server/tools.ts'
 import type { BenchContext } from './context.ts'
 import { cpuSeconds } from './setup.ts'
 import { timedGet } from './conditional.ts'
@@ -296,8 +296,8 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
     if (halves.length !== 2) throw new Error('the year\'s period digests are not read in two halves')
     // The year's periods, as the service cuts them (two days of a month, for at most a year).
     const yearKind = periodKindOf(YEAR.start, YEAR.end)
-    const digestsAloneMs = await statementMs(...halves.map((half) => inTableOrder(compileBookingsPeriodDigests(kysely, yearFilter, { customer: false }, yearKind, half))))
-    const digestsOneStatementMs = await statementMs(inTableOrder(compileBookingsPeriodDigests(kysely, yearFilter, { customer: false }, yearKind)))
+    const digestsAloneMs = await statementMs(...halves.map((half) => inTableOrder(compileBookingsDayDigests(kysely, yearFilter, { customer: false }, half))))
+    const digestsOneStatementMs = await statementMs(inTableOrder(compileBookingsDayDigests(kysely, yearFilter, { customer: false })))
     // The floor of any digest of the year: MariaDB reading each column of the year's rows, in the
     // table's order, nothing hashed or grouped, nothing sent but one row.
     const floorSql = (half: string) => rowsInTableOrder(parseServerVersion('10.11.0-MariaDB'), `SELECT COUNT(*), SUM(LENGTH(id) + LENGTH(service_id) + LENGTH(status) + LENGTH(booking_date) + IFNULL(LENGTH(time_from), 0) + IFNULL(LENGTH(time_to), 0) + IFNULL(LENGTH(note), 0) + LENGTH(created_at)) FROM wp_booking_calendar_bookings FORCE INDEX (bc_api_date) WHERE booking_date BETWEEN ? AND ?${half}`)

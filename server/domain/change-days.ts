@@ -3,7 +3,7 @@
 // digest source keeps a digest of. The zero date and the odd day a lenient SQL
 // mode lets in (PLUGIN_TABLES.md) are kept as they are, never moved to a real
 // day. Pure.
-import { PERIOD_CUTS, PERIODS_PER_MONTH, type PeriodKind } from '../../db/booking-queries.ts'
+import { PERIOD_CUTS, PERIODS_PER_MONTH, periodOfDay, type PeriodKind } from '../../db/booking-queries.ts'
 import { addDays, DAY_MS, dayToMs, daysInMonth, pad2, pad4 } from './day-arithmetic.ts'
 
 /** The day after a real day; a day 00 of a real month is followed by its day 01; any other unreal day is its own bound. */
@@ -39,17 +39,8 @@ export function periodKindOf(start: string | undefined, end: string | undefined)
   return KIND_BY_SPAN.find(([, most]) => days <= most)?.[0] ?? 'month'
 }
 
-/**
- * A day's period as a number: (year × 100 + month) × 16 + its place in the
- * month (always 0 for months). A month 00 (the zero date's) is cut by its days
- * as any other. periodOfDate (db/booking-queries.ts) gives the same number
- * for each day.
- */
-export function periodOfDay(day: string, kind: PeriodKind): number {
-  // A day is at most 31: its place is at most the last (PERIOD_CUTS's parts × days reach 31).
-  const part = Math.floor(Math.max(Number(day.slice(8, 10)) - 1, 0) / PERIOD_CUTS[kind].days)
-  return (Number(day.slice(0, 4)) * 100 + Number(day.slice(5, 7))) * PERIODS_PER_MONTH + part
-}
+/** A day's period as a number (db/booking-queries.ts, beside its SQL twin periodOfDate). */
+export { periodOfDay }
 
 /** A period's month ("YYYY-MM") and place in it (0 to 15). */
 function periodParts(period: number): { month: string; part: number } {
