@@ -212,7 +212,8 @@ export interface BookingsDayDigestRow extends BookingsDigestRow {
   day: number | string
 }
 
-export type PeriodKind = 'two-days' | 'four-days' | 'month'
+/** A period of changes/'s digest source: a day, two or four days of a month, or a month (server/domain/change-days.ts). */
+export type PeriodKind = 'day' | 'two-days' | 'four-days' | 'month'
 
 /**
  * How each kind cuts a month: the days of a period, and how many periods (the
@@ -221,11 +222,13 @@ export type PeriodKind = 'two-days' | 'four-days' | 'month'
  * month) × PERIODS_PER_MONTH + its place in the month.
  */
 export const PERIOD_CUTS: Readonly<Record<PeriodKind, { days: number; parts: number }>> = {
+  day: { days: 1, parts: 31 },
   'two-days': { days: 2, parts: 16 },
   'four-days': { days: 4, parts: 8 },
   month: { days: 31, parts: 1 },
 }
-export const PERIODS_PER_MONTH = 16
+/** At least the most parts of a month (31 days). */
+export const PERIODS_PER_MONTH = 32
 
 /** One period: its number (periodOfDate), its kind, and the booking_date strings that find its rows, `lower` to before `before`. */
 export interface DigestPeriod {
@@ -244,12 +247,14 @@ export interface DigestPeriod {
 export function periodOfDate(date: RawBuilder<unknown>, kind: PeriodKind): RawBuilder<number> {
   const { days, parts } = PERIOD_CUTS[kind]
   const month = sql<number>`(year(${date}) * 100 + month(${date})) * ${sql.lit(PERIODS_PER_MONTH)}`
-  return parts === 1 ? month : sql<number>`${month} + greatest(dayofmonth(${date}) - 1, 0) div ${sql.lit(days)}`
+  if (parts === 1) return month
+  const place = sql<number>`greatest(dayofmonth(${date}) - 1, 0)`
+  return days === 1 ? sql<number>`${month} + ${place}` : sql<number>`${month} + ${place} div ${sql.lit(days)}`
 }
 
 /**
  * A day's period as a number, as periodOfDate gives it in SQL:
- * (year × 100 + month) × 16 + its place in the month (always 0 for months). A
+ * (year × 100 + month) × PERIODS_PER_MONTH + its place in the month (always 0 for months). A
  * month 00 (the zero date's) is cut by its days as any other; a day 00 goes
  * with the first.
  */

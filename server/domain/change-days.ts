@@ -19,17 +19,18 @@ export function dayBefore(day: string): string | undefined {
 
 /**
  * A period of booking_date the digest source keeps one digest of (API.md, "GET
- * changes/"), by the feed's start and end: two days of a month (01–02, 03–04,
- * …, 29–30, 31) for at most a year, four days (01–04, …, 25–28, 29 to the
- * end) for at most two, else a month; a day 00 goes with the first. A changed
- * booking costs the rows of its period; a period costs the token 16
- * characters, so the token of a bounded feed stays under about 4 KB, and one
- * of an unbounded feed grows by 0.3 KB a year of months (decision 0037).
+ * changes/"), by the feed's start and end: a day for at most a year, two days
+ * of a month (01–02, 03–04, …, 29–30, 31) for at most two, four days (01–04,
+ * …, 25–28, 29 to the end) for at most four, else a month; a day 00 goes with
+ * the first. A changed booking costs the rows of its period; a period costs
+ * the token 13 characters, so the token of a bounded feed stays under about
+ * 5.5 KB (at most about 400 periods), and one of an unbounded feed grows by
+ * 0.2 KB a year of months (decision 0037).
  */
 export type { PeriodKind }
 
 /** The most days between start and end (end − start) for each kind, shortest first. */
-const KIND_BY_SPAN: ReadonlyArray<[PeriodKind, number]> = [['two-days', 365], ['four-days', 730]]
+const KIND_BY_SPAN: ReadonlyArray<[PeriodKind, number]> = [['day', 365], ['two-days', 730], ['four-days', 1461]]
 
 /** The periods of a feed with these bounds. */
 export function periodKindOf(start: string | undefined, end: string | undefined): PeriodKind {
@@ -42,7 +43,7 @@ export function periodKindOf(start: string | undefined, end: string | undefined)
 /** A day's period as a number (db/booking-queries.ts, beside its SQL twin periodOfDate). */
 export { periodOfDay }
 
-/** A period's month ("YYYY-MM") and place in it (0 to 15). */
+/** A period's month ("YYYY-MM") and place in it (0 to 30). */
 function periodParts(period: number): { month: string; part: number } {
   const yearMonth = Math.floor(period / PERIODS_PER_MONTH)
   const month = `${pad4(Math.floor(yearMonth / 100))}-${pad2(yearMonth % 100)}`

@@ -5,9 +5,11 @@
 // besides the bookings (the site's zone, the services' slugs, customer data
 // shown or not: `context`), the service's version, the source, and where the
 // client stands: a place in the database's log, or a digest per period (days
-// or a month: server/domain/change-days.ts). It is
-// base64url of JSON with a check: the service reads only tokens it made. It
-// holds no secret and grants nothing: every answer is made for its caller.
+// or a month: server/domain/change-days.ts). It is base64url of JSON, the
+// periods' digests packed beside it (13 characters a period: base64url twice
+// over would make them 17), and a check: `body.periods.check`. The service
+// reads only tokens it made. It holds no secret and grants nothing: every
+// answer is made for its caller.
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import type { LogPosition } from '../../db/change-log.ts'
@@ -38,30 +40,37 @@ export interface ChangeToken {
   cursor?: ChangeCursor
 }
 
-/** 2: digests per period of days or of a month (1 had them per month, numbered otherwise). */
-const TOKEN_FORMAT = 2
-/** The largest period number (9999-12's last): it fits the four characters of a packed period, 24 bits. */
-const MAX_PERIOD = (9999 * 100 + 12) * 16 + 15
+/** 3: periods of a day too, numbered by 32 a month, packed beside the body (2 had 16 a month, inside it; 1 had months). */
+const TOKEN_FORMAT = 3
+/** The largest period number (9999-12's last): it fits the five characters of a packed period, 30 bits. */
+const MAX_PERIOD = (9999 * 100 + 12) * 32 + 31
+/** How many periods a token or a cursor may name: a feed of four years of four days has about 400. */
+const MOST_PERIODS = 100_000
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/)
 const logPosition = z.object({ file: z.string().max(512), position: z.number().int().min(0) }).strict()
 const cursorShape = z.union([
   z.object({ kind: z.literal('sync'), afterId: z.number().int().min(0) }).strict(),
   z.object({ kind: z.literal('log-delta'), from: logPosition, offset: z.number().int().min(0) }).strict(),
-  z.object({ kind: z.literal('digest-delta'), periods: z.array(z.number().int().min(0).max(MAX_PERIOD)).max(100_000), day: day.optional() }).strict(),
+  // The periods left, packed (packNumbers): a delta of every period of a long feed keeps its tokens short.
+  z.object({ kind: z.literal('digest-delta'), periods: z.string().regex(/^[A-Za-z0-9_-]*$/).max(6 * MOST_PERIODS), day: day.optional() }).strict(),
 ])
 const tokenParts = z.tuple([
   z.literal(TOKEN_FORMAT), z.enum(['log', 'digest']), z.string(), z.string(), z.string(), z.string().nullable(),
-  z.tuple([z.string().max(512), z.number().int().min(0)]).nullable(), z.string().regex(/^([A-Za-z0-9_-]{16})*$/).nullable(), cursorShape.nullable(),
+  z.tuple([z.string().max(512), z.number().int().min(0)]).nullable(),
+  // The number of periods packed beside the body; null: none (a token of the log source).
+  z.number().int().min(0).max(MOST_PERIODS).nullable(), cursorShape.nullable(),
 ])
 
 /** Why a token is refused: `invalid` (not ours, damaged, other filters) is 400; `expired` is 410. */
 export type TokenVerdict = { ok: true; token: ChangeToken } | { ok: false; kind: 'invalid' | 'expired'; reason: string }
 
 export function encodeChangeToken(token: ChangeToken): string {
+  const cursor = token.cursor?.kind === 'digest-delta' ? { ...token.cursor, periods: packNumbers(token.cursor.periods) } : token.cursor
   const body = Buffer.from(JSON.stringify([TOKEN_FORMAT, token.source, token.filters, token.context, token.version, token.server ?? null,
-    token.position ? [token.position.file, token.position.position] : null, token.periods ? packPeriods(token.periods) : null, token.cursor ?? null])).toString('base64url')
-  return `${body}.${checkOf(body)}`
+    token.position ? [token.position.file, token.position.position] : null, token.periods ? token.periods.size : null, cursor ?? null])).toString('base64url')
+  const signed = `${body}.${token.periods ? packPeriods(token.periods) : ''}`
+  return `${signed}.${checkOf(signed)}`
 }
 
 /**
@@ -83,9 +92,12 @@ const UPGRADED: TokenVerdict = { ok: false, kind: 'expired', reason: 'the servic
 export function readChangeToken(text: string): TokenVerdict {
   const dot = text.lastIndexOf('.')
   if (dot <= 0 || checkOf(text.slice(0, dot)) !== text.slice(dot + 1)) return NOT_OURS
+  // body.periods (this format), or body alone (format 2 and earlier: read for its number, then 410).
+  const [body, packed, ...rest] = text.slice(0, dot).split('.')
+  if (rest.length > 0) return NOT_OURS
   let parts: unknown
   try {
-    parts = JSON.parse(Buffer.from(text.slice(0, dot), 'base64url').toString('utf8'))
+    parts = JSON.parse(Buffer.from(body!, 'base64url').toString('utf8'))
   } catch {
     return NOT_OURS
   }
@@ -95,16 +107,19 @@ export function readChangeToken(text: string): TokenVerdict {
   }
   // The check is no secret: a token made by hand to pass it is still read only in the shape the service writes.
   const shaped = tokenParts.safeParse(parts)
-  if (!shaped.success) return NOT_OURS
-  const [, source, filters, context, version, server, position, periods, cursor] = shaped.data
+  if (!shaped.success || packed === undefined) return NOT_OURS
+  const [, source, filters, context, version, server, position, periodCount, cursor] = shaped.data
+  const periods = periodCount === null ? (packed === '' ? undefined : null) : unpackPeriods(packed, periodCount)
+  const cursorPeriods = cursor?.kind === 'digest-delta' ? unpackNumbers(cursor.periods) : undefined
+  if (periods === null || cursorPeriods === null) return NOT_OURS
   return {
     ok: true,
     token: {
       source, filters, context, version,
       ...(server === null ? {} : { server }),
       ...(position === null ? {} : { position: { file: position[0], position: position[1] } }),
-      ...(periods === null ? {} : { periods: unpackPeriods(periods) }),
-      ...(cursor === null ? {} : { cursor }),
+      ...(periods === undefined ? {} : { periods }),
+      ...(cursor === null ? {} : { cursor: cursor.kind === 'digest-delta' ? { ...cursor, periods: cursorPeriods! } : cursor }),
     },
   }
 }
@@ -133,20 +148,72 @@ export function periodDigestKey(digest: string): string {
 }
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+/** In packNumbers: the next number in five digits, not as a step from the one before. */
+const WHOLE_NUMBER = 'A'
+/** A period's hash in a packed token: 12 characters (periodDigestKey). */
+const HASH_CHARS = 12
 
-/** Number → hash, as one string of 16 characters a period: its number in 4 base64url digits, then its hash (a year of two-day periods is about 4 KB of token). */
-function packPeriods(periods: ReadonlyMap<number, string>): string {
-  const number = (n: number) => [18, 12, 6, 0].map((shift) => BASE64URL[(n >> shift) & 63]).join('')
-  return [...periods.keys()].sort((a, b) => a - b).map((period) => `${number(period)}${periods.get(period)}`).join('')
+/**
+ * A number of an ascending list as packNumbers writes it: the step from the
+ * one before in one base64url digit (1 to 63: a period of days is mostly 1
+ * after the last), or WHOLE_NUMBER and five digits (the first, and after a
+ * larger step).
+ */
+function packNumber(n: number, previous: number | undefined): string {
+  const step = previous === undefined ? 0 : n - previous
+  return step >= 1 && step <= 63 ? BASE64URL[step]! : `${WHOLE_NUMBER}${[24, 18, 12, 6, 0].map((shift) => BASE64URL[Math.floor(n / 2 ** shift) & 63]).join('')}`
 }
 
-function unpackPeriods(packed: string): Map<number, string> {
-  const periods = new Map<number, string>()
-  for (let at = 0; at + 16 <= packed.length; at += 16) {
-    const number = [...packed.slice(at, at + 4)].reduce((n, digit) => n * 64 + BASE64URL.indexOf(digit), 0)
-    periods.set(number, packed.slice(at + 4, at + 16))
+/** Numbers in ascending order, one after the other (packNumber). */
+function packNumbers(numbers: readonly number[]): string {
+  return numbers.map((n, index) => packNumber(n, numbers[index - 1])).join('')
+}
+
+/** The number of a packed list at `at`, after `previous`, and where the next begins; undefined when it is not one the service writes. */
+function readPackedNumber(packed: string, at: number, previous: number | undefined): { n: number; next: number } | undefined {
+  const digit = packed[at]
+  if (digit === undefined) return undefined
+  if (digit !== WHOLE_NUMBER) {
+    const step = BASE64URL.indexOf(digit)
+    return previous === undefined || step < 1 ? undefined : { n: previous + step, next: at + 1 }
   }
-  return periods
+  const digits = [...packed.slice(at + 1, at + 6)].map((each) => BASE64URL.indexOf(each))
+  if (digits.length < 5 || digits.includes(-1)) return undefined
+  const n = digits.reduce((sum, each) => sum * 64 + each, 0)
+  return previous !== undefined && n <= previous ? undefined : { n, next: at + 6 }
+}
+
+/** packNumbers' list, or null when `packed` is not one (or names a period past the last). */
+function unpackNumbers(packed: string): number[] | null {
+  const numbers: number[] = []
+  for (let at = 0; at < packed.length;) {
+    const read = readPackedNumber(packed, at, numbers.at(-1))
+    if (read === undefined || read.n > MAX_PERIOD) return null
+    numbers.push(read.n)
+    at = read.next
+  }
+  return numbers
+}
+
+/** Number → hash, as one string: each period's number (packNumber), then its hash. */
+function packPeriods(periods: ReadonlyMap<number, string>): string {
+  const numbers = [...periods.keys()].sort((a, b) => a - b)
+  return numbers.map((period, index) => `${packNumber(period, numbers[index - 1])}${periods.get(period)}`).join('')
+}
+
+/** packPeriods' map of `count` periods, or null when `packed` is not one. */
+function unpackPeriods(packed: string, count: number): Map<number, string> | null {
+  if (!/^[A-Za-z0-9_-]*$/.test(packed)) return null
+  const periods = new Map<number, string>()
+  let previous: number | undefined
+  for (let at = 0; at < packed.length;) {
+    const read = readPackedNumber(packed, at, previous)
+    if (read === undefined || read.n > MAX_PERIOD || read.next + HASH_CHARS > packed.length) return null
+    periods.set(read.n, packed.slice(read.next, read.next + HASH_CHARS))
+    previous = read.n
+    at = read.next + HASH_CHARS
+  }
+  return periods.size === count ? periods : null
 }
 
 // Not a secret: a check that a token came from this service and was not cut or changed on the way.

@@ -113,14 +113,14 @@ describe('the booking-date index', function () {
     })
   }
 
-  it('groups every booking_date as periodOfDay does, in two days, four and months: the zero date, a day 00, each period\'s first and last day', async () => {
-    // The same numbers for periods of two days, of four, and for months (a long feed's periods).
+  it('groups every booking_date as periodOfDay does, in days, two days, four and months: the zero date, a day 00, each period\'s first and last day', async () => {
+    // The same numbers for periods of a day, of two days, of four, and for months (a long feed's periods).
     const odd = ['0000-00-00', '2025-06-00', '2025-00-00', '2025-00-15', '2024-02-29', '2025-02-28', '2025-12-31', '2025-06-02', '2025-06-03', '2025-06-04', '2025-06-05', '2025-06-28', '2025-06-29', '2025-05-31']
     // The service's own expression, compiled as the service compiles it (of a column `d`).
     const periodOfD = (kind: PeriodKind) => periodOfDate(sql.ref('d'), kind).compile(hinted.handle.db).sql
-    const [rows] = await db.admin.query(`SELECT d, ${periodOfD('two-days')} AS two, ${periodOfD('four-days')} AS four, ${periodOfD('month')} AS month FROM (SELECT DISTINCT booking_date AS d FROM \`${table()}\` UNION SELECT CAST(? AS DATE) ${odd.slice(1).map(() => 'UNION SELECT CAST(? AS DATE)').join(' ')}) AS days`, odd) as unknown as [Array<{ d: string; two: number | string; four: number | string; month: number | string }>]
+    const [rows] = await db.admin.query(`SELECT d, ${periodOfD('day')} AS one, ${periodOfD('two-days')} AS two, ${periodOfD('four-days')} AS four, ${periodOfD('month')} AS month FROM (SELECT DISTINCT booking_date AS d FROM \`${table()}\` UNION SELECT CAST(? AS DATE) ${odd.slice(1).map(() => 'UNION SELECT CAST(? AS DATE)').join(' ')}) AS days`, odd) as unknown as [Array<{ d: string; one: number | string; two: number | string; four: number | string; month: number | string }>]
     expect(rows.length).to.be.above(300)
-    for (const row of rows) expect([Number(row.two), Number(row.four), Number(row.month)], row.d).to.deep.equal((['two-days', 'four-days', 'month'] as const).map((kind) => periodOfDay(row.d, kind)))
+    for (const row of rows) expect([Number(row.one), Number(row.two), Number(row.four), Number(row.month)], row.d).to.deep.equal((['day', 'two-days', 'four-days', 'month'] as const).map((kind) => periodOfDay(row.d, kind)))
     expect(rows.map((row) => row.d)).to.include.members(odd)
   })
 
@@ -143,8 +143,8 @@ describe('the booking-date index', function () {
         }
         return new Map([...sums].map(([period, sum]) => [period, `${sum.rows}:${sum.crc}:${sum.reversed}`]))
       }
-      // A year (two halves of its days), two years (four days), from the zero date on, and the whole table (months, halves by id).
-      for (const [from, to] of [['2025-01-01', '2025-12-31'], ['2024-03-01', '2026-02-28'], ['0000-00-00', '2025-06-30'], [undefined, undefined]] as const) {
+      // A year (days; two halves of its days), two years (two days), four (four days), from the zero date on, and the whole table (months, halves by id).
+      for (const [from, to] of [['2025-01-01', '2025-12-31'], ['2024-03-01', '2026-02-28'], ['2023-01-01', '2026-12-31'], ['0000-00-00', '2025-06-30'], [undefined, undefined]] as const) {
         const kind = periodKindOf(from, to)
         const filter = { bookingDate: from === undefined ? undefined : { from, to } }
         const want = expected(kind, from, to)

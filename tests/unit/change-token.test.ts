@@ -15,16 +15,17 @@ describe('changes/ tokens', () => {
     }
   })
 
-  it('is URL-safe: base64url and a dot', () => {
-    expect(encodeChangeToken(digestToken)).to.match(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{16}$/)
+  it('is URL-safe: base64url and two dots (the body, the periods, the check)', () => {
+    expect(encodeChangeToken(digestToken)).to.match(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{16}$/)
+    expect(encodeChangeToken(logToken)).to.match(/^[A-Za-z0-9_-]+\.\.[A-Za-z0-9_-]{16}$/)
   })
 
   it('a token not made here, changed or cut short is invalid (400), never read', () => {
     const text = encodeChangeToken(digestToken)
-    const [body, check] = text.split('.') as [string, string]
+    const [body, packed, check] = text.split('.') as [string, string, string]
     const changed = Buffer.from(Buffer.from(body, 'base64url').toString('utf8').replace('2026-', '2027-')).toString('base64url')
     expect(changed).to.not.equal(body)
-    for (const bad of ['', 'nonsense', '.', `${body}.`, `${body}.${check.slice(1)}`, `${changed}.${check}`, text.slice(1)]) {
+    for (const bad of ['', 'nonsense', '.', '..', `${body}.${packed}.`, `${body}.${packed}.${check.slice(1)}`, `${changed}.${packed}.${check}`, `${body}.${packed.slice(1)}.${check}`, `${body}.${check}`, text.slice(1)]) {
       const verdict = decodeChangeToken(bad, expected)
       expect(verdict.ok, bad).to.equal(false)
       if (!verdict.ok) expect(verdict.kind).to.equal('invalid')
@@ -77,7 +78,7 @@ describe('changes/ days', () => {
     expect(periods(['0000-00-00', '2026-00-00', '2026-00-04', '2026-00-09', '2026-00-31'])).to.deep.equal([
       '0000-00-00..0000-00-00', '2026-00-00..2026-00-00', '2026-00-00..2026-00-00', '2026-00-09..2026-00-12', '2026-00-29..2026-00-31',
     ])
-    expect(['0000-00-00', '2026-06-04', '2026-06-05', '2026-06-28', '2026-06-29', '2026-06-30', '9999-12-31'].map((day) => periodOfDay(day, 'four-days'))).to.deep.equal([0, 3241696, 3241697, 3241702, 3241703, 3241703, 15998599])
+    expect(['0000-00-00', '2026-06-04', '2026-06-05', '2026-06-28', '2026-06-29', '2026-06-30', '9999-12-31'].map((day) => periodOfDay(day, 'four-days'))).to.deep.equal([0, 6483392, 6483393, 6483398, 6483399, 6483399, 31997191])
   })
 
   it('periods of two days: 01-02, 03-04, …, 29-30 and 31; none past the month\'s last day', () => {
@@ -91,7 +92,7 @@ describe('changes/ days', () => {
     expect(periodRange(periodOfDay('2026-03-30', 'two-days'), 'two-days')).to.deep.equal({ lower: '2026-03-29', before: '2026-03-31' })
     expect(periodRange(periodOfDay('2026-12-31', 'two-days'), 'two-days')).to.deep.equal({ lower: '2026-12-31', before: '2027-01-00' })
     expect(periodRange(periodOfDay('2026-03-01', 'two-days'), 'two-days')).to.deep.equal({ lower: '2026-03-00', before: '2026-03-03' })
-    expect(['2026-06-01', '2026-06-02', '2026-06-03', '2026-06-31'].map((day) => periodOfDay(day, 'two-days'))).to.deep.equal([3241696, 3241696, 3241697, 3241711])
+    expect(['2026-06-01', '2026-06-02', '2026-06-03', '2026-06-31'].map((day) => periodOfDay(day, 'two-days'))).to.deep.equal([6483392, 6483392, 6483393, 6483407])
   })
 
   it('a period\'s range is what the database compares: its first string to the next period\'s', () => {
@@ -103,14 +104,15 @@ describe('changes/ days', () => {
     expect(periodRange(0, 'four-days')).to.deep.equal({ lower: '0000-00-00', before: '0000-00-05' })
   })
 
-  it('months, the periods of a feed longer than two years or without start or end: a month whole, the zero date\'s its day', () => {
-    // At most a year between start and end (a leap year whole): two days; at most two: four; more, or a bound missing: months.
+  it('months, the periods of a feed longer than four years or without start or end: a month whole, the zero date\'s its day', () => {
+    // At most a year between start and end (a leap year whole): days; at most two: two days; at most four: four; more, or a bound missing: months.
     expect([['2026-01-01', '2026-01-01'], ['2024-01-01', '2024-12-31'], ['2025-03-01', '2026-03-01'], ['2025-03-01', '2026-03-02'], ['2025-01-01', '2026-12-31']]
-      .map(([start, end]) => periodKindOf(start, end))).to.deep.equal(['two-days', 'two-days', 'two-days', 'four-days', 'four-days'])
-    expect([periodKindOf('2025-01-01', '2027-01-01'), periodKindOf('2024-01-01', '2025-12-31'), periodKindOf('2024-01-01', '2026-01-01'), periodKindOf('2026-01-02', '2026-01-01')]).to.deep.equal(['four-days', 'four-days', 'month', 'month'])
+      .map(([start, end]) => periodKindOf(start, end))).to.deep.equal(['day', 'day', 'day', 'two-days', 'two-days'])
+    expect([periodKindOf('2025-01-01', '2027-01-01'), periodKindOf('2024-01-01', '2025-12-31'), periodKindOf('2024-01-01', '2026-01-01'), periodKindOf('2022-01-01', '2026-01-01'), periodKindOf('2022-01-01', '2026-01-02'), periodKindOf('2026-01-02', '2026-01-01')])
+      .to.deep.equal(['two-days', 'two-days', 'four-days', 'four-days', 'month', 'month'])
     expect([periodKindOf(undefined, '2026-01-01'), periodKindOf('2026-01-01', undefined), periodKindOf(undefined, undefined)]).to.deep.equal(['month', 'month', 'month'])
-    expect([periodOfDay('2026-06-00', 'month'), periodOfDay('2026-06-30', 'month'), periodOfDay('0000-00-00', 'month')]).to.deep.equal([3241696, 3241696, 0])
-    expect(periodRange(3241696, 'month')).to.deep.equal({ lower: '2026-06-00', before: '2026-07-00' })
+    expect([periodOfDay('2026-06-00', 'month'), periodOfDay('2026-06-30', 'month'), periodOfDay('0000-00-00', 'month')]).to.deep.equal([6483392, 6483392, 0])
+    expect(periodRange(6483392, 'month')).to.deep.equal({ lower: '2026-06-00', before: '2026-07-00' })
     expect(periodRange(periodOfDay('2026-12-31', 'month'), 'month')).to.deep.equal({ lower: '2026-12-00', before: '2027-01-00' })
     expect(periodDays(periodOfDay('2028-02-10', 'month'), 'month')).to.deep.equal({ first: '2028-02-01', last: '2028-02-29' })
     expect(periodDays(periodOfDay('2026-11-10', 'month'), 'month')).to.deep.equal({ first: '2026-11-01', last: '2026-11-30' })
@@ -155,20 +157,24 @@ describe('changes/ days', () => {
 describe('changes/ tokens made by hand', () => {
   it('a token that passes the check but not the shape the service writes is invalid, never read', async () => {
     const { createHash } = await import('node:crypto')
-    const forge = (parts: unknown[]) => {
-      const body = Buffer.from(JSON.stringify(parts)).toString('base64url')
-      return `${body}.${createHash('sha256').update(`booking-calendar-api changes token\n${body}`).digest('base64url').slice(0, 16)}`
+    // packed null: the body alone, as format 2 wrote it.
+    const forge = (parts: unknown[], packed: string | null = '') => {
+      const signed = `${Buffer.from(JSON.stringify(parts)).toString('base64url')}${packed === null ? '' : `.${packed}`}`
+      return `${signed}.${createHash('sha256').update(`booking-calendar-api changes token\n${signed}`).digest('base64url').slice(0, 16)}`
     }
-    const good = [2, 'digest', filters, 'ctx', '0.2.0+answers.1', null, null, '', null]
+    const good = [3, 'digest', filters, 'ctx', '0.2.0+answers.1', null, null, 0, null]
     expect(decodeChangeToken(forge(good), expected).ok).to.equal(true)
-    for (const bad of [
-      [...good.slice(0, 8), { kind: 'sync', afterId: 'x' }],
-      [...good.slice(0, 8), { kind: 'log-delta', from: { file: 1, position: -1 }, offset: 0 }],
-      [...good.slice(0, 7), 'not packed', null],
-      [2, 'other', ...good.slice(2)],
-      ['2', ...good.slice(1)],
-      good.slice(0, 8),
-    ]) expect(decodeChangeToken(forge(bad), expected)).to.deep.include({ ok: false, kind: 'invalid' })
+    expect(decodeChangeToken(forge([...good.slice(0, 7), 1, null], 'AAAAAAabcdefghijkl'), expected).ok).to.equal(true)
+    for (const [bad, packed] of [
+      [[...good.slice(0, 8), { kind: 'sync', afterId: 'x' }]],
+      [[...good.slice(0, 8), { kind: 'log-delta', from: { file: 1, position: -1 }, offset: 0 }]],
+      [[...good.slice(0, 7), 'not packed', null]],
+      [[3, 'other', ...good.slice(2)]],
+      [['3', ...good.slice(1)]],
+      [good.slice(0, 8)],
+      // No periods beside the body; periods where the body names none; fewer or more than it names.
+      [good, null], [[...good.slice(0, 7), null, null], 'AAAAAAabcdefghijkl'], [[...good.slice(0, 7), 2, null], 'AAAAAAabcdefghijkl'], [good, 'AAAAAAabcdefghijkl'],
+    ] as Array<[unknown[], string | null | undefined]>) expect(decodeChangeToken(forge(bad, packed), expected), JSON.stringify([bad, packed])).to.deep.include({ ok: false, kind: 'invalid' })
   })
 })
 
@@ -183,36 +189,48 @@ describe('changes/ tokens and days: the edges', () => {
     expect(reason(decodeChangeToken(text, { ...expected, context: 'y' }))).to.match(/^expired: the site's time zone, a service's slug or what this caller may see changed/)
   })
 
-  it('a token of another format number (one an earlier version made, with digests per month) is expired, 410', async () => {
+  it('a token of another format number (one an earlier version made: digests per month, or 16 periods a month inside the body) is expired, 410', async () => {
     const { createHash } = await import('node:crypto')
-    const body = Buffer.from(JSON.stringify([1, 'digest', filters, 'ctx', 'v', null, null, '202601abcdefghijkl', null])).toString('base64url')
-    const text = `${body}.${createHash('sha256').update(`booking-calendar-api changes token\n${body}`).digest('base64url').slice(0, 16)}`
-    expect(decodeChangeToken(text, expected)).to.deep.equal({ ok: false, kind: 'expired', reason: 'the service was upgraded since this token was made' })
+    for (const earlier of [[1, 'digest', filters, 'ctx', 'v', null, null, '202601abcdefghijkl', null], [2, 'digest', filters, 'ctx', 'v', null, null, 'AAAAabcdefghijkl', null]]) {
+      const body = Buffer.from(JSON.stringify(earlier)).toString('base64url')
+      const text = `${body}.${createHash('sha256').update(`booking-calendar-api changes token\n${body}`).digest('base64url').slice(0, 16)}`
+      expect(decodeChangeToken(text, expected)).to.deep.equal({ ok: false, kind: 'expired', reason: 'the service was upgraded since this token was made' })
+    }
   })
 
   it('a day in a cursor must be whole, YYYY-MM-DD; a period a whole number from 0 to 9999-12\'s last', async () => {
     const { createHash } = await import('node:crypto')
-    const forge = (cursor: unknown, periods = '') => {
-      const body = Buffer.from(JSON.stringify([2, 'digest', filters, 'ctx', '0.2.0+answers.1', null, null, periods, cursor])).toString('base64url')
-      return `${body}.${createHash('sha256').update(`booking-calendar-api changes token\n${body}`).digest('base64url').slice(0, 16)}`
+    const forge = (cursor: unknown, packed = '', count = packed === '' ? 0 : 1) => {
+      const signed = `${Buffer.from(JSON.stringify([3, 'digest', filters, 'ctx', '0.2.0+answers.1', null, null, count, cursor])).toString('base64url')}.${packed}`
+      return `${signed}.${createHash('sha256').update(`booking-calendar-api changes token\n${signed}`).digest('base64url').slice(0, 16)}`
     }
-    expect(decodeChangeToken(forge({ kind: 'digest-delta', periods: [3240016, 0, 15998607], day: '2026-01-05' }), expected).ok).to.equal(true)
+    // The cursor's periods packed: a step from the one before in one digit (1 to 63), else 'A' and the number in five.
+    const last = periodOfDay('9999-12-31', 'day')
+    for (const periods of [[0, 1, 64, 65, 6480032, last], [], [last]]) {
+      const token: ChangeToken = { ...digestToken, cursor: { kind: 'digest-delta', periods, day: '2026-01-05' } }
+      expect(decodeChangeToken(encodeChangeToken(token), expected)).to.deep.equal({ ok: true, token })
+    }
+    expect(decodeChangeToken(forge({ kind: 'digest-delta', periods: 'AAAAAABAAAAB_', day: '2026-01-05' }), expected).ok).to.equal(true)
     for (const cursor of [
-      { kind: 'digest-delta', periods: [3240016], day: 'x2026-01-05' }, { kind: 'digest-delta', periods: [3240016], day: '2026-01-05x' },
-      { kind: 'digest-delta', periods: [-1] }, { kind: 'digest-delta', periods: [15998608] }, { kind: 'digest-delta', periods: [1.5] }, { kind: 'digest-delta', periods: ['3240016'] },
+      { kind: 'digest-delta', periods: 'AAAAAA', day: 'x2026-01-05' }, { kind: 'digest-delta', periods: 'AAAAAA', day: '2026-01-05x' },
+      // A step first; a number after a larger one, or equal; past 9999-12's last; cut short; not base64url; the numbers of format 2.
+      { kind: 'digest-delta', periods: 'B' }, { kind: 'digest-delta', periods: 'AAAAABAAAAAA' }, { kind: 'digest-delta', periods: 'AAAAABAAAAAB' }, { kind: 'digest-delta', periods: 'A_____' },
+      { kind: 'digest-delta', periods: 'AAAA' }, { kind: 'digest-delta', periods: 'AAAAA=' }, { kind: 'digest-delta', periods: [3240016] },
       { kind: 'digest-delta', months: ['2026-01'] },
     ]) expect(decodeChangeToken(forge(cursor), expected).ok, JSON.stringify(cursor)).to.equal(false)
-    // Packed periods: 16 characters each (a number in 4, a hash in 12), nothing else.
-    expect(decodeChangeToken(forge(null, 'AAAAabcdefghijkl'), expected).ok).to.equal(true)
-    for (const packed of ['AAAAabcdefghijk', 'AAAAabcdefghijkl=', 'AAA.abcdefghijkl']) expect(decodeChangeToken(forge(null, packed), expected).ok, packed).to.equal(false)
+    // Packed periods: 13 characters each mostly (a step in 1, a hash in 12), 18 for a whole number, nothing else.
+    expect(decodeChangeToken(forge(null, 'AAAAAAabcdefghijkl'), expected).ok).to.equal(true)
+    expect(decodeChangeToken(forge(null, 'AAAAAAabcdefghijklBabcdefghijkl', 2), expected).ok).to.equal(true)
+    for (const packed of ['AAAAAAabcdefghijk', 'AAAAAAabcdefghijkl=', 'AAAAAAabcdefghijk=', 'Babcdefghijkl', 'A_____abcdefghijkl']) expect(decodeChangeToken(forge(null, packed), expected).ok, packed).to.equal(false)
   })
 
   it('each way a text is not a token says the same sentence: a body that is no JSON, no list, no format number, not the shape', async () => {
     const { createHash } = await import('node:crypto')
     const forge = (body: string) => `${body}.${createHash('sha256').update(`booking-calendar-api changes token\n${body}`).digest('base64url').slice(0, 16)}`
     const sentence = 'since is not a token this service made: give the next of an earlier answer, or leave since out to start a new sync.'
-    for (const body of [Buffer.from('{not json').toString('base64url'), Buffer.from('{"a":1}').toString('base64url'), Buffer.from('["2","digest"]').toString('base64url'), Buffer.from('[2,"digest"]').toString('base64url'), '']) {
+    for (const body of [Buffer.from('{not json').toString('base64url'), Buffer.from('{"a":1}').toString('base64url'), Buffer.from('["3","digest"]').toString('base64url'), Buffer.from('[3,"digest"]').toString('base64url'), '']) {
       expect(decodeChangeToken(forge(body), expected), body).to.deep.equal({ ok: false, kind: 'invalid', reason: sentence })
+      expect(decodeChangeToken(forge(`${body}.`), expected), `${body}.`).to.deep.equal({ ok: false, kind: 'invalid', reason: sentence })
     }
   })
 
@@ -234,12 +252,15 @@ describe('changes/ tokens and days: the edges', () => {
     expect(periodDigestKey('3:1:2')).to.not.equal(periodDigestKey('3:1:3'))
   })
 
-  it('a year of two-day digests makes a token of about 4 KB: 16 characters a period, base64url of them', () => {
-    const periods = new Map<number, string>()
-    for (let month = 1; month <= 12; month++) for (let part = 0; part < 16; part++) periods.set((2026 * 100 + month) * 16 + part, periodDigestKey(`${month}:${part}`))
-    const text = encodeChangeToken({ ...digestToken, periods })
-    expect(text.length).to.be.within(4000, 4400)
-    expect(decodeChangeToken(text, expected)).to.deep.equal({ ok: true, token: { ...digestToken, periods } })
+  it('a year of days, two of two days and four of four make a token of about 5 KB: 13 characters a period', () => {
+    for (const [kind, years] of [['day', 1], ['two-days', 2], ['four-days', 4]] as const) {
+      const periods = new Map<number, string>()
+      for (let day = '2026-01-01'; day < `${2026 + years}-01-01`; day = dayAfter(day)) periods.set(periodOfDay(day, kind), periodDigestKey(day))
+      expect(periods.size, kind).to.be.within(365, 400)
+      const text = encodeChangeToken({ ...digestToken, periods })
+      expect(text.length, kind).to.be.within(periods.size * 13, periods.size * 13 + 400)
+      expect(decodeChangeToken(text, expected)).to.deep.equal({ ok: true, token: { ...digestToken, periods } })
+    }
   })
 
   it('days: only YYYY-MM-DD of a month 01 to 12 is a real day, in any year a DATE holds', () => {

@@ -63,8 +63,8 @@ async function follow(source: ChangesSource, reads: ChangesReads, since: string 
   }
 }
 
-/** Two years: more than one between start and end, at most two, so the digests are per four days of a month. */
-const YEAR = { start: '2026-01-01', end: '2027-12-31' }
+/** Four years: more than two between start and end, at most four, so the digests are per four days of a month. */
+const YEAR = { start: '2026-01-01', end: '2029-12-31' }
 
 const opsOf = (pages: ChangesAnswer[]) => pages.map((page) => page.changes.map((op) => (op.op === 'replace' ? `replace ${op.start}..${op.end} [${op.bookings.map((b) => b.id).join(',')}]` : `${op.op} ${op.id}`)))
 
@@ -84,11 +84,11 @@ describe('answerChanges over bookings in memory', () => {
     rows.push(row(4, '2026-05-15'), row(6, '2026-05-31'))
     const { pages } = await follow(digest, readsOver(rows), token, 10, YEAR)
     expect(opsOf(pages)).to.deep.equal([['replace 2026-02-01..2026-02-04 [2]', 'replace 2026-05-13..2026-05-16 [4]', 'replace 2026-05-29..2026-05-31 [6]']])
-    // Without start and end (or with them more than two years apart) the periods are months.
+    // Without start and end (or with them more than four years apart) the periods are months.
     const { token: unbounded } = await follow(digest, readsOver(before), undefined, 10)
     const { pages: monthly } = await follow(digest, readsOver(rows), unbounded, 10)
     expect(opsOf(monthly)).to.deep.equal([['replace 2026-02-01..2026-02-28 [2,5]', 'replace 2026-05-01..2026-05-31 [4,6]']])
-    const long = { start: '2024-01-01', end: '2027-01-01' }
+    const long = { start: '2022-01-01', end: '2027-01-01' }
     const { token: longToken } = await follow(digest, readsOver(before), undefined, 10, long)
     expect(opsOf((await follow(digest, readsOver(rows), longToken, 10, long)).pages)).to.deep.equal(opsOf(monthly))
   })
@@ -286,12 +286,17 @@ describe('answerChanges: tokens, filters and cursors', () => {
     }
   })
 
-  it('a digest delta replaces only days inside start and end (periods of two days, for at most a year), and reads only within them', async () => {
-    const rows = [row(1, '2026-03-02'), row(2, '2026-03-12'), row(3, '2026-03-28'), row(4, '2026-03-24')]
-    const query = { per_page: 10, start: '2026-03-10', end: '2026-03-25' }
-    const first = await answerChanges(db, digest, query, options, readsOver([]))
-    const delta = await answerChanges(db, digest, { ...query, since: first.next }, options, readsOver(rows))
-    expect(opsOf([delta])).to.deep.equal([['replace 2026-03-11..2026-03-12 [2]', 'replace 2026-03-23..2026-03-24 [4]']])
+  it('a digest delta replaces only days inside start and end (periods of a day for at most a year, of two days for at most two), and reads only within them', async () => {
+    const rows = [row(1, '2026-03-02'), row(2, '2026-03-12'), row(3, '2027-03-28'), row(4, '2026-03-24'), row(5, '2027-03-25')]
+    for (const [end, ops] of [
+      ['2026-03-25', ['replace 2026-03-12..2026-03-12 [2]', 'replace 2026-03-24..2026-03-24 [4]']],
+      ['2027-03-25', ['replace 2026-03-11..2026-03-12 [2]', 'replace 2026-03-23..2026-03-24 [4]', 'replace 2027-03-25..2027-03-25 [5]']],
+    ] as const) {
+      const query = { per_page: 10, start: '2026-03-10', end }
+      const first = await answerChanges(db, digest, query, options, readsOver([]))
+      const delta = await answerChanges(db, digest, { ...query, since: first.next }, options, readsOver(rows))
+      expect(opsOf([delta]), end).to.deep.equal([ops])
+    }
   })
 
   it('a page full of operations stops there: per_page operations at most, even of empty periods', async () => {
