@@ -268,15 +268,25 @@ export function periodOfDay(day: string, kind: PeriodKind): number {
 const periodOfBookingDate = (kind: PeriodKind) => periodOfDate(sql.ref('booking_calendar_bookings.booking_date'), kind)
 
 /**
+ * The cells of a booking the digest source digests, in order: those a 304's
+ * digest joins (BOOKING_ROW_DIGESTED), but the slug (in the token's context)
+ * and the customer's where hidden. The statement (compileBookingsDayDigests)
+ * and the worker (day-digests.ts, bookingRowCrcs) join the same.
+ */
+export function periodDigestColumns(columns: BookingColumns): readonly DigestedColumn[] {
+  return BOOKING_ROW_DIGESTED.filter(({ name }) => name !== 'service_post_name' && (columns.customer || !CUSTOMER_COLUMNS.has(name)))
+}
+
+/**
  * The digest of the bookings `filter` matches, one row per booking_date
  * (changes/'s digest source adds the days of a period up: db/changes.ts): per
  * day the number of rows and the sums of two CRC-32s of each row's cells
  * (db/row-digest.ts, decision 0035), the cells being every column a record is
  * made of (the customer's only where they are shown; a service's slug is in
  * the token's context). Read from the table itself, not from the rows
- * statement as a 304's digest is: these digests are only ever compared with
- * each other, never with bytes a worker hashed, and a statement of its own
- * cost MariaDB a tenth less.
+ * statement as a 304's digest is: a statement of its own cost MariaDB a tenth
+ * less, and the worker digests the same cells of the rows it sends
+ * (day-digests.ts, bookingRowCrcs; decision 0038).
  *
  * Grouped by `booking_date + 0`, a number no index is in the order of (a
  * group by the column itself would walk the index in order without the
@@ -299,9 +309,7 @@ export function compileBookingsDayDigests(db: Db, filter: BookingFilter, columns
   const by = half === undefined ? 'whole' : middle === undefined ? 'id' : 'day'
   return compileFiltered<BookingsDayDigestRow>(db, `day digests ${columns.customer} ${index ?? ''} ${by} ${half ?? ''}`, filter, (probe, [cut]) => {
     const cell = (name: keyof Database['booking_calendar_bookings']) => sql.ref(`booking_calendar_bookings.${name}`)
-    // The cells a 304's digest joins (BOOKING_ROW_DIGESTED), but the slug (in the token's context) and the customer's where hidden.
-    const cells = BOOKING_ROW_DIGESTED
-      .filter(({ name }) => name !== 'service_post_name' && (columns.customer || !CUSTOMER_COLUMNS.has(name)))
+    const cells = periodDigestColumns(columns)
       .map((column) => digestedCell<RawBuilder<unknown>>(column, cell(column.name as keyof Database['booking_calendar_bookings']), {
         binary: (value) => sql`cast(${value} as binary)`,
         orNullCell: (value) => sql`ifnull(${value}, _binary X'FE')`,
@@ -375,6 +383,32 @@ export function compileBookingsOfPeriod(
   return compileFiltered(db, kind, filter, (probe, [lower, before, key, most, through]) => {
     return selectBookingColumns(db, columns)
       .where((eb) => inPeriod(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, probe, period.kind, afterDay !== undefined, lower as string, before as string, key as number, through as string | undefined))
+      .orderBy('booking_calendar_bookings.booking_date')
+      .orderBy('booking_calendar_bookings.id')
+      .limit(most as number)
+      .compile()
+  }, extra)
+}
+
+/**
+ * Up to `limit` matching bookings of one period of booking_date, after the
+ * booking `after` (its day and id) when given, by day and id: a page of the
+ * digest source's sync, which may end inside a day.
+ */
+export function compileBookingsOfPeriodAfter(
+  db: Db, filter: BookingFilter, columns: BookingColumns, period: DigestPeriod, after: { day: string; id: number } | undefined, limit: number,
+): CompiledQuery<BookingRow> {
+  const kind = `of ${period.kind} ${columns.customer} ${after === undefined ? 'from' : 'after booking'}`
+  const extra = [after?.day ?? period.lower, period.before, period.number, limit, ...(after === undefined ? [] : [after.day, after.id])]
+  return compileFiltered(db, kind, filter, (probe, [lower, before, key, most, day, id]) => {
+    return selectBookingColumns(db, columns)
+      .where((eb) => {
+        const inIt = inPeriod(eb, probe, period.kind, false, lower as string, before as string, key as number, undefined)
+        return after === undefined ? inIt : eb.and([inIt, eb.or([
+          eb('booking_calendar_bookings.booking_date', '>', day as string),
+          eb('booking_calendar_bookings.id', '>', id as number),
+        ])])
+      })
       .orderBy('booking_calendar_bookings.booking_date')
       .orderBy('booking_calendar_bookings.id')
       .limit(most as number)

@@ -7,7 +7,7 @@ import { sql } from 'kysely'
 import type { Db } from './connect.ts'
 import type { BookingFilter } from './booking-filter.ts'
 import {
-  bookingsDigestHalves, compileBookingDaysOfPeriod, compileBookingsAfterId, compileBookingsByIds, compileBookingsDayDigests, compileBookingsOfPeriod,
+  bookingsDigestHalves, compileBookingDaysOfPeriod, compileBookingsAfterId, compileBookingsByIds, compileBookingsDayDigests, compileBookingsOfPeriod, compileBookingsOfPeriodAfter,
   type BookingColumns, type BookingRow, type DigestPeriod, type PeriodKind,
 } from './booking-queries.ts'
 import { readWithoutLostIndex } from './lost-index.ts'
@@ -23,9 +23,9 @@ import { periodDigestsOfDays } from './day-digests.ts'
  * order, as a 304's digest reads them (db/server-dialect.ts). Where an index
  * finds the rows, two statements read the two halves side by side, each one
  * snapshot of its own: a period's digest is still read before its rows are,
- * which is all the exactness of the digest source asks
- * (server/domain/changes.ts); the sums of the halves are the sums of the
- * whole, to the digit.
+ * and the rows sent are digested and compared with it (server/domain/changes.ts,
+ * decision 0038); the sums of the halves are the sums of the whole, to the
+ * digit.
  */
 export async function readPeriodDigests(db: Db, filter: BookingFilter, columns: BookingColumns, kind: PeriodKind, server?: DatabaseServer): Promise<Map<number, string>> {
   const halves = await readWithoutLostIndex(db, async () => await Promise.all(bookingsDigestHalves(db, filter).map(async (half) => {
@@ -48,6 +48,13 @@ export async function findBookingsOfPeriod(
   db: Db, filter: BookingFilter, columns: BookingColumns, period: DigestPeriod, afterDay: string | undefined, throughDay: string | undefined, limit: number,
 ): Promise<BookingRow[]> {
   return (await db.executeQuery(compileBookingsOfPeriod(db, filter, columns, period, afterDay, throughDay, limit))).rows
+}
+
+/** A period's matching bookings after the booking `after` (all when undefined), by day and id, at most `limit`. */
+export async function findBookingsOfPeriodAfter(
+  db: Db, filter: BookingFilter, columns: BookingColumns, period: DigestPeriod, after: { day: string; id: number } | undefined, limit: number,
+): Promise<BookingRow[]> {
+  return (await db.executeQuery(compileBookingsOfPeriodAfter(db, filter, columns, period, after, limit))).rows
 }
 
 /** How many bookings each day of a period after `afterDay` holds, by day (days without any left out). */

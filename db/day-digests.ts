@@ -2,7 +2,8 @@
 // MariaDB gives per booking_date (compileBookingsDayDigests): each day's
 // number of rows and sums of CRC-32s, added up by period. Pure.
 import { randomUUID } from 'node:crypto'
-import { periodOfDay, type BookingsDayDigestRow, type PeriodKind } from './booking-queries.ts'
+import { periodDigestColumns, periodOfDay, type BookingColumns, type BookingRow, type BookingsDayDigestRow, type PeriodKind } from './booking-queries.ts'
+import { rowCellsCrcs, type RowCrcs } from './row-digest.ts'
 
 /**
  * The most rows a day's sums are exact for: each CRC-32 is below 2^32, and the
@@ -37,4 +38,47 @@ export function periodDigestsOfDays(rows: readonly BookingsDayDigestRow[], kind:
     })
   }
   return new Map([...sums].map(([period, sum]) => [period, sum.exact ? `${sum.rows}:${sum.crc}:${sum.reversed}` : `${sum.rows}:unknown:${unique()}`]))
+}
+
+/**
+ * A booking's two CRC-32s as the statement computes them (compileBookingsDayDigests):
+ * its cells (periodDigestColumns) as MariaDB sends them as text, numbers in
+ * their digits, NULL as NULL. The rows a page sends, digested here, are
+ * compared with the digests the statement read (server/domain/changes.ts).
+ */
+export function bookingRowCrcs(row: BookingRow, columns: BookingColumns, out: RowCrcs): void {
+  rowCellsCrcs(periodDigestColumns(columns).map(({ name }) => {
+    const cell = row[name as keyof BookingRow]
+    return cell === null ? null : String(cell)
+  }), out)
+}
+
+/** A period's digest added up row by row, as periodDigestsOfDays gives it ("rows:sum:sum"), from the text of an earlier part (a page's). */
+export class PeriodDigestSum {
+  #rows: number
+  #crc: bigint
+  #reversed: bigint
+  readonly #crcs: RowCrcs = { crc: 0, reversed: 0 }
+
+  constructor(from = '0:0:0') {
+    const [rows, crc, reversed] = from.split(':')
+    this.#rows = Number(rows)
+    this.#crc = BigInt(crc!)
+    this.#reversed = BigInt(reversed!)
+  }
+
+  add(row: BookingRow, columns: BookingColumns): void {
+    bookingRowCrcs(row, columns, this.#crcs)
+    this.#rows++
+    this.#crc += BigInt(this.#crcs.crc)
+    this.#reversed += BigInt(this.#crcs.reversed)
+  }
+
+  get rows(): number {
+    return this.#rows
+  }
+
+  get digest(): string {
+    return `${this.#rows}:${this.#crc}:${this.#reversed}`
+  }
 }

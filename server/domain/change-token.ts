@@ -20,8 +20,13 @@ export type ChangeCursor =
   | { kind: 'sync'; afterId: number }
   /** A log delta's pages: the ids changed in (from, to], from the `offset`th on. */
   | { kind: 'log-delta'; from: LogPosition; offset: number }
-  /** A digest delta's pages: the periods still to replace (change-days.ts's numbers), the first after `day`. */
-  | { kind: 'digest-delta'; periods: number[]; day?: string }
+  /**
+   * The digest source's pages, of a delta (replaces) or of a sync (`sync`,
+   * upserts): the periods still to send (change-days.ts's numbers), the first
+   * after `day` (a sync's: after the booking `afterId` of that day), its rows
+   * sent so far digested in `sums` ("rows:sum:sum").
+   */
+  | { kind: 'digest-delta'; periods: number[]; day?: string; afterId?: number; sums?: string; sync?: true }
 
 export interface ChangeToken {
   source: 'log' | 'digest'
@@ -38,6 +43,11 @@ export interface ChangeToken {
   periods?: Map<number, string>
   /** Absent: a sync token, kept between syncs. */
   cursor?: ChangeCursor
+  /**
+   * digest: the rows sent may differ from `periods` (a period changed while
+   * its rows were read): the next delta replaces every period, whole.
+   */
+  unverified?: true
 }
 
 /** 3: periods of a day too, numbered by 32 a month, packed beside the body (2 had 16 a month, inside it; 1 had months). */
@@ -53,13 +63,16 @@ const cursorShape = z.union([
   z.object({ kind: z.literal('sync'), afterId: z.number().int().min(0) }).strict(),
   z.object({ kind: z.literal('log-delta'), from: logPosition, offset: z.number().int().min(0) }).strict(),
   // The periods left, packed (packNumbers): a delta of every period of a long feed keeps its tokens short.
-  z.object({ kind: z.literal('digest-delta'), periods: z.string().regex(/^[A-Za-z0-9_-]*$/).max(6 * MOST_PERIODS), day: day.optional() }).strict(),
+  z.object({
+    kind: z.literal('digest-delta'), periods: z.string().regex(/^[A-Za-z0-9_-]*$/).max(6 * MOST_PERIODS), day: day.optional(), afterId: z.number().int().min(0).optional(),
+    sums: z.string().regex(/^\d{1,12}:\d{1,30}:\d{1,30}$/).optional(), sync: z.literal(true).optional(),
+  }).strict(),
 ])
 const tokenParts = z.tuple([
   z.literal(TOKEN_FORMAT), z.enum(['log', 'digest']), z.string(), z.string(), z.string(), z.string().nullable(),
   z.tuple([z.string().max(512), z.number().int().min(0)]).nullable(),
   // The number of periods packed beside the body; null: none (a token of the log source).
-  z.number().int().min(0).max(MOST_PERIODS).nullable(), cursorShape.nullable(),
+  z.number().int().min(0).max(MOST_PERIODS).nullable(), cursorShape.nullable(), z.literal(true).nullable(),
 ])
 
 /** Why a token is refused: `invalid` (not ours, damaged, other filters) is 400; `expired` is 410. */
@@ -68,7 +81,7 @@ export type TokenVerdict = { ok: true; token: ChangeToken } | { ok: false; kind:
 export function encodeChangeToken(token: ChangeToken): string {
   const cursor = token.cursor?.kind === 'digest-delta' ? { ...token.cursor, periods: packNumbers(token.cursor.periods) } : token.cursor
   const body = Buffer.from(JSON.stringify([TOKEN_FORMAT, token.source, token.filters, token.context, token.version, token.server ?? null,
-    token.position ? [token.position.file, token.position.position] : null, token.periods ? token.periods.size : null, cursor ?? null])).toString('base64url')
+    token.position ? [token.position.file, token.position.position] : null, token.periods ? token.periods.size : null, cursor ?? null, token.unverified ?? null])).toString('base64url')
   const signed = `${body}.${token.periods ? packPeriods(token.periods) : ''}`
   return `${signed}.${checkOf(signed)}`
 }
@@ -108,7 +121,7 @@ export function readChangeToken(text: string): TokenVerdict {
   // The check is no secret: a token made by hand to pass it is still read only in the shape the service writes.
   const shaped = tokenParts.safeParse(parts)
   if (!shaped.success || packed === undefined) return NOT_OURS
-  const [, source, filters, context, version, server, position, periodCount, cursor] = shaped.data
+  const [, source, filters, context, version, server, position, periodCount, cursor, unverified] = shaped.data
   const periods = periodCount === null ? (packed === '' ? undefined : null) : unpackPeriods(packed, periodCount)
   const cursorPeriods = cursor?.kind === 'digest-delta' ? unpackNumbers(cursor.periods) : undefined
   if (periods === null || cursorPeriods === null) return NOT_OURS
@@ -120,6 +133,7 @@ export function readChangeToken(text: string): TokenVerdict {
       ...(position === null ? {} : { position: { file: position[0], position: position[1] } }),
       ...(periods === undefined ? {} : { periods }),
       ...(cursor === null ? {} : { cursor: cursor.kind === 'digest-delta' ? { ...cursor, periods: cursorPeriods! } : cursor }),
+      ...(unverified === null ? {} : { unverified }),
     },
   }
 }

@@ -3,18 +3,22 @@
 // (days of a month, or a month).
 // No req or res here; the reads are db/changes.ts's, passed in (ChangesReads).
 //
-// Why it is exact (docs/changes.md, "Why replaying is exact"): whatever a token
-// stands for is read BEFORE the rows it covers. A log token is the server's
-// position taken before the rows were read: every change after it is in the
-// next delta, and a row read later than the position is read again then if it
-// changed. A digest token holds each period's digest taken before the rows: a
-// period that changed after it differs from it next time, and is replaced whole.
+// Why it is exact (docs/changes.md, "Why replaying is exact"): a log token is
+// the server's position taken before the rows were read: every change after
+// it is in the next delta, and a row read later than the position is read again
+// then if it changed. A digest token holds each period's digest taken before
+// its rows, and the rows a page sends are digested as they go out: where every
+// period sent is the one digested, the client holds exactly what the token
+// says; where one is not (written while its rows were read: a row may have come
+// from a period the client holds it in), the token is unverified and the next
+// delta replaces every period.
 import type { Db } from '../../db/connect.ts'
 import type { BookingFilter } from '../../db/booking-filter.ts'
 import type { BookingColumns, BookingRow } from '../../db/booking-queries.ts'
 import type { ChangeLog, LogPosition } from '../../db/change-log.ts'
 import type { DatabaseServer } from '../../db/server-dialect.ts'
-import { countBookingsByDayOfPeriod, findBookingsAfterId, findBookingsByIds, findBookingsOfPeriod, readLogPosition, readLogServer, readPeriodDigests } from '../../db/changes.ts'
+import { countBookingsByDayOfPeriod, findBookingsAfterId, findBookingsByIds, findBookingsOfPeriod, findBookingsOfPeriodAfter, readLogPosition, readLogServer, readPeriodDigests } from '../../db/changes.ts'
+import { PeriodDigestSum } from '../../db/day-digests.ts'
 import { RestError, invalidParams, toRestError } from '../errors.ts'
 import { toBookingRecord, type BookingMapping, type BookingRecord } from './booking-record.ts'
 import {
@@ -51,13 +55,14 @@ export interface ChangesReads {
   findBookingsAfterId: typeof findBookingsAfterId
   findBookingsByIds: typeof findBookingsByIds
   findBookingsOfPeriod: typeof findBookingsOfPeriod
+  findBookingsOfPeriodAfter: typeof findBookingsOfPeriodAfter
   countBookingsByDayOfPeriod: typeof countBookingsByDayOfPeriod
   readPeriodDigests: typeof readPeriodDigests
   readLogServer: typeof readLogServer
   readLogPosition: typeof readLogPosition
 }
 
-export const changesReads: ChangesReads = { findBookingsAfterId, findBookingsByIds, findBookingsOfPeriod, countBookingsByDayOfPeriod, readPeriodDigests, readLogServer, readLogPosition }
+export const changesReads: ChangesReads = { findBookingsAfterId, findBookingsByIds, findBookingsOfPeriod, findBookingsOfPeriodAfter, countBookingsByDayOfPeriod, readPeriodDigests, readLogServer, readLogPosition }
 
 export interface ChangesOptions {
   mapping: BookingMapping
@@ -103,10 +108,10 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
 
   if (sent === undefined) {
     // The start of a sync: what the client will stand on, read before its first row.
-    const mark: ChangeToken = logPlace !== undefined
-      ? await logPlace.then(([server, position]) => ({ ...base, server, position: position! }))
-      : { ...base, periods: hashPeriods(await reads.readPeriodDigests(db, filter, columns, read.periodKind, options.server)) }
-    return await syncPage(read, mark, 0)
+    if (logPlace !== undefined) return await syncPage(read, await logPlace.then(([server, position]) => ({ ...base, server, position: position! })), 0)
+    // The digest source's sync: every period the digests name, in order, each page's rows digested as they go.
+    const mark: ChangeToken = { ...base, periods: hashPeriods(await reads.readPeriodDigests(db, filter, columns, read.periodKind, options.server)) }
+    return await digestPages(read, mark, { kind: 'digest-delta', periods: [...mark.periods!.keys()].sort((a, b) => a - b), sync: true })
   }
   const verdict = sent.ok ? checkChangeToken(sent.token, { filters, context, version: options.version }) : sent
   if (!verdict.ok) {
@@ -116,9 +121,16 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   const token = verdict.token
   if (token.source !== source.kind) throw tokenExpired(`the service now reads changes from ${source.kind === 'log' ? 'the database\'s log' : 'digests per period'}`)
   const cursor = token.cursor
-  if (cursor?.kind === 'sync') return await syncPage(read, withoutCursor(token), cursor.afterId)
-  if (source.kind === 'log') return await logDelta(read, source.log, token, cursor, options.logWaitMs, logPlace!)
-  return await digestDelta(read, token, cursor)
+  if (source.kind === 'log') {
+    if (cursor?.kind === 'sync') return await syncPage(read, withoutCursor(token), cursor.afterId)
+    return await logDelta(read, source.log, token, cursor, options.logWaitMs, logPlace!)
+  }
+  if (token.periods === undefined || (cursor !== undefined && cursor.kind !== 'digest-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
+  if (cursor !== undefined) return await digestPages(read, token, cursor)
+  // A new delta: the periods whose digests differ now (every period, where the token is unverified), replaced whole.
+  const target = hashPeriods(await reads.readPeriodDigests(db, filter, columns, read.periodKind, options.server))
+  const periods = token.unverified ? [...new Set([...token.periods.keys(), ...target.keys()])].sort((a, b) => a - b) : changedPeriods(token.periods, target)
+  return await digestPages(read, { ...withoutCursor(token), periods: target, unverified: undefined }, { kind: 'digest-delta', periods })
 }
 
 interface DeltaRead {
@@ -171,33 +183,65 @@ async function logDelta(
 }
 
 /**
- * A digest delta: the periods whose digests differ from the token's, each
- * replaced whole, cut at days so a page holds at most per_page bookings (a
- * single day of more goes alone on its page). The target digests, read before
- * any of the rows, are what the last page's token stands for. Each page counts
- * the days of its period in the index first, then reads the rows of the whole
- * days that fit, and no more.
+ * The digest source's pages: of a delta, each period in `cursor.periods`
+ * replaced whole; of a sync (`cursor.sync`), its bookings as upserts. Cut at
+ * days so a page holds at most per_page bookings (a single day of more goes
+ * alone on its page). `token.periods` are the digests read before any of the
+ * rows, what the last page's token stands for: each period's rows are digested
+ * as they are sent (a period cut across pages carries its sum in the cursor),
+ * and a period whose rows are not the ones digested makes the token
+ * unverified. Each page counts the days of its period in the index first, then
+ * reads the rows of the whole days that fit, and no more.
  */
-async function digestDelta(read: DeltaRead, token: ChangeToken, cursor: ChangeCursor | undefined): Promise<ChangesAnswer> {
-  if (token.periods === undefined || (cursor !== undefined && cursor.kind !== 'digest-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
-  let target = token.periods
-  let periods: number[]
-  let afterDay: string | undefined
-  if (cursor?.kind === 'digest-delta') {
-    periods = [...cursor.periods]
-    afterDay = cursor.day
-  } else {
-    target = hashPeriods(await read.reads.readPeriodDigests(read.db, read.filter, read.columns, read.periodKind, read.server))
-    periods = changedPeriods(token.periods, target)
-  }
+async function digestPages(read: DeltaRead, token: ChangeToken, cursor: Extract<ChangeCursor, { kind: 'digest-delta' }>): Promise<ChangesAnswer> {
+  const target = new Map(token.periods)
+  const periods = [...cursor.periods]
+  let afterDay = cursor.day
+  /** A sync's place in its period: the last booking sent. */
+  let afterBooking = cursor.day !== undefined && cursor.afterId !== undefined ? { day: cursor.day, id: cursor.afterId } : undefined
+  let sums = new PeriodDigestSum(cursor.sums)
+  let unverified = token.unverified ?? false
   const changes: ChangeOperation[] = []
   let bookings = 0
   const bounds = read.filter.bookingDate
+  /** The rows of days `first` to `last` of the period, sent: as one replace, or (a sync) as upserts. */
+  const send = (first: string, last: string, rows: BookingRow[]) => {
+    for (const row of rows) sums.add(row, read.columns)
+    if (cursor.sync) changes.push(...rows.map((row): ChangeOperation => ({ op: 'upsert', id: row.id, booking: read.toRecord(row) })))
+    else changes.push(replaceOf(first, last, rows, read, bounds))
+    bookings += rows.length
+  }
+  /** The period's rows all sent: digested as the token says, or the token is unverified (and keeps what was sent). */
+  const periodSent = (period: number) => {
+    const expected = target.get(period)
+    if (expected !== (sums.rows === 0 && expected === undefined ? undefined : periodDigestKey(sums.digest))) {
+      unverified = true
+      if (sums.rows > 0) target.set(period, periodDigestKey(sums.digest))
+    }
+    periods.shift()
+    afterDay = undefined
+    afterBooking = undefined
+    sums = new PeriodDigestSum()
+  }
   while (periods.length > 0 && changes.length < read.perPage) {
     const period = periods[0]!
     const digestPeriod = { number: period, kind: read.periodKind, ...periodRange(period, read.periodKind) }
     const room = read.perPage - bookings
     if (room === 0) break
+    if (cursor.sync) {
+      // A sync's upserts need no whole days: a page ends after per_page bookings, inside a day or not.
+      // One more than the room: a period that ends with the page ends on it.
+      const rows = await read.reads.findBookingsOfPeriodAfter(read.db, read.filter, read.columns, digestPeriod, afterBooking, room + 1)
+      if (rows.length <= room) {
+        send('', '', rows)
+        periodSent(period)
+        continue
+      }
+      const sent = rows.slice(0, room)
+      send('', '', sent)
+      afterBooking = { day: sent.at(-1)!.booking_date, id: sent.at(-1)!.id }
+      break
+    }
     // The whole days that fit: through the day before the first that does not, or all of the
     // period's (through undefined). A first day larger than the room is read alone, cut below.
     const days = await read.reads.countBookingsByDayOfPeriod(read.db, read.filter, digestPeriod, afterDay)
@@ -214,14 +258,11 @@ async function digestDelta(read: DeltaRead, token: ChangeToken, cursor: ChangeCu
     const first = afterDay === undefined ? firstDayOfPeriod(period, read.periodKind, rows) : dayAfter(afterDay)
     if (rows.length <= room) {
       if (through === undefined) {
-        changes.push(replaceOf(first, lastDayOfPeriod(period, read.periodKind, rows), rows, read, bounds))
-        bookings += rows.length
-        periods.shift()
-        afterDay = undefined
+        send(first, lastDayOfPeriod(period, read.periodKind, rows), rows)
+        periodSent(period)
         continue
       }
-      changes.push(replaceOf(first, through, rows, read, bounds))
-      bookings += rows.length
+      send(first, through, rows)
       afterDay = through
       break
     }
@@ -230,24 +271,29 @@ async function digestDelta(read: DeltaRead, token: ChangeToken, cursor: ChangeCu
     const whole = rows.filter((row) => row.booking_date !== lastDay)
     if (whole.length > 0) {
       const end = dayBefore(lastDay) ?? whole.at(-1)!.booking_date
-      changes.push(replaceOf(first, end, whole, read, bounds))
-      bookings += whole.length
+      send(first, end, whole)
       afterDay = end
       break
     }
     if (changes.length > 0) break
     // One day of more bookings than per_page: alone on this page, whole.
     const day = await read.reads.findBookingsOfPeriod(read.db, read.filter, read.columns, digestPeriod, afterDay, lastDay, Number.MAX_SAFE_INTEGER)
-    changes.push(replaceOf(first, lastDay, day, read, bounds))
-    bookings += day.length
+    send(first, lastDay, day)
     afterDay = lastDay
     break
   }
   const more = periods.length > 0
+  const stands: ChangeToken = { ...withoutCursor(token), periods: target, unverified: unverified ? true : undefined }
   const next: ChangeToken = more
-    ? { ...withoutCursor(token), periods: target, cursor: { kind: 'digest-delta', periods, ...(afterDay === undefined ? {} : { day: afterDay }) } }
-    : { ...withoutCursor(token), periods: target }
+    ? { ...stands, cursor: { kind: 'digest-delta', periods, ...place(afterDay, afterBooking, sums), ...(cursor.sync ? { sync: true } : {}) } }
+    : stands
   return { changes, more, next: encodeChangeToken(next) }
+}
+
+/** Where a page of the digest source goes on in its first period: after a day (a delta) or a booking (a sync), with the sum of what was sent of it. */
+function place(afterDay: string | undefined, afterBooking: { day: string; id: number } | undefined, sums: PeriodDigestSum): { day?: string; afterId?: number; sums?: string } {
+  if (afterBooking !== undefined) return { day: afterBooking.day, afterId: afterBooking.id, sums: sums.digest }
+  return afterDay === undefined ? {} : { day: afterDay, sums: sums.digest }
 }
 
 function replaceOf(start: string, end: string, rows: BookingRow[], read: DeltaRead, bounds: BookingFilter['bookingDate']): ChangeOperation {

@@ -23,15 +23,47 @@ describe('GET changes/ (digest source)', () => {
     await db.drop()
   })
 
-  it('a sync without since pages every matching booking as upserts, by id; its last next is the token', async () => {
+  it('a sync without since pages every matching booking as upserts, by day and id, whole days a page; its last next is the token', async () => {
     const copy = new Map<number, Booking>()
     const { pages } = await followChanges(t.app, copy, undefined, { query: 'per_page=5' })
     expect(pages.length).to.be.above(2)
-    for (const page of pages.slice(0, -1)) expect(page.changes).to.have.length(5)
+    for (const page of pages) expect(page.changes.length).to.be.within(1, 5)
     for (const page of pages) for (const operation of page.changes) expect(operation.op).to.equal('upsert')
-    const ids = pages.flatMap((page) => page.changes.map((operation) => (operation.op === 'replace' ? 0 : operation.id)))
-    expect(ids).to.deep.equal([...ids].sort((a, b) => a - b))
+    const order = pages.flatMap((page) => page.changes.map((operation) => (operation.op === 'upsert' ? `${operation.booking.booking_date} ${String(operation.id).padStart(6, '0')}` : '')))
+    expect(order).to.deep.equal([...order].sort())
+    // A page ends at the end of a day: the next page starts on a later one.
+    const lastDays = pages.map((page) => (page.changes.at(-1) as { booking: Booking }).booking.booking_date)
+    for (const [index, page] of pages.slice(1).entries()) expect((page.changes[0] as { booking: Booking }).booking.booking_date > lastDays[index]!).to.equal(true)
     expectSameBookings(copy, await slotsNow(t.app))
+  })
+
+  it('a booking written in and out again while a sync pages is not kept: the next delta replaces every period', async () => {
+    const query = 'start=2026-01-01&end=2026-12-31&per_page=1'
+    // A day the sync sends halfway, one that has bookings before it starts.
+    const days = [...(await slotsNow(t.app, query)).values()].map((booking) => booking.booking_date).sort()
+    const middleDay = days[Math.floor(days.length / 2)]!
+    const copy = new Map<number, Booking>()
+    let deleted = false
+    const { token } = await followChanges(t.app, copy, undefined, {
+      query,
+      betweenPages: async (page) => {
+        if (page === 0) await db.insert('booking_calendar_bookings', [{ id: 777, service_id: HAIRCUT, status: 'booked', booking_date: middleDay, time_from: '23:00:00', time_to: '23:30:00', created_at: '2026-01-01 09:00:00' }])
+        if (!deleted && copy.has(777)) {
+          await db.admin.query(`DELETE FROM ${table()} WHERE id = 777`)
+          deleted = true
+        }
+      },
+    })
+    // Sent by the sync, deleted before it ended: every digest reads as it did before the sync.
+    expect(deleted).to.equal(true)
+    expect(copy.has(777)).to.equal(true)
+    const { pages } = await followChanges(t.app, copy, token, { query: 'start=2026-01-01&end=2026-12-31&per_page=1000' })
+    expect(copy.has(777)).to.equal(false)
+    expectSameBookings(copy, await slotsNow(t.app, query))
+    const replaced = new Set(pages.flatMap((page) => page.changes.map((operation) => (operation.op === 'replace' ? operation.start : ''))))
+    expect(replaced.size).to.equal(new Set([...copy.values()].map((booking) => booking.booking_date)).size)
+    // The token after it stands for the copy again: nothing changed since.
+    expect((await followChanges(t.app, copy, pages.at(-1)!.next, { query })).pages.flatMap((page) => page.changes)).to.deep.equal([])
   })
 
   it('nothing changed: an empty changes, more false, and a token that still works', async () => {

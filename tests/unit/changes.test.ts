@@ -3,10 +3,11 @@
 // deletes. No database: the reads are given (ChangesReads), as they behave.
 import { expect } from 'chai'
 import { answerChanges, type ChangesAnswer, type ChangesReads, type ChangesSource } from '../../server/domain/changes.ts'
-import { encodeChangeToken } from '../../server/domain/change-token.ts'
+import { changeFilterKey, decodeChangeToken, encodeChangeToken } from '../../server/domain/change-token.ts'
 import { bookingMapping } from '../../server/domain/slots.ts'
 import { zoneFromOptions } from '../../server/domain/zone-offsets.ts'
 import { periodOfDay } from '../../server/domain/change-days.ts'
+import { PeriodDigestSum } from '../../db/day-digests.ts'
 import type { BookingRow, DigestPeriod } from '../../db/booking-queries.ts'
 import type { BookingFilter } from '../../db/booking-filter.ts'
 import type { ChangeLog, LogPosition } from '../../db/change-log.ts'
@@ -28,6 +29,9 @@ function readsOver(rows: BookingRow[], server = '1:bin', position: () => Promise
   return {
     findBookingsAfterId: async (_db, filter, _columns, afterId, limit) => matching(filter).filter((r) => r.id > afterId).sort((a, b) => a.id - b.id).slice(0, limit),
     findBookingsByIds: async (_db, filter, _columns, ids) => matching(filter).filter((r) => ids.includes(r.id)),
+    findBookingsOfPeriodAfter: async (_db, filter, _columns, period, after, limit) => inPeriod(matching(filter), period, undefined)
+      .filter((r) => after === undefined || r.booking_date > after.day || (r.booking_date === after.day && r.id > after.id))
+      .sort(byDay).slice(0, limit),
     findBookingsOfPeriod: async (_db, filter, _columns, period, afterDay, throughDay, limit) => inPeriod(matching(filter), period, afterDay)
       .filter((r) => throughDay === undefined || r.booking_date <= throughDay)
       .sort(byDay).slice(0, limit),
@@ -36,10 +40,15 @@ function readsOver(rows: BookingRow[], server = '1:bin', position: () => Promise
       for (const r of inPeriod(matching(filter), period, afterDay)) days.set(r.booking_date, (days.get(r.booking_date) ?? 0) + 1)
       return [...days].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, bookings]) => ({ day, bookings }))
     },
-    readPeriodDigests: async (_db, filter, _columns, kind) => {
-      const periods = new Map<number, string>()
-      for (const r of matching(filter).sort((a, b) => a.id - b.id)) periods.set(periodOfDay(r.booking_date, kind), `${periods.get(periodOfDay(r.booking_date, kind)) ?? ''}|${JSON.stringify(r)}`)
-      return periods
+    // The digests the statement gives: each row's two CRC-32s added up by period (db/day-digests.ts).
+    readPeriodDigests: async (_db, filter, columns, kind) => {
+      const sums = new Map<number, PeriodDigestSum>()
+      for (const r of matching(filter)) {
+        const period = periodOfDay(r.booking_date, kind)
+        if (!sums.has(period)) sums.set(period, new PeriodDigestSum())
+        sums.get(period)!.add(r, columns)
+      }
+      return new Map([...sums].map(([period, sum]) => [period, sum.digest]))
     },
     readLogServer: async () => server,
     readLogPosition: position,
@@ -69,11 +78,45 @@ const YEAR = { start: '2026-01-01', end: '2029-12-31' }
 const opsOf = (pages: ChangesAnswer[]) => pages.map((page) => page.changes.map((op) => (op.op === 'replace' ? `replace ${op.start}..${op.end} [${op.bookings.map((b) => b.id).join(',')}]` : `${op.op} ${op.id}`)))
 
 describe('answerChanges over bookings in memory', () => {
-  it('a sync: upserts by id, per_page a page, the last page not more', async () => {
+  it('a sync in the digest source: upserts by day and id, per_page a page, the last page not more', async () => {
     const rows = [row(5, '2026-01-02'), row(2, '2026-03-01'), row(9, '2026-01-02')]
     const { pages } = await follow(digest, readsOver(rows), undefined, 2)
-    expect(opsOf(pages)).to.deep.equal([['upsert 2', 'upsert 5'], ['upsert 9']])
+    expect(opsOf(pages)).to.deep.equal([['upsert 5', 'upsert 9'], ['upsert 2']])
     expect(pages.map((page) => page.more)).to.deep.equal([true, false])
+  })
+
+  it('a booking written in and out again while a sync pages is not kept: the token is unverified, the next delta replaces every period', async () => {
+    const rows = [row(1, '2026-01-02'), row(2, '2026-02-10'), row(3, '2026-03-05')]
+    const copy = new Map<number, string>()
+    const apply = (page: ChangesAnswer) => {
+      for (const op of page.changes) {
+        if (op.op === 'upsert') copy.set(op.id, op.booking.booking_date)
+        if (op.op === 'replace') {
+          for (const [id, day] of copy) if (day >= op.start && day <= op.end) copy.delete(id)
+          for (const booking of op.bookings) copy.set(booking.id, booking.booking_date)
+        }
+      }
+    }
+    // Booking 4 comes into February after the digests were read, is sent, and is deleted again before the sync ends.
+    const between = [() => rows.push(row(4, '2026-02-11')), () => undefined, () => rows.splice(3, 1)]
+    let page = await answerChanges(db, digest, { per_page: 1 }, options, readsOver(rows))
+    apply(page)
+    for (let i = 0; page.more; i++) {
+      between[i]?.()
+      page = await answerChanges(db, digest, { per_page: 1, since: page.next }, options, readsOver(rows))
+      apply(page)
+    }
+    expect([...copy.keys()].sort()).to.deep.equal([1, 2, 3, 4])
+    expect(decodeChangeToken(page.next, { filters: changeFilterKey({}), context: 'ctx', version: 'v' })).to.deep.include({ ok: true }).and.to.have.nested.property('token.unverified', true)
+    // February's digest is the one read before the sync again, but the copy holds booking 4: every period is replaced.
+    const { pages } = await follow(digest, readsOver(rows), page.next, 10)
+    expect(opsOf(pages)).to.deep.equal([['replace 2026-01-01..2026-01-31 [1]', 'replace 2026-02-01..2026-02-28 [2]', 'replace 2026-03-01..2026-03-31 [3]']])
+    for (const each of pages) apply(each)
+    expect([...copy.keys()].sort()).to.deep.equal([1, 2, 3])
+    // Read again as a whole, the token is verified: nothing changed since.
+    const quiet = await follow(digest, readsOver(rows), pages.at(-1)!.next, 10)
+    expect(opsOf(quiet.pages)).to.deep.equal([[]])
+    expect(decodeChangeToken(quiet.token, { filters: changeFilterKey({}), context: 'ctx', version: 'v' })).to.not.have.nested.property('token.unverified')
   })
 
   it('a digest delta: only the changed periods (four days of a month), each whole, in order', async () => {
