@@ -299,15 +299,14 @@ export function periodDigestColumns(columns: BookingColumns): readonly DigestedC
  *
  * `half`: only the first (0) or second (1) half of the bookings, read side by
  * side on two connections (bookingsDigestHalves) and added up, as the digests
- * are sums. A filter with a first and a last booking_date is cut at its middle
- * day, so each half walks its own part of the index; any other by the id's
- * remainder by 2.
+ * are sums: the bookings whose id's remainder by 2 is `half`. Each half is a
+ * snapshot of its own, so a booking is in exactly one of them: cut by day, a
+ * booking moved across the cut between the two could be counted in both, or
+ * in neither (decision 0038).
  */
 export function compileBookingsDayDigests(db: Db, filter: BookingFilter, columns: BookingColumns, half?: 0 | 1): CompiledQuery<BookingsDayDigestRow> {
   const index = hintedIndex(db, filter, 'booking')
-  const middle = half === undefined ? undefined : middleDay(filter.bookingDate)
-  const by = half === undefined ? 'whole' : middle === undefined ? 'id' : 'day'
-  return compileFiltered<BookingsDayDigestRow>(db, `day digests ${columns.customer} ${index ?? ''} ${by} ${half ?? ''}`, filter, (probe, [cut]) => {
+  return compileFiltered<BookingsDayDigestRow>(db, `day digests ${columns.customer} ${index ?? ''} ${half ?? 'whole'}`, filter, (probe, [cut]) => {
     const cell = (name: keyof Database['booking_calendar_bookings']) => sql.ref(`booking_calendar_bookings.${name}`)
     const cells = periodDigestColumns(columns)
       .map((column) => digestedCell<RawBuilder<unknown>>(column, cell(column.name as keyof Database['booking_calendar_bookings']), {
@@ -324,20 +323,10 @@ export function compileBookingsDayDigests(db: Db, filter: BookingFilter, columns
         exactSum(sql`crc32(reverse(${row}))`).as('row_crc_reversed_sum'),
       ])
       .where((eb) => matches(eb, probe))
-    if (by === 'day') query = query.where('booking_calendar_bookings.booking_date', half === 0 ? '<=' : '>', cut as string)
-    if (by === 'id') query = query.where(sql<number>`${cell('id')} % 2`, '=', cut as number)
+    if (half !== undefined) query = query.where(sql<number>`${cell('id')} % 2`, '=', cut as number)
     const compiled = query.groupBy('day').compile() as CompiledQuery<BookingsDayDigestRow>
     return index === undefined ? compiled : forceIndex(compiled, index)
-  }, half === undefined ? [] : [middle ?? half])
-}
-
-/** The day half of a range's days are on or before (the first of two, for two), or undefined without both bounds. */
-function middleDay(range: BookingFilter['bookingDate']): string | undefined {
-  if (range?.from === undefined || range.to === undefined) return undefined
-  const from = Date.parse(`${range.from}T00:00:00Z`)
-  const to = Date.parse(`${range.to}T00:00:00Z`)
-  if (Number.isNaN(from) || Number.isNaN(to) || to < from) return undefined
-  return new Date(from + Math.floor((to - from) / 86_400_000 / 2) * 86_400_000).toISOString().slice(0, 10)
+  }, half === undefined ? [] : [half])
 }
 
 /**

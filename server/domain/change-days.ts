@@ -88,6 +88,34 @@ export function periodDays(period: number, kind: PeriodKind): { first: string; l
   return { first: `${month}-${pad2(first)}`, last: `${month}-${pad2(last)}` }
 }
 
+/**
+ * The day text after `day` in a month's order, odd days included (after
+ * 2026-02-28 comes 2026-02-29, after a day 00 its day 01; after a day 31 the
+ * next month's day 00): where a page of a period's replace goes on after the
+ * day it ended with, so no day text of the period falls between two pages.
+ */
+export function dayTextAfter(day: string): string {
+  const number = Number(day.slice(8, 10))
+  return number >= 31 ? `${nextMonth(day.slice(0, 7))}-00` : `${day.slice(0, 8)}${pad2(number + 1)}`
+}
+
+/** Not a calendar day: a day 00, the zero date, a 30 February, a month 00 (what a lenient SQL mode let in). */
+export function isOddDay(day: string): boolean {
+  return Number.isNaN(dayToMs(day))
+}
+
+/**
+ * Every booking_date text a period holds, odd ones too: from its day 00 (the
+ * first period of a month) to its day 31 (the last). A replace of a period
+ * whose odd days the client was sent covers them all, so a booking of an odd
+ * day deleted since leaves the client too.
+ */
+export function periodAllDays(period: number, kind: PeriodKind): { first: string; last: string } {
+  const { month, part } = periodParts(period)
+  const { days, parts } = PERIOD_CUTS[kind]
+  return { first: `${month}-${part === 0 ? '00' : pad2(part * days + 1)}`, last: `${month}-${part === parts - 1 ? '31' : pad2((part + 1) * days)}` }
+}
+
 /** The first day a replace of a period's head covers: its first calendar day, or an earlier odd day read in it (a day 00). */
 export function firstDayOfPeriod(period: number, kind: PeriodKind, rows: ReadonlyArray<{ booking_date: string }>): string {
   const { first } = periodDays(period, kind)

@@ -48,6 +48,8 @@ export interface ChangeToken {
    * its rows were read): the next delta replaces every period, whole.
    */
   unverified?: true
+  /** digest: the periods the client was sent a booking of an odd day in (change-days.ts, isOddDay): their replaces cover every day text. */
+  oddPeriods?: number[]
 }
 
 /** 3: periods of a day too, numbered by 32 a month, packed beside the body (2 had 16 a month, inside it; 1 had months). */
@@ -73,6 +75,7 @@ const tokenParts = z.tuple([
   z.tuple([z.string().max(512), z.number().int().min(0)]).nullable(),
   // The number of periods packed beside the body; null: none (a token of the log source).
   z.number().int().min(0).max(MOST_PERIODS).nullable(), cursorShape.nullable(), z.literal(true).nullable(),
+  z.string().regex(/^[A-Za-z0-9_-]*$/).max(6 * MOST_PERIODS).nullable(),
 ])
 
 /** Why a token is refused: `invalid` (not ours, damaged, other filters) is 400; `expired` is 410. */
@@ -81,7 +84,8 @@ export type TokenVerdict = { ok: true; token: ChangeToken } | { ok: false; kind:
 export function encodeChangeToken(token: ChangeToken): string {
   const cursor = token.cursor?.kind === 'digest-delta' ? { ...token.cursor, periods: packNumbers(token.cursor.periods) } : token.cursor
   const body = Buffer.from(JSON.stringify([TOKEN_FORMAT, token.source, token.filters, token.context, token.version, token.server ?? null,
-    token.position ? [token.position.file, token.position.position] : null, token.periods ? token.periods.size : null, cursor ?? null, token.unverified ?? null])).toString('base64url')
+    token.position ? [token.position.file, token.position.position] : null, token.periods ? token.periods.size : null, cursor ?? null, token.unverified ?? null,
+    token.oddPeriods?.length ? packNumbers(token.oddPeriods) : null])).toString('base64url')
   const signed = `${body}.${token.periods ? packPeriods(token.periods) : ''}`
   return `${signed}.${checkOf(signed)}`
 }
@@ -121,10 +125,11 @@ export function readChangeToken(text: string): TokenVerdict {
   // The check is no secret: a token made by hand to pass it is still read only in the shape the service writes.
   const shaped = tokenParts.safeParse(parts)
   if (!shaped.success || packed === undefined) return NOT_OURS
-  const [, source, filters, context, version, server, position, periodCount, cursor, unverified] = shaped.data
+  const [, source, filters, context, version, server, position, periodCount, cursor, unverified, odd] = shaped.data
   const periods = periodCount === null ? (packed === '' ? undefined : null) : unpackPeriods(packed, periodCount)
   const cursorPeriods = cursor?.kind === 'digest-delta' ? unpackNumbers(cursor.periods) : undefined
-  if (periods === null || cursorPeriods === null) return NOT_OURS
+  const oddPeriods = odd === null ? undefined : unpackNumbers(odd)
+  if (periods === null || cursorPeriods === null || oddPeriods === null) return NOT_OURS
   return {
     ok: true,
     token: {
@@ -134,6 +139,7 @@ export function readChangeToken(text: string): TokenVerdict {
       ...(periods === undefined ? {} : { periods }),
       ...(cursor === null ? {} : { cursor: cursor.kind === 'digest-delta' ? { ...cursor, periods: cursorPeriods! } : cursor }),
       ...(unverified === null ? {} : { unverified }),
+      ...(oddPeriods === undefined || oddPeriods.length === 0 ? {} : { oddPeriods }),
     },
   }
 }

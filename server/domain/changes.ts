@@ -24,7 +24,7 @@ import { toBookingRecord, type BookingMapping, type BookingRecord } from './book
 import {
   changedPeriods, changeFilterKey, checkChangeToken, encodeChangeToken, periodDigestKey, readChangeToken, type ChangeCursor, type ChangeToken,
 } from './change-token.ts'
-import { dayAfter, dayBefore, firstDayOfPeriod, lastDayOfPeriod, periodKindOf, periodRange, type PeriodKind } from './change-days.ts'
+import { dayBefore, dayTextAfter, firstDayOfPeriod, isOddDay, lastDayOfPeriod, periodAllDays, periodKindOf, periodRange, type PeriodKind } from './change-days.ts'
 
 export type ChangeOperation =
   | { op: 'upsert'; id: number; booking: BookingRecord }
@@ -201,12 +201,14 @@ async function digestPages(read: DeltaRead, token: ChangeToken, cursor: Extract<
   let afterBooking = cursor.day !== undefined && cursor.afterId !== undefined ? { day: cursor.day, id: cursor.afterId } : undefined
   let sums = new PeriodDigestSum(cursor.sums)
   let unverified = token.unverified ?? false
+  const oddPeriods = new Set(token.oddPeriods)
   const changes: ChangeOperation[] = []
   let bookings = 0
   const bounds = read.filter.bookingDate
   /** The rows of days `first` to `last` of the period, sent: as one replace, or (a sync) as upserts. */
   const send = (first: string, last: string, rows: BookingRow[]) => {
     for (const row of rows) sums.add(row, read.columns)
+    if (rows.some((row) => isOddDay(row.booking_date))) oddPeriods.add(periods[0]!)
     if (cursor.sync) changes.push(...rows.map((row): ChangeOperation => ({ op: 'upsert', id: row.id, booking: read.toRecord(row) })))
     else changes.push(replaceOf(first, last, rows, read, bounds))
     bookings += rows.length
@@ -249,16 +251,20 @@ async function digestPages(read: DeltaRead, token: ChangeToken, cursor: Extract<
     let fit = 0
     for (const [index, day] of days.entries()) {
       if (fit + day.bookings > room) {
-        through = index === 0 ? day.day : (dayBefore(day.day) ?? days[index - 1]!.day)
+        // Through the day before it, but never before the last day that fits (a day 00 before a day 01).
+        const before = dayBefore(day.day)
+        through = index === 0 ? day.day : (before !== undefined && before > days[index - 1]!.day ? before : days[index - 1]!.day)
         break
       }
       fit += day.bookings
     }
     const rows = await read.reads.findBookingsOfPeriod(read.db, read.filter, read.columns, digestPeriod, afterDay, through, room + 1)
-    const first = afterDay === undefined ? firstDayOfPeriod(period, read.periodKind, rows) : dayAfter(afterDay)
+    // A period the client holds odd days of is replaced over every day text it has.
+    const all = oddPeriods.has(period) ? periodAllDays(period, read.periodKind) : undefined
+    const first = afterDay === undefined ? (all?.first ?? firstDayOfPeriod(period, read.periodKind, rows)) : dayTextAfter(afterDay)
     if (rows.length <= room) {
       if (through === undefined) {
-        send(first, lastDayOfPeriod(period, read.periodKind, rows), rows)
+        send(first, all?.last ?? lastDayOfPeriod(period, read.periodKind, rows), rows)
         periodSent(period)
         continue
       }
@@ -270,7 +276,8 @@ async function digestPages(read: DeltaRead, token: ChangeToken, cursor: Extract<
     const lastDay = rows.at(-1)!.booking_date
     const whole = rows.filter((row) => row.booking_date !== lastDay)
     if (whole.length > 0) {
-      const end = dayBefore(lastDay) ?? whole.at(-1)!.booking_date
+      const before = dayBefore(lastDay)
+      const end = before !== undefined && before > whole.at(-1)!.booking_date ? before : whole.at(-1)!.booking_date
       send(first, end, whole)
       afterDay = end
       break
@@ -283,7 +290,9 @@ async function digestPages(read: DeltaRead, token: ChangeToken, cursor: Extract<
     break
   }
   const more = periods.length > 0
-  const stands: ChangeToken = { ...withoutCursor(token), periods: target, unverified: unverified ? true : undefined }
+  const stands: ChangeToken = {
+    ...withoutCursor(token), periods: target, unverified: unverified ? true : undefined, oddPeriods: oddPeriods.size === 0 ? undefined : [...oddPeriods].sort((a, b) => a - b),
+  }
   const next: ChangeToken = more
     ? { ...stands, cursor: { kind: 'digest-delta', periods, ...place(afterDay, afterBooking, sums), ...(cursor.sync ? { sync: true } : {}) } }
     : stands

@@ -162,21 +162,23 @@ describe('changes/ tokens made by hand', () => {
       const signed = `${Buffer.from(JSON.stringify(parts)).toString('base64url')}${packed === null ? '' : `.${packed}`}`
       return `${signed}.${createHash('sha256').update(`booking-calendar-api changes token\n${signed}`).digest('base64url').slice(0, 16)}`
     }
-    const good = [3, 'digest', filters, 'ctx', '0.2.0+answers.1', null, null, 0, null, null]
+    const good = [3, 'digest', filters, 'ctx', '0.2.0+answers.1', null, null, 0, null, null, null]
     expect(decodeChangeToken(forge(good), expected).ok).to.equal(true)
-    expect(decodeChangeToken(forge([...good.slice(0, 7), 1, null, null], 'AAAAAAabcdefghijkl'), expected).ok).to.equal(true)
-    expect(decodeChangeToken(forge([...good.slice(0, 9), true]), expected)).to.deep.include({ ok: true }).and.to.have.nested.property('token.unverified', true)
+    expect(decodeChangeToken(forge([...good.slice(0, 7), 1, null, null, null], 'AAAAAAabcdefghijkl'), expected).ok).to.equal(true)
+    expect(decodeChangeToken(forge([...good.slice(0, 9), true, null]), expected)).to.deep.include({ ok: true }).and.to.have.nested.property('token.unverified', true)
+    expect(decodeChangeToken(forge([...good.slice(0, 10), 'AAAAABB']), expected)).to.deep.include({ ok: true }).and.to.have.nested.property('token.oddPeriods').that.deep.equals([1, 2])
     for (const [bad, packed] of [
-      [[...good.slice(0, 8), { kind: 'sync', afterId: 'x' }, null]],
-      [[...good.slice(0, 8), { kind: 'log-delta', from: { file: 1, position: -1 }, offset: 0 }, null]],
-      [[...good.slice(0, 7), 'not packed', null, null]],
-      // unverified is true or null; a digest cursor's sums are three whole numbers.
-      [[...good.slice(0, 9), false]], [[...good.slice(0, 8), { kind: 'digest-delta', periods: '', day: '2026-01-05', sums: '1:2' }, null]],
+      [[...good.slice(0, 8), { kind: 'sync', afterId: 'x' }, null, null]],
+      [[...good.slice(0, 8), { kind: 'log-delta', from: { file: 1, position: -1 }, offset: 0 }, null, null]],
+      [[...good.slice(0, 7), 'not packed', null, null, null]],
+      // unverified is true or null; a digest cursor's sums are three whole numbers; odd periods packed, ascending.
+      [[...good.slice(0, 9), false, null]], [[...good.slice(0, 8), { kind: 'digest-delta', periods: '', day: '2026-01-05', sums: '1:2' }, null, null]],
+      [[...good.slice(0, 10), [1, 2]]], [[...good.slice(0, 10), 'B']], [[...good.slice(0, 10), 'AAAAABAAAAAA']],
       [[3, 'other', ...good.slice(2)]],
       [['3', ...good.slice(1)]],
-      [good.slice(0, 9)],
+      [good.slice(0, 10)],
       // No periods beside the body; periods where the body names none; fewer or more than it names.
-      [good, null], [[...good.slice(0, 7), null, null, null], 'AAAAAAabcdefghijkl'], [[...good.slice(0, 7), 2, null, null], 'AAAAAAabcdefghijkl'], [good, 'AAAAAAabcdefghijkl'],
+      [good, null], [[...good.slice(0, 7), null, null, null, null], 'AAAAAAabcdefghijkl'], [[...good.slice(0, 7), 2, null, null, null], 'AAAAAAabcdefghijkl'], [good, 'AAAAAAabcdefghijkl'],
     ] as Array<[unknown[], string | null | undefined]>) expect(decodeChangeToken(forge(bad, packed), expected), JSON.stringify([bad, packed])).to.deep.include({ ok: false, kind: 'invalid' })
   })
 })
@@ -204,7 +206,7 @@ describe('changes/ tokens and days: the edges', () => {
   it('a day in a cursor must be whole, YYYY-MM-DD; a period a whole number from 0 to 9999-12\'s last', async () => {
     const { createHash } = await import('node:crypto')
     const forge = (cursor: unknown, packed = '', count = packed === '' ? 0 : 1) => {
-      const signed = `${Buffer.from(JSON.stringify([3, 'digest', filters, 'ctx', '0.2.0+answers.1', null, null, count, cursor, null])).toString('base64url')}.${packed}`
+      const signed = `${Buffer.from(JSON.stringify([3, 'digest', filters, 'ctx', '0.2.0+answers.1', null, null, count, cursor, null, null])).toString('base64url')}.${packed}`
       return `${signed}.${createHash('sha256').update(`booking-calendar-api changes token\n${signed}`).digest('base64url').slice(0, 16)}`
     }
     // The cursor's periods packed: a step from the one before in one digit (1 to 63), else 'A' and the number in five.

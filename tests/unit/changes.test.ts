@@ -8,6 +8,7 @@ import { bookingMapping } from '../../server/domain/slots.ts'
 import { zoneFromOptions } from '../../server/domain/zone-offsets.ts'
 import { periodOfDay } from '../../server/domain/change-days.ts'
 import { PeriodDigestSum } from '../../db/day-digests.ts'
+import { applyPage, type Booking, type ChangesPage } from '../support/changes.ts'
 import type { BookingRow, DigestPeriod } from '../../db/booking-queries.ts'
 import type { BookingFilter } from '../../db/booking-filter.ts'
 import type { ChangeLog, LogPosition } from '../../db/change-log.ts'
@@ -61,12 +62,15 @@ const digest: ChangesSource = { kind: 'digest' }
 
 type Filters = { status?: string[]; start?: string; end?: string }
 
-async function follow(source: ChangesSource, reads: ChangesReads, since: string | undefined, perPage: number, extra: Filters = {}): Promise<{ pages: ChangesAnswer[]; token: string }> {
+/** Follows a sync or delta to its last page; each page applied to `copy` when given, as a client does (tests/support/changes.ts). */
+async function follow(source: ChangesSource, reads: ChangesReads, since: string | undefined, perPage: number, extra: Filters = {}, copy?: Map<number, Booking>): Promise<{ pages: ChangesAnswer[]; token: string }> {
   const pages: ChangesAnswer[] = []
   let token = since
   for (;;) {
     const page = await answerChanges(db, source, { since: token, per_page: perPage, ...extra }, options, reads)
+    if (copy !== undefined) applyPage(copy, page as unknown as ChangesPage)
     pages.push(page)
+    if (pages.length > 1000) throw new Error('a sync or delta that never ends')
     token = page.next
     if (!page.more) return { pages, token }
   }
@@ -78,6 +82,31 @@ const YEAR = { start: '2026-01-01', end: '2029-12-31' }
 const opsOf = (pages: ChangesAnswer[]) => pages.map((page) => page.changes.map((op) => (op.op === 'replace' ? `replace ${op.start}..${op.end} [${op.bookings.map((b) => b.id).join(',')}]` : `${op.op} ${op.id}`)))
 
 describe('answerChanges over bookings in memory', () => {
+  it('bookings of odd days (a day 00, a 30 February, an April 31) deleted since leave the copy: a replace covers every day text of a period the client holds them in', async () => {
+    for (const extra of [{}, { start: '2026-01-01', end: '2026-12-31' }, { start: '2026-01-01', end: '2027-06-30' }, YEAR]) {
+      const rows = [row(1, '2026-03-00'), row(2, '2026-03-05'), row(3, '2026-04-31'), row(4, '2026-02-30'), row(5, '2026-03-01')]
+      for (const perPage of [1, 10]) {
+        const copy = new Map<number, Booking>()
+        const { token } = await follow(digest, readsOver(rows), undefined, perPage, extra, copy)
+        expect([...copy.keys()].sort(), JSON.stringify(extra)).to.deep.equal([1, 2, 3, 4, 5])
+        const left = [rows[1]!, rows[4]!]
+        await follow(digest, readsOver(left), token, perPage, extra, copy)
+        expect([...copy.keys()].sort(), `${JSON.stringify(extra)} ${perPage}`).to.deep.equal([2, 5])
+      }
+    }
+  })
+
+  it('a page of a period cut after a day 00 or a month\'s last day goes on with the next day text: no booking falls between two pages', async () => {
+    // Months (no bounds): 2026-02-28 fills the first page, the odd 2026-02-29 and 30 follow.
+    const rows = [row(1, '2026-02-28'), row(2, '2026-02-29'), row(3, '2026-02-30'), row(4, '2026-03-00'), row(5, '2026-03-01'), row(6, '2026-03-01')]
+    for (const extra of [{}, { start: '2026-01-01', end: '2026-12-31' }]) {
+      const copy = new Map<number, Booking>()
+      const { token } = await follow(digest, readsOver([]), undefined, 1, extra, copy)
+      const { pages } = await follow(digest, readsOver(rows), token, 1, extra, copy)
+      expect([...copy.keys()].sort(), JSON.stringify(opsOf(pages))).to.deep.equal([1, 2, 3, 4, 5, 6])
+    }
+  })
+
   it('a sync in the digest source: upserts by day and id, per_page a page, the last page not more', async () => {
     const rows = [row(5, '2026-01-02'), row(2, '2026-03-01'), row(9, '2026-01-02')]
     const { pages } = await follow(digest, readsOver(rows), undefined, 2)
