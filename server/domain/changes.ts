@@ -210,7 +210,8 @@ async function digestPages(read: DeltaRead, token: ChangeToken, cursor: Extract<
     for (const row of rows) sums.add(row, read.columns)
     if (rows.some((row) => isOddDay(row.booking_date))) oddPeriods.add(periods[0]!)
     if (cursor.sync) changes.push(...rows.map((row): ChangeOperation => ({ op: 'upsert', id: row.id, booking: read.toRecord(row) })))
-    else changes.push(replaceOf(first, last, rows, read, bounds))
+    // The rest of a period cut after its last real day, with no odd day in it: no day the client holds.
+    else if (rows.length > 0 || first <= last) changes.push(replaceOf(first, last, rows, read, bounds))
     bookings += rows.length
   }
   /** The period's rows all sent: digested as the token says, or the token is unverified (and keeps what was sent). */
@@ -283,10 +284,12 @@ async function digestPages(read: DeltaRead, token: ChangeToken, cursor: Extract<
       break
     }
     if (changes.length > 0) break
-    // One day of more bookings than per_page: alone on this page, whole.
+    // One day of more bookings than per_page: alone on this page, whole (its first day from these rows: an earlier one may have come since).
     const day = await read.reads.findBookingsOfPeriod(read.db, read.filter, read.columns, digestPeriod, afterDay, lastDay, Number.MAX_SAFE_INTEGER)
-    send(first, lastDay, day)
-    afterDay = lastDay
+    send(afterDay === undefined ? (all?.first ?? firstDayOfPeriod(period, read.periodKind, day)) : first, lastDay, day)
+    // The period's last day text: it is sent whole, not one more page of nothing.
+    if (dayTextAfter(lastDay) > periodAllDays(period, read.periodKind).last) periodSent(period)
+    else afterDay = lastDay
     break
   }
   const more = periods.length > 0
@@ -296,7 +299,27 @@ async function digestPages(read: DeltaRead, token: ChangeToken, cursor: Extract<
   const next: ChangeToken = more
     ? { ...stands, cursor: { kind: 'digest-delta', periods, ...place(afterDay, afterBooking, sums), ...(cursor.sync ? { sync: true } : {}) } }
     : stands
-  return { changes, more, next: encodeChangeToken(next) }
+  return { changes: onceEach(changes), more, next: encodeChangeToken(next) }
+}
+
+/**
+ * One booking at most once a page, in its last state: a booking moved between
+ * two periods read on one page is in both reads; the later is kept (and the
+ * sums, which counted it twice, make the token unverified).
+ */
+function onceEach(changes: ChangeOperation[]): ChangeOperation[] {
+  const seen = new Set<number>()
+  const kept: ChangeOperation[] = []
+  for (const operation of [...changes].reverse()) {
+    if (operation.op === 'replace') {
+      kept.push({ ...operation, bookings: operation.bookings.filter((booking) => !seen.has(booking.id)) })
+      for (const booking of operation.bookings) seen.add(booking.id)
+    } else if (!seen.has(operation.id)) {
+      kept.push(operation)
+      seen.add(operation.id)
+    }
+  }
+  return kept.reverse()
 }
 
 /** Where a page of the digest source goes on in its first period: after a day (a delta) or a booking (a sync), with the sum of what was sent of it. */

@@ -66,6 +66,29 @@ describe('GET changes/ (digest source)', () => {
     expect((await followChanges(t.app, copy, pages.at(-1)!.next, { query })).pages.flatMap((page) => page.changes)).to.deep.equal([])
   })
 
+  it('bookings of odd days (a day 00, a 30 February, an April 31, the zero date) synced, then deleted: the copy follows slots/, a page at a time', async () => {
+    const odd = ['2026-03-00', '2026-02-30', '2026-04-31', '0000-00-00', '2026-02-29']
+    await db.admin.query(`SET STATEMENT sql_mode = '' FOR INSERT INTO ${table()} (id, service_id, status, booking_date, time_from, time_to, customer_name, customer_email, customer_phone, note, created_at)
+      VALUES ${odd.map((_, i) => `(${880 + i}, ${HAIRCUT}, 'booked', ?, '10:00:00', '11:00:00', '', '', '', 'odd', '2026-01-01 00:00:00')`).join(', ')}`, odd)
+    try {
+      for (const query of ['per_page=2', 'start=2026-01-01&end=2026-12-31&per_page=1', 'start=2025-06-01&end=2026-12-31&per_page=3']) {
+        const copy = new Map<number, Booking>()
+        const { token } = await followChanges(t.app, copy, undefined, { query })
+        expectSameBookings(copy, await slotsNow(t.app, query))
+        await db.admin.query(`DELETE FROM ${table()} WHERE id BETWEEN 880 AND 889`)
+        const { token: after } = await followChanges(t.app, copy, token, { query })
+        expectSameBookings(copy, await slotsNow(t.app, query))
+        expect([...copy.keys()].filter((id) => id >= 880 && id <= 889), query).to.deep.equal([])
+        await db.admin.query(`SET STATEMENT sql_mode = '' FOR INSERT INTO ${table()} (id, service_id, status, booking_date, time_from, time_to, customer_name, customer_email, customer_phone, note, created_at)
+          VALUES ${odd.map((_, i) => `(${880 + i}, ${HAIRCUT}, 'booked', ?, '10:00:00', '11:00:00', '', '', '', 'odd', '2026-01-01 00:00:00')`).join(', ')}`, odd)
+        await followChanges(t.app, copy, after, { query })
+        expectSameBookings(copy, await slotsNow(t.app, query))
+      }
+    } finally {
+      await db.admin.query(`DELETE FROM ${table()} WHERE id BETWEEN 880 AND 889`)
+    }
+  })
+
   it('nothing changed: an empty changes, more false, and a token that still works', async () => {
     const copy = new Map<number, Booking>()
     const { token } = await followChanges(t.app, copy, undefined)

@@ -107,6 +107,38 @@ describe('answerChanges over bookings in memory', () => {
     }
   })
 
+  it('a day larger than a page, alone on its page, is the end of its period: no replace of no days after it', async () => {
+    const month = { start: '2026-03-01', end: '2026-03-31' }
+    const rows = [row(1, '2026-03-10'), row(2, '2026-03-10'), row(3, '2026-03-10')]
+    const { token } = await follow(digest, readsOver(rows), undefined, 2, month)
+    for (const [index, each] of rows.entries()) rows[index] = { ...each, note: 'changed' }
+    const { pages } = await follow(digest, readsOver(rows), token, 2, month)
+    expect(opsOf(pages)).to.deep.equal([['replace 2026-03-10..2026-03-10 [1,2,3]']])
+  })
+
+  it('a booking moved between two periods read on one page is on it once, in its last state; the token is unverified until a quiet delta', async () => {
+    const rows = [row(1, '2026-01-05'), row(2, '2026-02-05'), row(3, '2026-03-05')]
+    const copy = new Map<number, Booking>()
+    const { token } = await follow(digest, readsOver(rows), undefined, 10, {}, copy)
+    for (const [index, each] of rows.entries()) rows[index] = { ...each, note: 'changed' }
+    // Booking 2 moves from February to March after February's rows are read, before March's.
+    const reads = readsOver(rows)
+    let periodReads = 0
+    const moving: ChangesReads = {
+      ...reads,
+      findBookingsOfPeriod: async (...args) => {
+        const found = await reads.findBookingsOfPeriod(...args)
+        if (++periodReads === 2) rows[1] = { ...rows[1]!, booking_date: '2026-03-06' }
+        return found
+      },
+    }
+    const { pages, token: after } = await follow(digest, moving, token, 10, {}, copy)
+    expect(opsOf(pages)).to.deep.equal([['replace 2026-01-01..2026-01-31 [1]', 'replace 2026-02-01..2026-02-28 []', 'replace 2026-03-01..2026-03-31 [3,2]']])
+    expect(decodeChangeToken(after, { filters: changeFilterKey({}), context: 'ctx', version: 'v' })).to.have.nested.property('token.unverified', true)
+    await follow(digest, readsOver(rows), after, 10, {}, copy)
+    expect([...copy.values()].map((booking) => `${booking.id} ${booking.booking_date}`).sort()).to.deep.equal(['1 2026-01-05', '2 2026-03-06', '3 2026-03-05'])
+  })
+
   it('a sync in the digest source: upserts by day and id, per_page a page, the last page not more', async () => {
     const rows = [row(5, '2026-01-02'), row(2, '2026-03-01'), row(9, '2026-01-02')]
     const { pages } = await follow(digest, readsOver(rows), undefined, 2)
