@@ -6,6 +6,7 @@ import request from '../support/request.ts'
 import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { HAIRCUT, loadSite, STRIZHKA } from '../fixtures/site.ts'
+import { readChangeToken } from '../../server/domain/change-token.ts'
 import { applyPage, CHANGES_URL, expectSameBookings, followChanges, slotsNow, type Booking, type ChangesPage } from '../support/changes.ts'
 
 describe('GET changes/ (digest source)', () => {
@@ -221,6 +222,13 @@ describe('GET changes/ (digest source)', () => {
       expect(res.body).to.deep.include({ code: 'rest_changes_token_expired' })
       expect(res.body.data.status).to.equal(410)
       expect(res.body.message).to.match(/Start a new sync/)
+      // Shown, the customer's cells are digested too, by MariaDB and by the worker alike: a quiet delta is empty, its token exact.
+      const shown = await followChanges(exposing.app, new Map(), undefined, { query: 'per_page=7' })
+      const quiet = await followChanges(exposing.app, new Map(), shown.token)
+      expect(quiet.pages.flatMap((page) => page.changes)).to.deep.equal([])
+      const read = readChangeToken(quiet.token)
+      expect(read.ok && read.token.unverified).to.equal(undefined)
+      expect(read.ok && read.token.periods!.size).to.be.above(3)
     } finally {
       await exposing.close()
     }
