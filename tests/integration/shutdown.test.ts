@@ -113,7 +113,9 @@ describe('SIGTERM', function () {
       it('finishes a large streamed answer in flight whole, refuses new connections, and exits 0', async () => {
         const service = await startService(db, { SHUTDOWN_GRACE_MS: '20000', WORKERS: String(workers) })
         try {
-          const slow = await startSlowRequest(service.port)
+          // Whole records: the ids alone (1.4 MB) fit the loopback's socket buffers (tcp_rmem up to 32 MB
+          // here), so a fast run wrote all of it and exited before the check below (seen once, WORKERS=1).
+          const slow = await startSlowRequest(service.port, '/wp-json/booking-calendar/v1/slots?flat')
           service.child.kill('SIGTERM')
           await until(() => service.logs.filter((line) => String(line.msg).startsWith('stopping')).length === workers)
           // A worker tells the primary it stopped listening over IPC: allow that message its moment.
