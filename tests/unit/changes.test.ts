@@ -200,8 +200,31 @@ describe('answerChanges over bookings in memory', () => {
   it('a period gone empty is replaced by nothing; a period unchanged is not sent', async () => {
     const rows = [row(1, '2026-01-02'), row(2, '2026-02-10'), row(3, '2026-02-12')]
     const { token } = await follow(digest, readsOver(rows), undefined, 10, YEAR)
-    const { pages } = await follow(digest, readsOver([rows[0]!]), token, 10, YEAR)
+    const { pages, token: after } = await follow(digest, readsOver([rows[0]!]), token, 10, YEAR)
     expect(opsOf(pages)).to.deep.equal([['replace 2026-02-09..2026-02-12 []']])
+    // Gone and sent as nothing, as its digest (none) says: the token is exact.
+    expect(decodeChangeToken(after, { filters: changeFilterKey(YEAR), context: 'ctx', version: 'v' })).to.deep.include({ ok: true }).and.not.to.have.nested.property('token.unverified')
+  })
+
+  it('a period gone when the digests were read, written again before its rows: sent, and the token unverified', async () => {
+    const rows = [row(1, '2026-01-02'), row(2, '2026-02-10')]
+    const { token } = await follow(digest, readsOver(rows), undefined, 10)
+    rows.splice(1, 1)
+    const reads = readsOver(rows)
+    const racing: ChangesReads = {
+      ...reads,
+      readPeriodDigests: async (...args) => {
+        const digests = await reads.readPeriodDigests(...args)
+        rows.push(row(3, '2026-02-11'))
+        return digests
+      },
+    }
+    const copy = new Map<number, Booking>()
+    const { pages, token: after } = await follow(digest, racing, token, 10, {}, copy)
+    expect(opsOf(pages)).to.deep.equal([['replace 2026-02-01..2026-02-28 [3]']])
+    expect(decodeChangeToken(after, { filters: changeFilterKey({}), context: 'ctx', version: 'v' })).to.have.nested.property('token.unverified', true)
+    const { pages: again } = await follow(digest, readsOver(rows), after, 10)
+    expect(opsOf(again)).to.deep.equal([['replace 2026-01-01..2026-01-31 [1]', 'replace 2026-02-01..2026-02-28 [3]']])
   })
 
   it('a digest delta is cut at whole days: at most per_page bookings a page, a day larger than a page alone and whole', async () => {
