@@ -25,19 +25,17 @@ export function dayOfNumber(day: number | string): string {
  * replaced by every delta, never wrongly kept.
  */
 export function periodDigestsOfDays(rows: readonly BookingsDayDigestRow[], kind: PeriodKind, unique: () => string = randomUUID): Map<number, string> {
-  const sums = new Map<number, { rows: number; crc: bigint; reversed: bigint; exact: boolean }>()
+  const sums = new Map<number, PeriodDigestSum>()
+  const inexact = new Set<number>()
   for (const row of rows) {
     const period = periodOfDay(dayOfNumber(row.day), kind)
-    const sum = sums.get(period) ?? { rows: 0, crc: 0n, reversed: 0n, exact: true }
+    const sum = sums.get(period) ?? new PeriodDigestSum()
+    sums.set(period, sum)
     const count = Number(row.row_count)
-    sums.set(period, {
-      rows: sum.rows + count,
-      crc: sum.crc + BigInt(row.row_crc_sum ?? 0),
-      reversed: sum.reversed + BigInt(row.row_crc_reversed_sum ?? 0),
-      exact: sum.exact && count <= MOST_EXACT_DAY_ROWS,
-    })
+    sum.addSums(count, BigInt(row.row_crc_sum ?? 0), BigInt(row.row_crc_reversed_sum ?? 0))
+    if (count > MOST_EXACT_DAY_ROWS) inexact.add(period)
   }
-  return new Map([...sums].map(([period, sum]) => [period, sum.exact ? `${sum.rows}:${sum.crc}:${sum.reversed}` : `${sum.rows}:unknown:${unique()}`]))
+  return new Map([...sums].map(([period, sum]) => [period, inexact.has(period) ? `${sum.rows}:unknown:${unique()}` : sum.digest]))
 }
 
 /**
@@ -53,7 +51,7 @@ export function bookingRowCrcs(row: BookingRow, columns: BookingColumns, out: Ro
   }), out)
 }
 
-/** A period's digest added up row by row, as periodDigestsOfDays gives it ("rows:sum:sum"), from the text of an earlier part (a page's). */
+/** A period's digest added up ("rows:sum:sum", the sums exact), by rows or by days, from the text of an earlier part (a page's). */
 export class PeriodDigestSum {
   #rows: number
   #crc: bigint
@@ -67,11 +65,17 @@ export class PeriodDigestSum {
     this.#reversed = BigInt(reversed!)
   }
 
+  /** A row as the worker sends it. */
   add(row: BookingRow, columns: BookingColumns): void {
     bookingRowCrcs(row, columns, this.#crcs)
-    this.#rows++
-    this.#crc += BigInt(this.#crcs.crc)
-    this.#reversed += BigInt(this.#crcs.reversed)
+    this.addSums(1, BigInt(this.#crcs.crc), BigInt(this.#crcs.reversed))
+  }
+
+  /** Rows already added up: a day's, as the statement gives them. */
+  addSums(rows: number, crc: bigint, reversed: bigint): void {
+    this.#rows += rows
+    this.#crc += crc
+    this.#reversed += reversed
   }
 
   get rows(): number {

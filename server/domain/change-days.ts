@@ -18,6 +18,16 @@ export function dayBefore(day: string): string | undefined {
 }
 
 /**
+ * Where a page of whole days ends when `day` does not fit: the day before it,
+ * but never before `lastSent`, the last day it holds (a day 00's day before
+ * its day 01 is in the month before).
+ */
+export function lastDayBefore(day: string, lastSent: string): string {
+  const before = dayBefore(day)
+  return before !== undefined && before > lastSent ? before : lastSent
+}
+
+/**
  * A period of booking_date the digest source keeps one digest of (API.md, "GET
  * changes/"), by the feed's start and end: a day for at most a year, two days
  * of a month (01–02, 03–04, …, 29–30, 31) for at most two, four days (01–04,

@@ -24,7 +24,7 @@ import { toBookingRecord, type BookingMapping, type BookingRecord } from './book
 import {
   changedPeriods, changeFilterKey, checkChangeToken, encodeChangeToken, periodDigestKey, readChangeToken, type ChangeCursor, type ChangeToken,
 } from './change-token.ts'
-import { dayBefore, dayTextAfter, firstDayOfPeriod, isOddDay, lastDayOfPeriod, periodAllDays, periodKindOf, periodRange, type PeriodKind } from './change-days.ts'
+import { dayTextAfter, firstDayOfPeriod, isOddDay, lastDayBefore, lastDayOfPeriod, periodAllDays, periodKindOf, periodRange, type PeriodKind } from './change-days.ts'
 
 export type ChangeOperation =
   | { op: 'upsert'; id: number; booking: BookingRecord }
@@ -110,7 +110,7 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
     // The start of a sync: what the client will stand on, read before its first row.
     if (logPlace !== undefined) return await syncPage(read, await logPlace.then(([server, position]) => ({ ...base, server, position: position! })), 0)
     // The digest source's sync: every period the digests name, in order, each page's rows digested as they go.
-    const mark: ChangeToken = { ...base, periods: hashPeriods(await reads.readPeriodDigests(db, filter, columns, read.periodKind, options.server)) }
+    const mark: ChangeToken = { ...base, periods: await readDigests(read) }
     return await digestPages(read, mark, { kind: 'digest-delta', periods: [...mark.periods!.keys()].sort((a, b) => a - b), sync: true })
   }
   const verdict = sent.ok ? checkChangeToken(sent.token, { filters, context, version: options.version }) : sent
@@ -128,7 +128,7 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   if (token.periods === undefined || (cursor !== undefined && cursor.kind !== 'digest-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
   if (cursor !== undefined) return await digestPages(read, token, cursor)
   // A new delta: the periods whose digests differ now (every period, where the token is unverified), replaced whole.
-  const target = hashPeriods(await reads.readPeriodDigests(db, filter, columns, read.periodKind, options.server))
+  const target = await readDigests(read)
   const periods = token.unverified ? [...new Set([...token.periods.keys(), ...target.keys()])].sort((a, b) => a - b) : changedPeriods(token.periods, target)
   return await digestPages(read, { ...withoutCursor(token), periods: target, unverified: undefined }, { kind: 'digest-delta', periods })
 }
@@ -252,9 +252,7 @@ async function digestPages(read: DeltaRead, token: ChangeToken, cursor: Extract<
     let fit = 0
     for (const [index, day] of days.entries()) {
       if (fit + day.bookings > room) {
-        // Through the day before it, but never before the last day that fits (a day 00 before a day 01).
-        const before = dayBefore(day.day)
-        through = index === 0 ? day.day : (before !== undefined && before > days[index - 1]!.day ? before : days[index - 1]!.day)
+        through = index === 0 ? day.day : lastDayBefore(day.day, days[index - 1]!.day)
         break
       }
       fit += day.bookings
@@ -277,8 +275,7 @@ async function digestPages(read: DeltaRead, token: ChangeToken, cursor: Extract<
     const lastDay = rows.at(-1)!.booking_date
     const whole = rows.filter((row) => row.booking_date !== lastDay)
     if (whole.length > 0) {
-      const before = dayBefore(lastDay)
-      const end = before !== undefined && before > whole.at(-1)!.booking_date ? before : whole.at(-1)!.booking_date
+      const end = lastDayBefore(lastDay, whole.at(-1)!.booking_date)
       send(first, end, whole)
       afterDay = end
       break
@@ -335,7 +332,9 @@ function replaceOf(start: string, end: string, rows: BookingRow[], read: DeltaRe
   return { op: 'replace', start: from, end: to, bookings: rows.map(read.toRecord) }
 }
 
-function hashPeriods(digests: ReadonlyMap<number, string>): Map<number, string> {
+/** Each period's digest now, as a token keeps it (periodDigestKey). */
+async function readDigests(read: DeltaRead): Promise<Map<number, string>> {
+  const digests = await read.reads.readPeriodDigests(read.db, read.filter, read.columns, read.periodKind, read.server)
   return new Map([...digests].map(([period, digest]) => [period, periodDigestKey(digest)]))
 }
 
