@@ -7,6 +7,9 @@ import { createTestDatabase, type TestDatabase } from '../support/database.ts'
 import { createTestApp, type TestApp } from '../support/app.ts'
 import { HAIRCUT, loadSite, STRIZHKA } from '../fixtures/site.ts'
 import { readChangeToken } from '../../server/domain/change-token.ts'
+import { readPeriodDigests } from '../../db/changes.ts'
+import { bookingsDigestHalves, compileBookingsDayDigests, type BookingsDayDigestRow } from '../../db/booking-queries.ts'
+import { periodDigestsOfDays } from '../../db/day-digests.ts'
 import { applyPage, CHANGES_URL, expectSameBookings, followChanges, slotsNow, type Booking, type ChangesPage } from '../support/changes.ts'
 
 describe('GET changes/ (digest source)', () => {
@@ -249,6 +252,34 @@ describe('GET changes/ (digest source)', () => {
       expectSameBookings(copy, await slotsNow(t.app))
     } finally {
       await db.admin.query(`DELETE FROM ${table()} WHERE id = 117`)
+    }
+  })
+
+  it('the digests\' two halves each hold a booking by its id: one moved across the year between their two statements is counted once', async () => {
+    // Each half is a snapshot of its own. Cut by day, a booking read at its old day by the first
+    // half and moved to a day of the second before that half's statement would be counted twice
+    // (decision 0038); cut by id, it is in one half at one day.
+    const filter = { serviceId: HAIRCUT, bookingDate: { from: '2026-01-01', to: '2026-12-31' } }
+    const kysely = t.handle.db
+    expect(bookingsDigestHalves(kysely, filter)).to.deep.equal([0, 1])
+    const halfOf = async (half: 0 | 1) => (await kysely.executeQuery(compileBookingsDayDigests(kysely, filter, { customer: false }, half))).rows
+    const before = await readPeriodDigests(kysely, filter, { customer: false }, 'day')
+    const rowsOf = (days: BookingsDayDigestRow[]) => days.reduce((n, day) => n + Number(day.row_count), 0)
+    const bookings = rowsOf([...await halfOf(0), ...await halfOf(1)])
+    expect(bookings).to.be.above(2)
+    // 104 (an even id) from March to November, its half read first; 105 (odd) from October to March, its half read first.
+    for (const move of [{ id: 104, from: '2026-03-29', to: '2026-11-30', first: 0 as const }, { id: 105, from: '2026-10-25', to: '2026-03-30', first: 1 as const }]) {
+      const first = await halfOf(move.first)
+      await db.admin.query(`UPDATE ${table()} SET booking_date = ? WHERE id = ?`, [move.to, move.id])
+      try {
+        const second = await halfOf(move.first === 0 ? 1 : 0)
+        expect(rowsOf([...first, ...second]), `booking ${move.id} moved between the halves`).to.equal(bookings)
+        // Read before the move by its own half, it is counted at its old day: the digests are those of the table before.
+        expect(periodDigestsOfDays([...first, ...second], 'day')).to.deep.equal(before)
+        expect(await readPeriodDigests(kysely, filter, { customer: false }, 'day')).to.not.deep.equal(before)
+      } finally {
+        await db.admin.query(`UPDATE ${table()} SET booking_date = ? WHERE id = ?`, [move.from, move.id])
+      }
     }
   })
 

@@ -455,6 +455,32 @@ describeOwnServer('faults (a private MariaDB, killed and stopped)', 'it stops an
       }
     })
 
+    it('a page of a digest sync (its period\'s days counted, then its rows after a booking): 504 with Retry-After, every connection freed; after SIGCONT the same token gives the same page', async () => {
+      const service = await startService(privateDb, { QUERY_TIMEOUT_MS: '1000', DB_POOL_SIZE: '6' })
+      const pid = privateDb.pid()
+      // Pages of 7 bookings: the second page goes on inside a period, after the last booking sent.
+      const feed = `/wp-json/booking-calendar/v1/changes?service=${FIRST_SERVICE_ID}&start=2025-01-01&end=2025-12-31&per_page=7`
+      try {
+        expect((await get(service.port, '/readyz')).body?.changes).to.deep.include({ source: 'digest' })
+        const first = await get(service.port, feed)
+        expect(first.status, JSON.stringify(first.body)).to.equal(200)
+        expect(first.body?.more).to.equal(true)
+        const secondPage = `${feed}&since=${encodeURIComponent(first.body?.next as string)}`
+        const before = await get(service.port, secondPage)
+        expect(before.status).to.equal(200)
+        expect(before.body?.changes).to.have.length.above(0)
+        process.kill(pid, 'SIGSTOP')
+        await expectPromptRefusalAllFreed(service, await get(service.port, secondPage))
+        process.kill(pid, 'SIGCONT')
+        const after = await getUntilOk(service.port, secondPage)
+        expect(after.body?.changes).to.deep.equal(before.body?.changes)
+        expect(after.body?.next).to.equal(before.body?.next)
+      } finally {
+        try { process.kill(pid, 'SIGCONT') } catch { /* gone */ }
+        await service.close()
+      }
+    })
+
     it('an export whose database stops mid-stream is cut QUERY_TIMEOUT_MS after the last row, counted as database_timeout', async () => {
       // SEND_TIMEOUT_MS shorter than QUERY_TIMEOUT_MS: a client that reads everything it is sent is not
       // the one that stalls, so the cut is the database's, not a send timeout's.
