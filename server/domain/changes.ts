@@ -111,7 +111,7 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
     if (logPlace !== undefined) return await syncPage(read, await logPlace.then(([server, position]) => ({ ...base, server, position: position! })), 0)
     // The digest source's sync: every period the digests name, in order, each page's rows digested as they go.
     const mark: ChangeToken = { ...base, periods: await readDigests(read) }
-    return await digestPages(read, mark, { kind: 'digest-delta', periods: [...mark.periods!.keys()].sort((a, b) => a - b), sync: true })
+    return await digestPages(read, mark, { periods: [...mark.periods!.keys()].sort((a, b) => a - b), sync: true })
   }
   const verdict = sent.ok ? checkChangeToken(sent.token, { filters, context, version: options.version }) : sent
   if (!verdict.ok) {
@@ -130,7 +130,7 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   // A new delta: the periods whose digests differ now (every period, where the token is unverified), replaced whole.
   const target = await readDigests(read)
   const periods = token.unverified ? [...new Set([...token.periods.keys(), ...target.keys()])].sort((a, b) => a - b) : changedPeriods(token.periods, target)
-  return await digestPages(read, { ...withoutCursor(token), periods: target, unverified: undefined }, { kind: 'digest-delta', periods })
+  return await digestPages(read, { ...withoutCursor(token), periods: target, unverified: undefined }, { periods })
 }
 
 interface DeltaRead {
@@ -182,6 +182,9 @@ async function logDelta(
   return { changes, more, next: encodeChangeToken(next) }
 }
 
+/** Where the digest source's pages stand: a digest-delta cursor, its kind aside. */
+type DigestPlace = Omit<Extract<ChangeCursor, { kind: 'digest-delta' }>, 'kind'>
+
 /**
  * The digest source's pages: of a delta, each period in `cursor.periods`
  * replaced whole; of a sync (`cursor.sync`), its bookings as upserts. Cut at
@@ -193,7 +196,7 @@ async function logDelta(
  * unverified. Each page counts the days of its period in the index first, then
  * reads the rows of the whole days that fit, and no more.
  */
-async function digestPages(read: DeltaRead, token: ChangeToken, cursor: Extract<ChangeCursor, { kind: 'digest-delta' }>): Promise<ChangesAnswer> {
+async function digestPages(read: DeltaRead, token: ChangeToken, cursor: DigestPlace): Promise<ChangesAnswer> {
   const target = new Map(token.periods)
   const periods = [...cursor.periods]
   let afterDay = cursor.day
@@ -205,21 +208,32 @@ async function digestPages(read: DeltaRead, token: ChangeToken, cursor: Extract<
   const changes: ChangeOperation[] = []
   let bookings = 0
   const bounds = read.filter.bookingDate
-  /** The rows of days `first` to `last` of the period, sent: as one replace, or (a sync) as upserts. */
-  const send = (first: string, last: string, rows: BookingRow[]) => {
+  /** Rows of the first period, sent: digested, their odd days noted, counted. */
+  const sent = (rows: BookingRow[]) => {
     for (const row of rows) sums.add(row, read.columns)
     if (rows.some((row) => isOddDay(row.booking_date))) oddPeriods.add(periods[0]!)
-    if (cursor.sync) changes.push(...rows.map((row): ChangeOperation => ({ op: 'upsert', id: row.id, booking: read.toRecord(row) })))
-    // The rest of a period cut after its last real day, with no odd day in it: no day the client holds.
-    else if (rows.length > 0 || first <= last) changes.push(replaceOf(first, last, rows, read, bounds))
     bookings += rows.length
+  }
+  /** A sync's rows: as upserts. */
+  const sendUpserts = (rows: BookingRow[]) => {
+    sent(rows)
+    changes.push(...rows.map((row): ChangeOperation => ({ op: 'upsert', id: row.id, booking: read.toRecord(row) })))
+  }
+  /** A delta's rows of days `first` to `last` of the period: as one replace. */
+  const sendReplace = (first: string, last: string, rows: BookingRow[]) => {
+    sent(rows)
+    // Rows lie between first and last. None, and first after last: the rest of a period cut after
+    // its last real day, its odd days gone since: no day the client holds.
+    if (first <= last) changes.push(replaceOf(first, last, rows, read, bounds))
   }
   /** The period's rows all sent: digested as the token says, or the token is unverified (and keeps what was sent). */
   const periodSent = (period: number) => {
-    const expected = target.get(period)
-    if (expected !== (sums.rows === 0 && expected === undefined ? undefined : periodDigestKey(sums.digest))) {
+    // No rows, no digest: a period the digests did not name, or one gone empty since.
+    const digested = sums.rows === 0 ? undefined : periodDigestKey(sums.digest)
+    if (target.get(period) !== digested) {
       unverified = true
-      if (sums.rows > 0) target.set(period, periodDigestKey(sums.digest))
+      // Named in the token, so the next delta replaces it, rows or none.
+      if (digested !== undefined) target.set(period, digested)
     }
     periods.shift()
     afterDay = undefined
@@ -236,13 +250,13 @@ async function digestPages(read: DeltaRead, token: ChangeToken, cursor: Extract<
       // One more than the room: a period that ends with the page ends on it.
       const rows = await read.reads.findBookingsOfPeriodAfter(read.db, read.filter, read.columns, digestPeriod, afterBooking, room + 1)
       if (rows.length <= room) {
-        send('', '', rows)
+        sendUpserts(rows)
         periodSent(period)
         continue
       }
-      const sent = rows.slice(0, room)
-      send('', '', sent)
-      afterBooking = { day: sent.at(-1)!.booking_date, id: sent.at(-1)!.id }
+      const fits = rows.slice(0, room)
+      sendUpserts(fits)
+      afterBooking = { day: fits.at(-1)!.booking_date, id: fits.at(-1)!.id }
       break
     }
     // The whole days that fit: through the day before the first that does not, or all of the
@@ -263,11 +277,11 @@ async function digestPages(read: DeltaRead, token: ChangeToken, cursor: Extract<
     const first = afterDay === undefined ? (all?.first ?? firstDayOfPeriod(period, read.periodKind, rows)) : dayTextAfter(afterDay)
     if (rows.length <= room) {
       if (through === undefined) {
-        send(first, all?.last ?? lastDayOfPeriod(period, read.periodKind, rows), rows)
+        sendReplace(first, all?.last ?? lastDayOfPeriod(period, read.periodKind, rows), rows)
         periodSent(period)
         continue
       }
-      send(first, through, rows)
+      sendReplace(first, through, rows)
       afterDay = through
       break
     }
@@ -276,14 +290,14 @@ async function digestPages(read: DeltaRead, token: ChangeToken, cursor: Extract<
     const whole = rows.filter((row) => row.booking_date !== lastDay)
     if (whole.length > 0) {
       const end = lastDayBefore(lastDay, whole.at(-1)!.booking_date)
-      send(first, end, whole)
+      sendReplace(first, end, whole)
       afterDay = end
       break
     }
     if (changes.length > 0) break
     // One day of more bookings than per_page: alone on this page, whole (its first day from these rows: an earlier one may have come since).
     const day = await read.reads.findBookingsOfPeriod(read.db, read.filter, read.columns, digestPeriod, afterDay, lastDay, Number.MAX_SAFE_INTEGER)
-    send(afterDay === undefined ? (all?.first ?? firstDayOfPeriod(period, read.periodKind, day)) : first, lastDay, day)
+    sendReplace(afterDay === undefined ? (all?.first ?? firstDayOfPeriod(period, read.periodKind, day)) : first, lastDay, day)
     // The period's last day text: it is sent whole, not one more page of nothing.
     if (dayTextAfter(lastDay) > periodAllDays(period, read.periodKind).last) periodSent(period)
     else afterDay = lastDay

@@ -1,7 +1,7 @@
 // The tokens of changes/ and the day arithmetic of its replace operations (API.md, "GET changes/").
 import { expect } from 'chai'
 import { changeContextOf, changedPeriods, changeFilterKey, decodeChangeToken, encodeChangeToken, periodDigestKey, type ChangeToken } from '../../server/domain/change-token.ts'
-import { dayAfter, dayBefore, firstDayOfPeriod, lastDayOfPeriod, nextMonth, periodDays, periodKindOf, periodOfDay, periodRange } from '../../server/domain/change-days.ts'
+import { dayAfter, dayBefore, dayTextAfter, firstDayOfPeriod, lastDayOfPeriod, nextMonth, periodAllDays, periodDays, periodKindOf, periodOfDay, periodRange } from '../../server/domain/change-days.ts'
 
 const filters = changeFilterKey({ statuses: ['booked', 'pending'], start: '2026-01-01', end: '2026-12-31' })
 const expected = { filters, context: 'ctx', version: '0.2.0+answers.1' }
@@ -58,6 +58,23 @@ function expectDays(step: (day: string) => string | undefined, cases: Array<[str
 }
 
 describe('changes/ days', () => {
+  it('dayTextAfter goes through every day text of a month, odd ones too, then the next month\'s day 00', () => {
+    expect(['2026-02-28', '2026-02-29', '2026-03-00', '2026-04-30', '2026-04-31', '2026-12-31', '2026-01-09'].map(dayTextAfter))
+      .to.deep.equal(['2026-02-29', '2026-02-30', '2026-03-01', '2026-04-31', '2026-05-00', '2027-01-00', '2026-01-10'])
+  })
+
+  it('periodAllDays: a month\'s first period from its day 00, its last to its day 31, the others their own days', () => {
+    const of = (day: string, kind: Parameters<typeof periodAllDays>[1]) => periodAllDays(periodOfDay(day, kind), kind)
+    expect(of('2026-03-01', 'two-days')).to.deep.equal({ first: '2026-03-00', last: '2026-03-02' })
+    expect(of('2026-03-06', 'two-days')).to.deep.equal({ first: '2026-03-05', last: '2026-03-06' })
+    expect(of('2026-02-28', 'two-days')).to.deep.equal({ first: '2026-02-27', last: '2026-02-28' })
+    expect(of('2026-03-31', 'two-days')).to.deep.equal({ first: '2026-03-31', last: '2026-03-31' })
+    expect(of('2026-03-30', 'four-days')).to.deep.equal({ first: '2026-03-29', last: '2026-03-31' })
+    expect(of('2026-03-10', 'four-days')).to.deep.equal({ first: '2026-03-09', last: '2026-03-12' })
+    expect(of('2026-03-15', 'day')).to.deep.equal({ first: '2026-03-15', last: '2026-03-15' })
+    expect(of('2026-03-15', 'month')).to.deep.equal({ first: '2026-03-00', last: '2026-03-31' })
+  })
+
   it('dayAfter and dayBefore cross months, years and leap days; an unreal day is its own bound', () => {
     expectDays(dayAfter, [['2026-01-31', '2026-02-01'], ['2028-02-28', '2028-02-29'], ['2026-12-31', '2027-01-01'], ['0000-00-00', '0000-00-00'], ['2026-05-00', '2026-05-01'], ['2026-13-00', '2026-13-00']])
     expectDays(dayBefore, [['2026-03-01', '2026-02-28'], ['2026-01-01', '2025-12-31'], ['2026-02-30', undefined], ['0000-00-00', undefined]])

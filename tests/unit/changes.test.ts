@@ -3,7 +3,7 @@
 // deletes. No database: the reads are given (ChangesReads), as they behave.
 import { expect } from 'chai'
 import { answerChanges, type ChangesAnswer, type ChangesReads, type ChangesSource } from '../../server/domain/changes.ts'
-import { changeFilterKey, decodeChangeToken, encodeChangeToken } from '../../server/domain/change-token.ts'
+import { changeFilterKey, decodeChangeToken, encodeChangeToken, readChangeToken } from '../../server/domain/change-token.ts'
 import { bookingMapping } from '../../server/domain/slots.ts'
 import { zoneFromOptions } from '../../server/domain/zone-offsets.ts'
 import { periodOfDay } from '../../server/domain/change-days.ts'
@@ -57,6 +57,8 @@ function readsOver(rows: BookingRow[], server = '1:bin', position: () => Promise
 }
 
 const db = {} as Db
+/** A log that holds no change, from any position to any other. */
+const quietLog: ChangeLog = { state: () => ({ connected: true }), serverPosition: async () => ({ file: 'bin.000001', position: 4 }), bookingsChanged: async () => ({ kind: 'changes', ids: [] }), changedBetween: async () => 'unknown', stop: async () => {} }
 const options = { mapping: bookingMapping(zoneFromOptions('Europe/Berlin', ''), false), context: 'ctx', version: 'v', logWaitMs: 100 }
 const digest: ChangesSource = { kind: 'digest' }
 
@@ -431,5 +433,140 @@ describe('answerChanges: tokens, filters and cursors', () => {
     const { token } = await follow(digest, readsOver(months.map((day, i) => row(i + 1, day))), undefined, 10)
     const { pages } = await follow(digest, readsOver([]), token, 3)
     expect(pages.map((page) => page.changes.length)).to.deep.equal([3, 1])
+  })
+
+  it('start alone, or end alone, bounds the feed: a sync holds only the bookings on their side', async () => {
+    const rows = [row(1, '2026-01-05'), row(2, '2026-06-05'), row(3, '2027-01-05')]
+    for (const [bounds, ids] of [[{ start: '2026-06-01' }, ['upsert 2', 'upsert 3']], [{ end: '2026-06-30' }, ['upsert 1', 'upsert 2']]] as const) {
+      for (const source of [digest, { kind: 'log', log: quietLog } as ChangesSource]) {
+        const { pages } = await follow(source, readsOver(rows), undefined, 10, bounds)
+        expect(opsOf(pages).flat(), `${source.kind} ${JSON.stringify(bounds)}`).to.deep.equal(ids)
+      }
+    }
+  })
+
+  it('where customer data is shown, every read is asked for the customer\'s cells', async () => {
+    const rows = [row(1, '2026-01-05'), row(2, '2026-02-05')]
+    const asked: Array<boolean | undefined> = []
+    const base = readsOver(rows)
+    const recording: ChangesReads = {
+      ...base,
+      readPeriodDigests: async (...args) => { asked.push(args[2].customer); return await base.readPeriodDigests(...args) },
+      findBookingsOfPeriod: async (...args) => { asked.push(args[2].customer); return await base.findBookingsOfPeriod(...args) },
+      findBookingsOfPeriodAfter: async (...args) => { asked.push(args[2].customer); return await base.findBookingsOfPeriodAfter(...args) },
+    }
+    const shown = { ...options, mapping: bookingMapping(zoneFromOptions('Europe/Berlin', ''), true) }
+    const sync = await answerChanges(db, digest, { per_page: 10 }, shown, recording)
+    rows[0] = { ...rows[0]!, note: 'changed' }
+    await answerChanges(db, digest, { per_page: 10, since: sync.next }, shown, recording)
+    expect(asked.length).to.be.above(3)
+    expect(asked.every((customer) => customer === true), JSON.stringify(asked)).to.equal(true)
+  })
+
+  it('an unverified token\'s delta replaces every period, the token\'s and today\'s, in order of days', async () => {
+    const rows = [row(1, '2026-01-05'), row(2, '2026-03-05')]
+    const sync = await answerChanges(db, digest, { per_page: 10 }, options, readsOver([row(2, '2026-03-05'), row(3, '2026-05-05')]))
+    const read = readChangeToken(sync.next)
+    if (!read.ok) throw new Error('the sync\'s token does not read')
+    // The token holds March and May; January is new: the union, unsorted, would be March, May, January.
+    const unverified = encodeChangeToken({ ...read.token, unverified: true })
+    const { pages } = await follow(digest, readsOver(rows), unverified, 10)
+    expect(opsOf(pages)).to.deep.equal([['replace 2026-01-01..2026-01-31 [1]', 'replace 2026-03-01..2026-03-31 [2]', 'replace 2026-05-01..2026-05-31 []']])
+  })
+
+  it('a log delta that holds no change reads no booking', async () => {
+    const base = readsOver([row(1, '2026-01-05')])
+    let byIds = 0
+    const reads: ChangesReads = { ...base, findBookingsByIds: async (...args) => { byIds++; return await base.findBookingsByIds(...args) } }
+    const { token } = await follow({ kind: 'log', log: quietLog }, reads, undefined, 10)
+    const delta = await answerChanges(db, { kind: 'log', log: quietLog }, { per_page: 10, since: token }, options, reads)
+    expect(delta.changes).to.deep.equal([])
+    expect(byIds).to.equal(0)
+  })
+
+  it('a booking written into a period the digests had as empty, sent, then deleted: the next delta replaces that period', async () => {
+    // February held booking 5 at the sync; 5 is deleted, so the delta visits February, whose digest is now none.
+    const rows = [row(1, '2026-01-05'), row(5, '2026-02-05')]
+    const copy = new Map<number, Booking>()
+    const { token } = await follow(digest, readsOver(rows), undefined, 10, {}, copy)
+    rows.splice(1, 1)
+    const base = readsOver(rows)
+    // Booking 7 is written into February after the digests are read, before February's rows.
+    const writing: ChangesReads = {
+      ...base,
+      readPeriodDigests: async (...args) => {
+        const digests = await base.readPeriodDigests(...args)
+        rows.push(row(7, '2026-02-07'))
+        return digests
+      },
+    }
+    const { token: after } = await follow(digest, writing, token, 10, {}, copy)
+    expect([...copy.keys()].sort()).to.deep.equal([1, 7])
+    rows.splice(rows.findIndex((each) => each.id === 7), 1)
+    await follow(digest, readsOver(rows), after, 10, {}, copy)
+    expect([...copy.keys()]).to.deep.equal([1])
+  })
+
+  it('a sync\'s page may end inside a day: per_page bookings a page, the day going on on the next', async () => {
+    const rows = [row(1, '2026-01-05'), row(2, '2026-01-05'), row(3, '2026-01-05'), row(4, '2026-01-06')]
+    const { pages } = await follow(digest, readsOver(rows), undefined, 2)
+    expect(opsOf(pages)).to.deep.equal([['upsert 1', 'upsert 2'], ['upsert 3', 'upsert 4']])
+  })
+
+  it('a booking moved between two periods read on one page of a sync is upserted once, in its last state', async () => {
+    const rows = [row(1, '2026-01-05'), row(2, '2026-02-05'), row(3, '2026-03-05')]
+    const base = readsOver(rows)
+    let periodReads = 0
+    const moving: ChangesReads = {
+      ...base,
+      findBookingsOfPeriodAfter: async (...args) => {
+        const found = await base.findBookingsOfPeriodAfter(...args)
+        if (++periodReads === 2) rows[1] = { ...rows[1]!, booking_date: '2026-03-06' }
+        return found
+      },
+    }
+    const copy = new Map<number, Booking>()
+    const { pages } = await follow(digest, moving, undefined, 10, {}, copy)
+    expect(opsOf(pages)).to.deep.equal([['upsert 1', 'upsert 3', 'upsert 2']])
+    expect(copy.get(2)?.booking_date).to.equal('2026-03-06')
+  })
+
+  it('a replace of a period that begins before start begins at start', async () => {
+    // Two days a period (at most two years): 2026-03-09 and 10 are one, and start is the 10th.
+    const query = { per_page: 10, start: '2026-03-10', end: '2027-03-25' }
+    const first = await answerChanges(db, digest, query, options, readsOver([]))
+    const delta = await answerChanges(db, digest, { ...query, since: first.next }, options, readsOver([row(1, '2026-03-10')]))
+    expect(opsOf([delta])).to.deep.equal([['replace 2026-03-10..2026-03-10 [1]']])
+  })
+
+  it('a period\'s odd day gone between two pages of a delta: the second page sends no replace of days after the period\'s last', async () => {
+    // Months (no bounds). Page 1 is February's 28th (the 30th's two bookings do not fit beside it); they are deleted before page 2.
+    const { token } = await follow(digest, readsOver([]), undefined, 10)
+    const rows = [row(1, '2026-02-28'), row(2, '2026-02-30'), row(3, '2026-02-30')]
+    const first = await answerChanges(db, digest, { per_page: 2, since: token }, options, readsOver(rows))
+    expect(opsOf([first])).to.deep.equal([['replace 2026-02-01..2026-02-28 [1]']])
+    const second = await answerChanges(db, digest, { per_page: 2, since: first.next }, options, readsOver([rows[0]!]))
+    expect(opsOf([second])).to.deep.equal([[]])
+    expect(second.more).to.equal(false)
+  })
+
+  it('a page full of bookings ends there, though it has room for more operations', async () => {
+    const { token } = await follow(digest, readsOver([row(1, '2026-01-05'), row(2, '2026-01-06'), row(3, '2026-02-05')]), undefined, 10)
+    const { pages } = await follow(digest, readsOver([{ ...row(1, '2026-01-05'), note: 'changed' }, row(2, '2026-01-06')]), token, 2)
+    expect(opsOf(pages)).to.deep.equal([['replace 2026-01-01..2026-01-31 [1,2]'], ['replace 2026-02-01..2026-02-28 []']])
+  })
+
+  it('each page of a delta reads the rows of the whole days that fit, and no more', async () => {
+    const days = ['2026-03-01', '2026-03-01', '2026-03-02', '2026-03-02', '2026-03-03', '2026-03-03']
+    const { token } = await follow(digest, readsOver([]), undefined, 10)
+    const base = readsOver(days.map((day, i) => row(i + 1, day)))
+    const asked: string[] = []
+    const recording: ChangesReads = {
+      ...base,
+      findBookingsOfPeriod: async (...args) => { asked.push(`${args[4] ?? '-'}..${args[5] ?? '-'} ${args[6]}`); return await base.findBookingsOfPeriod(...args) },
+    }
+    const { pages } = await follow(digest, recording, token, 3)
+    expect(opsOf(pages)).to.deep.equal([['replace 2026-03-01..2026-03-01 [1,2]'], ['replace 2026-03-02..2026-03-02 [3,4]'], ['replace 2026-03-03..2026-03-31 [5,6]']])
+    expect(asked).to.deep.equal(['-..2026-03-01 4', '2026-03-01..2026-03-02 4', '2026-03-02..- 4'])
   })
 })

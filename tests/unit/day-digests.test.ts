@@ -1,8 +1,21 @@
 import { expect } from 'chai'
-import { dayOfNumber, MOST_EXACT_DAY_ROWS, periodDigestsOfDays } from '../../db/day-digests.ts'
-import { periodOfDay } from '../../db/booking-queries.ts'
+import { bookingRowCrcs, dayOfNumber, MOST_EXACT_DAY_ROWS, periodDigestsOfDays } from '../../db/day-digests.ts'
+import { periodOfDay, type BookingRow } from '../../db/booking-queries.ts'
 
 describe('day digests added up by period (db/day-digests.ts)', () => {
+  it('bookingRowCrcs: a NULL cell is not the text NULL, and each cell counts', () => {
+    const row: BookingRow = { id: 7, service_id: 1, status: 'booked', booking_date: '2026-01-05', time_from: '10:00:00', time_to: null, customer_name: 'A', customer_email: 'a@b', customer_phone: '1', note: null, created_at: '2026-01-01 00:00:00', service_post_name: 'cut' }
+    const crcs = (changed: Partial<BookingRow>) => {
+      const out = { crc: 0, reversed: 0 }
+      bookingRowCrcs({ ...row, ...changed }, { customer: false }, out)
+      return `${out.crc}:${out.reversed}`
+    }
+    const all = [crcs({}), crcs({ note: 'null' }), crcs({ note: 'NULL' }), crcs({ note: '' }), crcs({ time_to: '11:00:00' }), crcs({ status: 'pending' }), crcs({ id: 8 })]
+    expect(new Set(all).size, all.join(' ')).to.equal(all.length)
+    // Customer cells only where they are shown.
+    expect(crcs({ customer_name: 'B' })).to.equal(crcs({}))
+  })
+
   it('reads a day as booking_date + 0 gives it, the zero date and odd days kept as they are', () => {
     const days: Array<[number | string, string]> = [
       [20250101, '2025-01-01'], ['20251231', '2025-12-31'], [0, '0000-00-00'], [10101, '0001-01-01'],
