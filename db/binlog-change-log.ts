@@ -6,7 +6,7 @@
 // memory starts later. A question about an older position rewinds the one
 // reader to it (its server id allows one stream) and reads forward again.
 import { createPool, type Pool } from 'mysql2/promise'
-import { comparePositions, type BookingChanges, type ChangeLog, type ChangeLogState, type LogPosition } from './change-log.ts'
+import { comparePositions, type BookingChanges, type BookingChangesSoFar, type ChangeLog, type ChangeLogState, type LogPosition } from './change-log.ts'
 import type { MysqlTarget } from './connection-options.ts'
 import { followBinlog, type BinlogFollower, type FollowerEvent, type ReaderLog, type RewindResult } from './binlog-reader.ts'
 import { showLogStatus, type AskingConnection } from './binlog-requirements.ts'
@@ -214,6 +214,15 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
     }
   }
 
+  // Asked beside the server's position, not after it (server/domain/changes.ts): where the reader
+  // has read past `from` already, its answer up to there is as exact as one up to the server's.
+  const bookingsChangedSoFar = async (from: LogPosition): Promise<BookingChangesSoFar> => {
+    if (follower?.failed() || position === undefined || !covers(from) || comparePositions(position, from) < 0) return { kind: 'not-now' }
+    const between = memory!.between(from, position)
+    if (between.reset) return { kind: 'not-now' }
+    return { kind: 'changes', ids: between.ids, to: position }
+  }
+
   const answerWithRewinds = async (from: LogPosition, deadline: number, answer: () => BookingChanges | 'forgotten' | undefined): Promise<BookingChanges> => {
     for (let attempt = 0; attempt < 3; attempt++) {
       // Waiting starts in the rewind's own turn: the events read from `from` come in bursts, and
@@ -274,5 +283,5 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
     clearTimeout(timer)
   }
 
-  return { state, serverPosition, bookingsChanged, changedBetween, stop }
+  return { state, serverPosition, bookingsChanged, bookingsChangedSoFar, changedBetween, stop }
 }

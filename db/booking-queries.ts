@@ -349,12 +349,19 @@ export function compileBookingsAfterId(db: Db, filter: BookingFilter, columns: B
     .compile() as CompiledQuery<BookingRow>, [afterId, limit])
 }
 
-/** The matching bookings among `ids` (a page of a log delta, at most 1000): one statement, not cached (its shape is its length). */
+/**
+ * The matching bookings among `ids` (a page of a log delta, at most 1000): one statement. Its
+ * shape is its count of ids, so the list is filled up to the next power of two with its last id
+ * (the same rows): a dozen shapes, each compiled once, where a delta of one booking is mostly round trips.
+ */
 export function compileBookingsByIds(db: Db, filter: BookingFilter, columns: BookingColumns, ids: readonly number[]): CompiledQuery<BookingRow> {
-  return selectBookingColumns(db, columns)
-    .where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, filter))
-    .where('booking_calendar_bookings.id', 'in', ids.length === 0 ? [0] : [...ids])
-    .compile()
+  const listed = ids.length === 0 ? [0] : ids
+  const room = 2 ** Math.ceil(Math.log2(listed.length))
+  const filled = [...listed, ...new Array<number>(room - listed.length).fill(listed.at(-1)!)]
+  return compileFiltered(db, `by ${room} ids ${columns.customer}`, filter, (probe, slots) => selectBookingColumns(db, columns)
+    .where((eb) => matches(eb as unknown as ExpressionBuilder<Database, 'booking_calendar_bookings'>, probe))
+    .where('booking_calendar_bookings.id', 'in', slots as number[])
+    .compile() as CompiledQuery<BookingRow>, filled)
 }
 
 /**

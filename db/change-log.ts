@@ -32,6 +32,16 @@ export type BookingChanges =
   /** The reader could not read that far in time: the caller answers 503 with Retry-After. */
   | { kind: 'late' }
 
+/**
+ * What the reader has read after `from` so far, asked without waiting: the ids
+ * changed in (from, to], `to` where it has read to; 'not-now' when it has not
+ * read to `from`, no longer remembers it, or stopped. The caller then asks
+ * bookingsChanged, which waits, rewinds and says why.
+ */
+export type BookingChangesSoFar =
+  | { kind: 'changes'; ids: number[]; to: LogPosition }
+  | { kind: 'not-now' }
+
 export interface ChangeLogState {
   /** Where the reader has read to, at a transaction's end; undefined before it has read anything. */
   position?: LogPosition
@@ -47,6 +57,8 @@ export interface ChangeLog {
   serverPosition(): Promise<LogPosition>
   /** The booking ids changed in (from, to]; waits at most `timeoutMs` for the reader to read to `to`. */
   bookingsChanged(from: LogPosition, to: LogPosition, timeoutMs: number): Promise<BookingChanges>
+  /** The booking ids changed after `from` up to where the reader has read now: never waits, never rewinds. */
+  bookingsChangedSoFar(from: LogPosition): Promise<BookingChangesSoFar>
   /**
    * Whether anything an answer is made of changed in (from, to]: a booking, a
    * rule, a service's post, the site's time zone or start_of_week. 'unknown'

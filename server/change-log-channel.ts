@@ -5,7 +5,7 @@
 // tells every worker the source's status each second, for /readyz and /metrics.
 import type { Worker } from 'node:cluster'
 import { parentLink, sendToPrimary, sendToWorker, type PrimaryLink } from './ipc.ts'
-import type { BookingChanges, ChangeLog, ChangeLogState, LogPosition } from '../db/change-log.ts'
+import type { BookingChanges, BookingChangesSoFar, ChangeLog, ChangeLogState, LogPosition } from '../db/change-log.ts'
 import type { ChangesFeed, ChangesStatus } from './change-source.ts'
 import type { ChangesSource } from './domain/changes.ts'
 import { RestError } from './errors.ts'
@@ -18,6 +18,7 @@ type Call =
   | { call: 'source' }
   | { call: 'serverPosition' }
   | { call: 'bookingsChanged'; from: LogPosition; to: LogPosition; timeoutMs: number }
+  | { call: 'bookingsChangedSoFar'; from: LogPosition }
   | { call: 'changedBetween'; from: LogPosition; to: LogPosition; timeoutMs: number }
 
 type AskedMessage = { type: typeof ASKED; id: number } & Call
@@ -41,6 +42,7 @@ export function serveChangeLog(feed: ChangesFeed, everyMs = 1000): { attach(work
     if (source.kind !== 'log') throw new Error('the source is not the log')
     if (message.call === 'serverPosition') return await source.log.serverPosition()
     if (message.call === 'bookingsChanged') return await source.log.bookingsChanged(message.from, message.to, message.timeoutMs)
+    if (message.call === 'bookingsChangedSoFar') return await source.log.bookingsChangedSoFar(message.from)
     return await source.log.changedBetween(message.from, message.to, message.timeoutMs)
   }
   return {
@@ -106,6 +108,7 @@ export function askPrimaryForChanges(options: { marginMs?: number; primary?: Pri
     state: (): ChangeLogState => status.reader ?? { connected: false },
     serverPosition: () => ask<LogPosition>({ call: 'serverPosition' }, 10_000),
     bookingsChanged: (from, to, timeoutMs) => ask<BookingChanges>({ call: 'bookingsChanged', from, to, timeoutMs }, timeoutMs),
+    bookingsChangedSoFar: (from) => ask<BookingChangesSoFar>({ call: 'bookingsChangedSoFar', from }, 0),
     changedBetween: (from, to, timeoutMs) => ask<boolean | 'unknown'>({ call: 'changedBetween', from, to, timeoutMs }, timeoutMs),
     stop: async () => {},
   }

@@ -4,7 +4,8 @@
 // No req or res here; the reads are db/changes.ts's, passed in (ChangesReads).
 //
 // Why it is exact (docs/changes.md, "Why replaying is exact"): a log token is
-// the server's position taken before the rows were read: every change after
+// a position the server had passed before the rows were read (its own, or the
+// reader's where that is as far or further): every change after
 // it is in the next delta, and a row read later than the position is read again
 // then if it changed. A digest token holds each period's digest taken before
 // its rows, and the rows a page sends are digested as they go out: where every
@@ -15,7 +16,7 @@
 import type { Db } from '../../db/connect.ts'
 import type { BookingFilter } from '../../db/booking-filter.ts'
 import type { BookingColumns, BookingRow } from '../../db/booking-queries.ts'
-import type { ChangeLog, LogPosition } from '../../db/change-log.ts'
+import { comparePositions, type BookingChangesSoFar, type ChangeLog, type LogPosition } from '../../db/change-log.ts'
 import type { DatabaseServer } from '../../db/server-dialect.ts'
 import { countBookingsByDayOfPeriod, findBookingsAfterId, findBookingsByIds, findBookingsOfPeriod, findBookingsOfPeriodAfter, readLogPosition, readLogServer, readPeriodDigests } from '../../db/changes.ts'
 import { PeriodDigestSum } from '../../db/day-digests.ts'
@@ -103,6 +104,12 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
     : undefined
   // Awaited where it is used; a failure before that is not the place's to report.
   logPlace?.catch(() => {})
+  // A new delta also asks the reader at once what it has read since the token, beside the place
+  // rather than after it: where the reader has read to the server's position already (it mostly
+  // has), that answer is the delta's, and one trip between processes is off its way.
+  const soFar: Promise<BookingChangesSoFar> | undefined = source.kind === 'log' && sent?.ok && cursorKind === undefined && sent.token.position !== undefined
+    ? source.log.bookingsChangedSoFar(sent.token.position).catch(() => ({ kind: 'not-now' }))
+    : undefined
   const context = await options.context
   const base = { source: source.kind, filters, context, version: options.version } as const
 
@@ -123,7 +130,7 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   const cursor = token.cursor
   if (source.kind === 'log') {
     if (cursor?.kind === 'sync') return await syncPage(read, withoutCursor(token), cursor.afterId)
-    return await logDelta(read, source.log, token, cursor, options.logWaitMs, logPlace!)
+    return await logDelta(read, source.log, token, cursor, options.logWaitMs, logPlace!, soFar)
   }
   if (token.periods === undefined || (cursor !== undefined && cursor.kind !== 'digest-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
   if (cursor !== undefined) return await digestPages(read, token, cursor)
@@ -157,15 +164,20 @@ async function syncPage(read: DeltaRead, mark: ChangeToken, afterId: number): Pr
 
 async function logDelta(
   read: DeltaRead, log: ChangeLog, token: ChangeToken, cursor: ChangeCursor | undefined, waitMs: number, place: Promise<[string, LogPosition | undefined]>,
+  soFar: Promise<BookingChangesSoFar> | undefined,
 ): Promise<ChangesAnswer> {
   if (token.position === undefined || (cursor !== undefined && cursor.kind !== 'log-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
   // A page of a delta goes on over the same ids, to the token's end; a new delta runs to the server's position now.
   const from: LogPosition = cursor?.kind === 'log-delta' ? cursor.from : token.position
   const [server, now] = await place
-  const to = cursor?.kind === 'log-delta' ? token.position : now!
   if (server !== token.server) throw tokenExpired('the database server is not the one the token was made on')
   const offset = cursor?.kind === 'log-delta' ? cursor.offset : 0
-  const changed = await log.bookingsChanged(from, to, waitMs)
+  // A new delta runs to the server's position now, or past it where the reader had read further:
+  // a position the server had passed before any row is read, as a sync's is.
+  const early = await soFar
+  const reachedNow = early?.kind === 'changes' && comparePositions(early.to, now!) >= 0 ? early : undefined
+  const to = cursor?.kind === 'log-delta' ? token.position : reachedNow?.to ?? now!
+  const changed = reachedNow ?? await log.bookingsChanged(from, to, waitMs)
   if (changed.kind === 'expired') throw tokenExpired(changed.reason)
   if (changed.kind === 'late') throw new RestError(503, 'rest_database_unavailable', 'The database\'s log is not read up to now yet; try again in a moment.', { retryAfterSeconds: 2 })
   const ids = changed.ids.slice(offset, offset + read.perPage)

@@ -90,6 +90,19 @@ describeOwnServer('the binary log change log (log source)', 'it kills, freezes a
     expect(changeLog.state().position).to.deep.equal(to)
   })
 
+  it('says what it has read so far without waiting: the same ids as up to its position; not-now before `from` or a position it forgot', async () => {
+    const from = await changeLog.serverPosition()
+    const inserted = await insertBooking()
+    await sql(`UPDATE wp_booking_calendar_bookings SET note = 'so far' WHERE id = 2`)
+    const to = await changeLog.serverPosition()
+    await until('the reader has read to the server\'s position', 10_000, () => changeLog.state().position?.position === to.position)
+    expect(await changeLog.bookingsChangedSoFar(from)).to.deep.equal({ kind: 'changes', ids: [inserted, 2], to })
+    expect(await changeLog.bookingsChangedSoFar(to)).to.deep.equal({ kind: 'changes', ids: [], to })
+    // Ahead of where it has read, and from before where it started: it neither waits nor rewinds.
+    expect(await changeLog.bookingsChangedSoFar({ file: to.file, position: to.position + 1_000_000 })).to.deep.equal({ kind: 'not-now' })
+    expect(await changeLog.bookingsChangedSoFar(beforeStart)).to.deep.equal({ kind: 'not-now' })
+  })
+
   it('gives nothing for a rolled-back transaction, and (from, from] is empty', async () => {
     const from = await changeLog.serverPosition()
     await sql(`BEGIN; UPDATE wp_booking_calendar_bookings SET status = 'pending' WHERE id = 4; ROLLBACK;`)

@@ -58,7 +58,7 @@ function readsOver(rows: BookingRow[], server = '1:bin', position: () => Promise
 
 const db = {} as Db
 /** A log that holds no change, from any position to any other. */
-const quietLog: ChangeLog = { state: () => ({ connected: true }), serverPosition: async () => ({ file: 'bin.000001', position: 4 }), bookingsChanged: async () => ({ kind: 'changes', ids: [] }), changedBetween: async () => 'unknown', stop: async () => {} }
+const quietLog: ChangeLog = { state: () => ({ connected: true }), serverPosition: async () => ({ file: 'bin.000001', position: 4 }), bookingsChanged: async () => ({ kind: 'changes', ids: [] }), bookingsChangedSoFar: async () => ({ kind: 'not-now' }), changedBetween: async () => 'unknown', stop: async () => {} }
 const options = { mapping: bookingMapping(zoneFromOptions('Europe/Berlin', ''), false), context: 'ctx', version: 'v', logWaitMs: 100 }
 const digest: ChangesSource = { kind: 'digest' }
 
@@ -278,7 +278,7 @@ describe('answerChanges over bookings in memory', () => {
       serverPosition: async () => { throw new Error('the position is read on the worker\'s own connection, not asked of the reader') },
       bookingsChanged: async (from, to) => (from.position === 100 && to.position === 200 ? { kind: 'changes', ids: [3, 2, 9, 1] }
       : from.position === 200 && to.position === 300 ? { kind: 'changes', ids: [1] } : { kind: 'changes', ids: [] }),
-      changedBetween: async () => 'unknown',
+      bookingsChangedSoFar: async () => ({ kind: 'not-now' }), changedBetween: async () => 'unknown',
       stop: async () => {},
     }
     const source: ChangesSource = { kind: 'log', log }
@@ -296,7 +296,7 @@ describe('answerChanges over bookings in memory', () => {
   it('a log delta whose start the log no longer holds is 410; one the reader cannot reach in time is 503', async () => {
     const position = { file: 'bin.000001', position: 100 }
     let answer: Awaited<ReturnType<ChangeLog['bookingsChanged']>> = { kind: 'expired', reason: 'purged' }
-    const log: ChangeLog = { state: () => ({ connected: true }), serverPosition: async () => position, bookingsChanged: async () => answer, changedBetween: async () => 'unknown', stop: async () => {} }
+    const log: ChangeLog = { state: () => ({ connected: true }), serverPosition: async () => position, bookingsChanged: async () => answer, bookingsChangedSoFar: async () => ({ kind: 'not-now' }), changedBetween: async () => 'unknown', stop: async () => {} }
     const { token } = await follow({ kind: 'log', log }, readsOver([]), undefined, 10)
     const status = async () => answerChanges(db, { kind: 'log', log }, { since: token, per_page: 10 }, options, readsOver([])).then(() => 200, (error: { status: number }) => error.status)
     expect(await status()).to.equal(410)
@@ -311,7 +311,7 @@ describe('answerChanges over bookings in memory', () => {
   })
 
   it('a token of one source is 410 in the other', async () => {
-    const log: ChangeLog = { state: () => ({ connected: true }), serverPosition: async () => ({ file: 'b.1', position: 4 }), bookingsChanged: async () => ({ kind: 'changes', ids: [] }), changedBetween: async () => 'unknown', stop: async () => {} }
+    const log: ChangeLog = { state: () => ({ connected: true }), serverPosition: async () => ({ file: 'b.1', position: 4 }), bookingsChanged: async () => ({ kind: 'changes', ids: [] }), bookingsChangedSoFar: async () => ({ kind: 'not-now' }), changedBetween: async () => 'unknown', stop: async () => {} }
     const { token } = await follow(digest, readsOver([]), undefined, 10)
     const status = await answerChanges(db, { kind: 'log', log }, { since: token, per_page: 10 }, options, readsOver([])).then(() => 200, (error: { status: number }) => error.status)
     expect(status).to.equal(410)
@@ -326,7 +326,7 @@ describe('answerChanges: what it asks the log, and when', () => {
       state: () => ({ connected: true }),
       serverPosition: async () => { throw new Error('the position is read on the worker\'s own connection, not asked of the reader') },
       bookingsChanged: async () => { asked.changes++; return { kind: 'changes', ids } },
-      changedBetween: async () => 'unknown',
+      bookingsChangedSoFar: async () => ({ kind: 'not-now' }), changedBetween: async () => 'unknown',
       stop: async () => {},
     }
     const position = async (): Promise<LogPosition> => ({ file: 'bin.000001', position: 100 + asked.position++ })
@@ -348,6 +348,52 @@ describe('answerChanges: what it asks the log, and when', () => {
     const { pages } = await follow({ kind: 'log', log }, readsOver(rows, '1:bin', position), token, 1)
     expect(opsOf(pages)).to.deep.equal([['upsert 3'], ['upsert 2'], ['upsert 1']])
     expect(asked).to.deep.equal({ position: 2, changes: 3 })
+  })
+
+  it('a new delta takes what the reader has read where it reaches the server\'s position; where it does not, it asks and waits', async () => {
+    const rows = [row(1, '2026-01-02'), row(2, '2026-01-03'), row(3, '2026-01-04')]
+    let serverAt = 100
+    const at = (position: number): LogPosition => ({ file: 'bin.000001', position })
+    let reader: { to: number; ids: number[] } | undefined
+    const asked: string[] = []
+    const log: ChangeLog = {
+      state: () => ({ connected: true }),
+      serverPosition: async () => { throw new Error('the position is read on the worker\'s own connection, not asked of the reader') },
+      // What the log holds: the same ids for (100, 105] as the reader's answer, for the later pages of that delta.
+      bookingsChanged: async (from, to) => {
+        asked.push(`changed ${from.position}..${to.position}`)
+        return { kind: 'changes', ids: from.position === 100 && to.position === 105 ? [2, 1] : [3] }
+      },
+      bookingsChangedSoFar: async (from) => {
+        asked.push(`so far ${from.position}`)
+        return reader === undefined ? { kind: 'not-now' } : { kind: 'changes', ids: reader.ids, to: at(reader.to) }
+      },
+      changedBetween: async () => 'unknown',
+      stop: async () => {},
+    }
+    const reads = readsOver(rows, '1:bin', async () => at(serverAt))
+    const { token } = await follow({ kind: 'log', log }, reads, undefined, 10)
+    expect(asked, 'a sync asks the reader nothing').to.deep.equal([])
+    // The reader has read past the server's position as the worker read it: its answer, and its end the next token's.
+    serverAt = 101
+    reader = { to: 105, ids: [2, 1] }
+    const past = await follow({ kind: 'log', log }, reads, token, 1)
+    expect(opsOf(past.pages)).to.deep.equal([['upsert 2'], ['upsert 1']])
+    expect(asked, 'a later page asks the log for the same span, not the reader for more').to.deep.equal(['so far 100', 'changed 100..105'])
+    // Exactly at it: the same.
+    serverAt = 110
+    reader = { to: 110, ids: [1] }
+    const exactly = await follow({ kind: 'log', log }, reads, past.token, 10)
+    expect(opsOf(exactly.pages)).to.deep.equal([['upsert 1']])
+    // Behind it, or not able to say: the reader is asked up to the server's position, and waited for.
+    serverAt = 120
+    reader = { to: 119, ids: [2] }
+    const behind = await follow({ kind: 'log', log }, reads, exactly.token, 10)
+    expect(opsOf(behind.pages)).to.deep.equal([['upsert 3']])
+    reader = undefined
+    serverAt = 130
+    await follow({ kind: 'log', log }, reads, behind.token, 10)
+    expect(asked).to.deep.equal(['so far 100', 'changed 100..105', 'so far 105', 'so far 110', 'changed 110..120', 'so far 120', 'changed 120..130'])
   })
 
   it('a position that cannot be read is 503 with Retry-After (log_bin turned off, a privilege taken); the server\'s own time limit, 504', async () => {
@@ -390,7 +436,7 @@ describe('answerChanges: what it asks the log, and when', () => {
 })
 
 describe('answerChanges: tokens, filters and cursors', () => {
-  const log: ChangeLog = { state: () => ({ connected: true }), serverPosition: async () => ({ file: 'b.000001', position: 4 }), bookingsChanged: async () => ({ kind: 'changes', ids: [] }), changedBetween: async () => 'unknown', stop: async () => {} }
+  const log: ChangeLog = { state: () => ({ connected: true }), serverPosition: async () => ({ file: 'b.000001', position: 4 }), bookingsChanged: async () => ({ kind: 'changes', ids: [] }), bookingsChangedSoFar: async () => ({ kind: 'not-now' }), changedBetween: async () => 'unknown', stop: async () => {} }
   const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (error: { status: number; code: string; message: string; extra?: { params?: Record<string, string> } }) => error)
 
   it('a token refused is 400 rest_invalid_param naming since; an expired one 410 with its reason and what to do', async () => {

@@ -10,6 +10,7 @@ import { compileBookingsQuery, compileRulesQuery } from '../../server/tools.ts'
 import { forceIndex } from '../../db/index-hints.ts'
 import { pickBookingDateIndex, pickServiceDateIndex } from '../../db/booking-indexes.ts'
 import { CompiledShapes, ShapeMismatchError } from '../../db/compiled-shapes.ts'
+import { compileBookingsByIds } from '../../db/booking-queries.ts'
 
 // Compiling never connects: the pool points nowhere and is never asked for a connection.
 const newDb = () => new Kysely<Database>({
@@ -49,6 +50,26 @@ describe('compiled shapes of the bookings query', () => {
     const texts = new Set(pairs.map(([filter]) => compileBookingsQuery(db, filter, 'booking').sql))
     expect(texts.size).to.equal(pairs.length - 1) // {} and {} are one shape
     expect(compileBookingsQuery(db, { statuses: ['a'] }, 'booking').sql).to.not.equal(compileBookingsQuery(db, { statuses: ['a', 'b'] }, 'booking').sql)
+  })
+})
+
+describe('compiled shapes of a log delta\'s bookings by id', () => {
+  it('one query a power of two of ids, the list filled with its last id: the same rows, each shape compiled once', () => {
+    const db = newDb()
+    const filter: BookingFilter = { statuses: ['booked'], bookingDate: { from: '2026-01-01', to: '2026-12-31' } }
+    const columns = { customer: false }
+    // After the join's post type, the status and the two dates.
+    const idsOf = (query: { parameters: readonly unknown[] }) => query.parameters.slice(4)
+    expect(idsOf(compileBookingsByIds(db, filter, columns, [7]))).to.deep.equal([7])
+    expect(idsOf(compileBookingsByIds(db, filter, columns, [7, 3, 9]))).to.deep.equal([7, 3, 9, 9])
+    expect(idsOf(compileBookingsByIds(db, filter, columns, [1, 2, 3, 4]))).to.deep.equal([1, 2, 3, 4])
+    expect(idsOf(compileBookingsByIds(db, filter, columns, []))).to.deep.equal([0])
+    // Another set of the same count: the cached text with its own values, as Kysely would build it afresh.
+    const again = compileBookingsByIds(db, { statuses: ['pending'], bookingDate: { from: '2025-01-01', to: '2025-12-31' } }, columns, [5, 6, 8])
+    const fresh = compileBookingsByIds(newDb(), { statuses: ['pending'], bookingDate: { from: '2025-01-01', to: '2025-12-31' } }, columns, [5, 6, 8])
+    expect(again).to.deep.include({ sql: fresh.sql, parameters: fresh.parameters })
+    expect(again.parameters).to.deep.equal(['bc_service', 'pending', '2025-01-01', '2025-12-31', 5, 6, 8, 8])
+    expect(compileBookingsByIds(db, filter, { customer: true }, [7]).sql).to.not.equal(compileBookingsByIds(db, filter, columns, [7]).sql)
   })
 })
 
