@@ -105,10 +105,17 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   // Awaited where it is used; a failure before that is not the place's to report.
   logPlace?.catch(() => {})
   // A new delta also asks the reader at once what it has read since the token, beside the place
-  // rather than after it: where the reader has read to the server's position already (it mostly
-  // has), that answer is the delta's, and one trip between processes is off its way.
-  const soFar: Promise<BookingChangesSoFar> | undefined = source.kind === 'log' && sent?.ok && cursorKind === undefined && sent.token.position !== undefined
-    ? source.log.bookingsChangedSoFar(sent.token.position).catch(() => ({ kind: 'not-now' }))
+  // rather than after it, and reads its first page of bookings as soon as the reader answers:
+  // where the reader has read to the server's position already (it mostly has), that answer and
+  // those rows are the delta's, and a trip between processes and a statement are off its way.
+  const early: Promise<EarlyDelta | undefined> | undefined = source.kind === 'log' && sent?.ok && cursorKind === undefined && sent.token.position !== undefined
+    ? source.log.bookingsChangedSoFar(sent.token.position).then((answer) => {
+      if (answer.kind !== 'changes') return undefined
+      const rows = readRowsOf(read, answer.ids.slice(0, read.perPage))
+      // Awaited where the answer is taken; unheard where it is not.
+      rows.catch(() => {})
+      return { answer, rows }
+    }, () => undefined)
     : undefined
   const context = await options.context
   const base = { source: source.kind, filters, context, version: options.version } as const
@@ -130,7 +137,7 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   const cursor = token.cursor
   if (source.kind === 'log') {
     if (cursor?.kind === 'sync') return await syncPage(read, withoutCursor(token), cursor.afterId)
-    return await logDelta(read, source.log, token, cursor, options.logWaitMs, logPlace!, soFar)
+    return await logDelta(read, source.log, token, cursor, options.logWaitMs, logPlace!, early)
   }
   if (token.periods === undefined || (cursor !== undefined && cursor.kind !== 'digest-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
   if (cursor !== undefined) return await digestPages(read, token, cursor)
@@ -164,7 +171,7 @@ async function syncPage(read: DeltaRead, mark: ChangeToken, afterId: number): Pr
 
 async function logDelta(
   read: DeltaRead, log: ChangeLog, token: ChangeToken, cursor: ChangeCursor | undefined, waitMs: number, place: Promise<[string, LogPosition | undefined]>,
-  soFar: Promise<BookingChangesSoFar> | undefined,
+  early: Promise<EarlyDelta | undefined> | undefined,
 ): Promise<ChangesAnswer> {
   if (token.position === undefined || (cursor !== undefined && cursor.kind !== 'log-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
   // A page of a delta goes on over the same ids, to the token's end; a new delta runs to the server's position now.
@@ -174,14 +181,14 @@ async function logDelta(
   const offset = cursor?.kind === 'log-delta' ? cursor.offset : 0
   // A new delta runs to the server's position now, or past it where the reader had read further:
   // a position the server had passed before any row is read, as a sync's is.
-  const early = await soFar
-  const reachedNow = early?.kind === 'changes' && comparePositions(early.to, now!) >= 0 ? early : undefined
-  const to = cursor?.kind === 'log-delta' ? token.position : reachedNow?.to ?? now!
-  const changed = reachedNow ?? await log.bookingsChanged(from, to, waitMs)
+  const soFar = await early
+  const reachedNow = soFar !== undefined && comparePositions(soFar.answer.to, now!) >= 0 ? soFar : undefined
+  const to = cursor?.kind === 'log-delta' ? token.position : reachedNow?.answer.to ?? now!
+  const changed = reachedNow?.answer ?? await log.bookingsChanged(from, to, waitMs)
   if (changed.kind === 'expired') throw tokenExpired(changed.reason)
   if (changed.kind === 'late') throw new RestError(503, 'rest_database_unavailable', 'The database\'s log is not read up to now yet; try again in a moment.', { retryAfterSeconds: 2 })
   const ids = changed.ids.slice(offset, offset + read.perPage)
-  const rows = ids.length === 0 ? [] : await read.reads.findBookingsByIds(read.db, read.filter, read.columns, ids)
+  const rows = await (reachedNow?.rows ?? readRowsOf(read, ids))
   const byId = new Map(rows.map((row) => [row.id, row]))
   const changes: ChangeOperation[] = ids.map((id) => {
     const row = byId.get(id)
@@ -192,6 +199,17 @@ async function logDelta(
     ? { ...withoutCursor(token), position: to, cursor: { kind: 'log-delta', from, offset: offset + read.perPage } }
     : { ...withoutCursor(token), position: to }
   return { changes, more, next: encodeChangeToken(next) }
+}
+
+/** What the reader had read since a new log delta's token, and the rows of its first page, read as soon as it answered. */
+interface EarlyDelta {
+  answer: Extract<BookingChangesSoFar, { kind: 'changes' }>
+  rows: Promise<BookingRow[]>
+}
+
+/** The bookings among `ids` that match (a page of a log delta); none asked for none. */
+async function readRowsOf(read: DeltaRead, ids: number[]): Promise<BookingRow[]> {
+  return ids.length === 0 ? [] : await read.reads.findBookingsByIds(read.db, read.filter, read.columns, ids)
 }
 
 /** Where the digest source's pages stand: a digest-delta cursor, its kind aside. */

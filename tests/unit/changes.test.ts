@@ -396,6 +396,48 @@ describe('answerChanges: what it asks the log, and when', () => {
     expect(asked).to.deep.equal(['so far 100', 'changed 100..105', 'so far 105', 'so far 110', 'changed 110..120', 'so far 120', 'changed 120..130'])
   })
 
+  it('a new delta reads its first page as soon as the reader answers, not after the server\'s position; a reader behind has its page read again', async () => {
+    const rows = [row(1, '2026-01-02'), row(2, '2026-01-03')]
+    const at = (position: number): LogPosition => ({ file: 'bin.000001', position })
+    const order: string[] = []
+    let serverAt = 100
+    let readerTo = 100
+    const log: ChangeLog = {
+      state: () => ({ connected: true }),
+      serverPosition: async () => { throw new Error('the position is read on the worker\'s own connection, not asked of the reader') },
+      bookingsChanged: async () => { order.push('changed'); return { kind: 'changes', ids: [1] } },
+      bookingsChangedSoFar: async () => { order.push('so far'); return { kind: 'changes', ids: [2], to: at(readerTo) } },
+      changedBetween: async () => 'unknown',
+      stop: async () => {},
+    }
+    const base = readsOver(rows, '1:bin', async () => at(serverAt))
+    // While a delta runs, the server's position comes only once a page's bookings are asked for (or after 500 ms).
+    let holding = false
+    let release = () => {}
+    const reads: ChangesReads = {
+      ...base,
+      findBookingsByIds: async (...args) => { order.push(`by ids ${args[3].join(',')}`); release(); return await base.findBookingsByIds(...args) },
+      readLogPosition: async (db) => {
+        if (holding) await new Promise<void>((resolve) => { release = resolve; setTimeout(resolve, 500) })
+        order.push('position')
+        return await base.readLogPosition(db)
+      },
+    }
+    const { token } = await follow({ kind: 'log', log }, reads, undefined, 10)
+    holding = true
+    order.length = 0
+    serverAt = 100
+    const ahead = await follow({ kind: 'log', log }, reads, token, 10)
+    expect(opsOf(ahead.pages)).to.deep.equal([['upsert 2']])
+    expect(order).to.deep.equal(['so far', 'by ids 2', 'position'])
+    order.length = 0
+    serverAt = 110
+    readerTo = 109
+    const behind = await follow({ kind: 'log', log }, reads, ahead.token, 10)
+    expect(opsOf(behind.pages)).to.deep.equal([['upsert 1']])
+    expect(order).to.deep.equal(['so far', 'by ids 2', 'position', 'changed', 'by ids 1'])
+  })
+
   it('a position that cannot be read is 503 with Retry-After (log_bin turned off, a privilege taken); the server\'s own time limit, 504', async () => {
     const { log } = countingLog([])
     const refusal = (position: () => Promise<LogPosition>) => answerChanges(db, { kind: 'log', log }, { per_page: 10 }, options, readsOver([], '1:bin', position))
