@@ -117,6 +117,13 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
       return { answer, rows }
     }, () => undefined)
     : undefined
+  // The digest source's sync or new delta reads every period's digest first, nearly all of its
+  // time: asked at once, beside the services' slugs that the context (and the token's check) waits for.
+  const digestsNow = source.kind === 'digest' && (sent === undefined || (sent.ok && sent.token.source === 'digest' && cursorKind === undefined))
+    ? readDigests(read)
+    : undefined
+  // Awaited where it is used; a token refused before that is the answer.
+  digestsNow?.catch(() => {})
   const context = await options.context
   const base = { source: source.kind, filters, context, version: options.version } as const
 
@@ -124,7 +131,7 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
     // The start of a sync: what the client will stand on, read before its first row.
     if (logPlace !== undefined) return await syncPage(read, await logPlace.then(([server, position]) => ({ ...base, server, position: position! })), 0)
     // The digest source's sync: every period the digests name, in order, each page's rows digested as they go.
-    const mark: ChangeToken = { ...base, periods: await readDigests(read) }
+    const mark: ChangeToken = { ...base, periods: await digestsNow! }
     return await digestPages(read, mark, { periods: [...mark.periods!.keys()].sort((a, b) => a - b), sync: true })
   }
   const verdict = sent.ok ? checkChangeToken(sent.token, { filters, context, version: options.version }) : sent
@@ -142,7 +149,7 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   if (token.periods === undefined || (cursor !== undefined && cursor.kind !== 'digest-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
   if (cursor !== undefined) return await digestPages(read, token, cursor)
   // A new delta: the periods whose digests differ now (every period, where the token is unverified), replaced whole.
-  const target = await readDigests(read)
+  const target = await digestsNow!
   const periods = token.unverified ? [...new Set([...token.periods.keys(), ...target.keys()])].sort((a, b) => a - b) : changedPeriods(token.periods, target)
   return await digestPages(read, { ...withoutCursor(token), periods: target, unverified: undefined }, { periods })
 }

@@ -438,6 +438,29 @@ describe('answerChanges: what it asks the log, and when', () => {
     expect(order).to.deep.equal(['so far', 'by ids 2', 'position', 'changed', 'by ids 1'])
   })
 
+  it('the digest source reads the periods\' digests at once, not after the services\' slugs; a token refused is refused all the same', async () => {
+    const rows = [row(1, '2026-01-02'), row(2, '2026-01-03')]
+    const base = readsOver(rows)
+    const order: string[] = []
+    let release = () => {}
+    const reads: ChangesReads = { ...base, readPeriodDigests: async (...args) => { order.push('digests'); release(); return await base.readPeriodDigests(...args) } }
+    // The context (the services' slugs) comes only once the digests are asked for, or after 500 ms.
+    const slowContext = () => new Promise<string>((resolve) => {
+      release = () => { order.push('context'); resolve('ctx') }
+      setTimeout(() => { order.push('context'); resolve('ctx') }, 500)
+    })
+    const ask = (since: string | undefined, filters: Filters = {}) => answerChanges(db, digest, { since, per_page: 10, ...filters }, { ...options, context: slowContext() }, reads)
+    const sync = await ask(undefined)
+    expect(order).to.deep.equal(['digests', 'context'])
+    order.length = 0
+    const delta = await ask(sync.next)
+    expect(delta.changes).to.deep.equal([])
+    expect(order).to.deep.equal(['digests', 'context'])
+    order.length = 0
+    const refused = await ask(sync.next, { status: ['booked'] }).then(() => 200, (error: { status: number }) => error.status)
+    expect(refused).to.equal(400)
+  })
+
   it('a position that cannot be read is 503 with Retry-After (log_bin turned off, a privilege taken); the server\'s own time limit, 504', async () => {
     const { log } = countingLog([])
     const refusal = (position: () => Promise<LogPosition>) => answerChanges(db, { kind: 'log', log }, { per_page: 10 }, options, readsOver([], '1:bin', position))
