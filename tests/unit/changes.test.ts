@@ -310,11 +310,23 @@ describe('answerChanges over bookings in memory', () => {
     expect(other).to.equal(410)
   })
 
-  it('a token of one source is 410 in the other', async () => {
-    const log: ChangeLog = { state: () => ({ connected: true }), serverPosition: async () => ({ file: 'b.1', position: 4 }), bookingsChanged: async () => ({ kind: 'changes', ids: [] }), bookingsChangedSoFar: async () => ({ kind: 'not-now' }), changedBetween: async () => 'unknown', stop: async () => {} }
-    const { token } = await follow(digest, readsOver([]), undefined, 10)
-    const status = await answerChanges(db, { kind: 'log', log }, { since: token, per_page: 10 }, options, readsOver([])).then(() => 200, (error: { status: number }) => error.status)
-    expect(status).to.equal(410)
+  it('a token of one source is 410 in the other, and neither the reader nor the digests are asked for it', async () => {
+    const asked: string[] = []
+    const log: ChangeLog = {
+      state: () => ({ connected: true }), serverPosition: async () => ({ file: 'b.1', position: 4 }), bookingsChanged: async () => ({ kind: 'changes', ids: [] }),
+      bookingsChangedSoFar: async () => { asked.push('reader'); return { kind: 'not-now' } }, changedBetween: async () => 'unknown', stop: async () => {},
+    }
+    const base = readsOver([])
+    const reads: ChangesReads = { ...base, readPeriodDigests: async (...args) => { asked.push('digests'); return await base.readPeriodDigests(...args) } }
+    const digestToken = (await follow(digest, readsOver([]), undefined, 10)).token
+    const logToken = (await follow({ kind: 'log', log }, readsOver([]), undefined, 10)).token
+    const status = (source: ChangesSource, since: string) => answerChanges(db, source, { since, per_page: 10 }, options, reads).then(() => 200, (error: { status: number }) => error.status)
+    expect(await status({ kind: 'log', log }, digestToken)).to.equal(410)
+    expect(await status(digest, logToken)).to.equal(410)
+    // A token this service did not make: 400, and nothing read for it either.
+    expect(await status(digest, 'nonsense')).to.equal(400)
+    expect(await status({ kind: 'log', log }, 'nonsense')).to.equal(400)
+    expect(asked).to.deep.equal([])
   })
 })
 
@@ -371,7 +383,8 @@ describe('answerChanges: what it asks the log, and when', () => {
       changedBetween: async () => 'unknown',
       stop: async () => {},
     }
-    const reads = readsOver(rows, '1:bin', async () => at(serverAt))
+    const base = readsOver(rows, '1:bin', async () => at(serverAt))
+    const reads: ChangesReads = { ...base, findBookingsByIds: async (...args) => { asked.push(`read ${args[3].join(',')}`); return await base.findBookingsByIds(...args) } }
     const { token } = await follow({ kind: 'log', log }, reads, undefined, 10)
     expect(asked, 'a sync asks the reader nothing').to.deep.equal([])
     // The reader has read past the server's position as the worker read it: its answer, and its end the next token's.
@@ -379,7 +392,8 @@ describe('answerChanges: what it asks the log, and when', () => {
     reader = { to: 105, ids: [2, 1] }
     const past = await follow({ kind: 'log', log }, reads, token, 1)
     expect(opsOf(past.pages)).to.deep.equal([['upsert 2'], ['upsert 1']])
-    expect(asked, 'a later page asks the log for the same span, not the reader for more').to.deep.equal(['so far 100', 'changed 100..105'])
+    expect(asked, 'the first page reads its own bookings only; a later page asks the log for the same span, not the reader for more').to.deep.equal(['so far 100', 'read 2', 'changed 100..105', 'read 1'])
+    asked.length = 0
     // Exactly at it: the same.
     serverAt = 110
     reader = { to: 110, ids: [1] }
@@ -393,7 +407,7 @@ describe('answerChanges: what it asks the log, and when', () => {
     reader = undefined
     serverAt = 130
     await follow({ kind: 'log', log }, reads, behind.token, 10)
-    expect(asked).to.deep.equal(['so far 100', 'changed 100..105', 'so far 105', 'so far 110', 'changed 110..120', 'so far 120', 'changed 120..130'])
+    expect(asked).to.deep.equal(['so far 105', 'read 1', 'so far 110', 'read 2', 'changed 110..120', 'read 3', 'so far 120', 'changed 120..130', 'read 3'])
   })
 
   it('a new delta reads its first page as soon as the reader answers, not after the server\'s position; a reader behind has its page read again', async () => {
@@ -459,6 +473,24 @@ describe('answerChanges: what it asks the log, and when', () => {
     order.length = 0
     const refused = await ask(sync.next, { status: ['booked'] }).then(() => 200, (error: { status: number }) => error.status)
     expect(refused).to.equal(400)
+  })
+
+  it('the digests are read on the first page of a sync or a delta only, and never in the log source', async () => {
+    const rows = [row(1, '2026-01-02'), row(2, '2026-01-03'), row(3, '2026-01-04')]
+    let digestReads = 0
+    const base = readsOver(rows)
+    const reads: ChangesReads = { ...base, readPeriodDigests: async (...args) => { digestReads++; return await base.readPeriodDigests(...args) } }
+    const sync = await follow(digest, reads, undefined, 1)
+    expect(sync.pages).to.have.length(3)
+    expect(digestReads, 'a digest sync of three pages').to.equal(1)
+    rows.splice(0, rows.length, row(1, '2026-01-02', 'reject'), row(2, '2026-01-03', 'reject'), row(3, '2026-01-04', 'reject'))
+    const delta = await follow(digest, reads, sync.token, 1)
+    expect(delta.pages).to.have.length(3)
+    expect(digestReads, 'and a digest delta of three pages').to.equal(2)
+    const { log } = countingLog([3, 2, 1])
+    const logSync = await follow({ kind: 'log', log }, reads, undefined, 1)
+    await follow({ kind: 'log', log }, reads, logSync.token, 1)
+    expect(digestReads, 'the log source').to.equal(2)
   })
 
   it('a position that cannot be read is 503 with Retry-After (log_bin turned off, a privilege taken); the server\'s own time limit, 504', async () => {
