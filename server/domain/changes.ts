@@ -119,7 +119,9 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
     : undefined
   // The digest source's sync or new delta reads every period's digest first, nearly all of its
   // time: asked at once, beside the services' slugs that the context (and the token's check) waits for.
-  const digestsNow = source.kind === 'digest' && (sent === undefined || (sent.ok && sent.token.source === 'digest' && cursorKind === undefined))
+  // Not for a token that will be refused whatever the context (other filters, another version): a
+  // read of every digest for nothing, and after each upgrade for every client's first delta.
+  const digestsNow = source.kind === 'digest' && (sent === undefined || (sent.ok && sent.token.source === 'digest' && cursorKind === undefined && sent.token.filters === filters && sent.token.version === options.version))
     ? readDigests(read)
     : undefined
   // Awaited where it is used; a token refused before that is the answer.
@@ -189,7 +191,9 @@ async function logDelta(
   // A new delta runs to the server's position now, or past it where the reader had read further:
   // a position the server had passed before any row is read, as a sync's is.
   const soFar = await early
-  const reachedNow = soFar !== undefined && comparePositions(soFar.answer.to, now!) >= 0 ? soFar : undefined
+  // Never for a token ahead of the server's position (the log reset, or another server's): the
+  // reader, not yet reconnected, may still stand past it in the old log; bookingsChanged says 410.
+  const reachedNow = soFar !== undefined && comparePositions(from, now!) <= 0 && comparePositions(soFar.answer.to, now!) >= 0 ? soFar : undefined
   const to = cursor?.kind === 'log-delta' ? token.position : reachedNow?.answer.to ?? now!
   const changed = reachedNow?.answer ?? await log.bookingsChanged(from, to, waitMs)
   if (changed.kind === 'expired') throw tokenExpired(changed.reason)

@@ -374,6 +374,7 @@ describe('answerChanges: what it asks the log, and when', () => {
       // What the log holds: the same ids for (100, 105] as the reader's answer, for the later pages of that delta.
       bookingsChanged: async (from, to) => {
         asked.push(`changed ${from.position}..${to.position}`)
+        if (from.position > to.position) return { kind: 'expired', reason: 'the position is ahead of the server\'s log' }
         return { kind: 'changes', ids: from.position === 100 && to.position === 105 ? [2, 1] : [3] }
       },
       bookingsChangedSoFar: async (from) => {
@@ -408,6 +409,15 @@ describe('answerChanges: what it asks the log, and when', () => {
     serverAt = 130
     await follow({ kind: 'log', log }, reads, behind.token, 10)
     expect(asked).to.deep.equal(['so far 105', 'read 1', 'so far 110', 'read 2', 'changed 110..120', 'read 3', 'so far 120', 'changed 120..130', 'read 3'])
+    // The server's log reset (or another server's with the same name) while the reader still stands
+    // in the old one, past the token: not the reader's answer, but 410 from the log.
+    asked.length = 0
+    const last = (await follow({ kind: 'log', log }, reads, behind.token, 10)).token
+    serverAt = 20
+    reader = { to: 500, ids: [1] }
+    const reset = await answerChanges(db, { kind: 'log', log }, { since: last, per_page: 10 }, options, reads).then(() => 200, (error: { status: number }) => error.status)
+    expect(reset).to.equal(410)
+    expect(asked.at(-1)).to.equal('changed 130..20')
   })
 
   it('a new delta reads its first page as soon as the reader answers, not after the server\'s position; a reader behind has its page read again', async () => {
@@ -460,8 +470,12 @@ describe('answerChanges: what it asks the log, and when', () => {
     const reads: ChangesReads = { ...base, readPeriodDigests: async (...args) => { order.push('digests'); release(); return await base.readPeriodDigests(...args) } }
     // The context (the services' slugs) comes only once the digests are asked for, or after 500 ms.
     const slowContext = () => new Promise<string>((resolve) => {
-      release = () => { order.push('context'); resolve('ctx') }
-      setTimeout(() => { order.push('context'); resolve('ctx') }, 500)
+      const timer = setTimeout(() => release(), 500)
+      release = () => {
+        clearTimeout(timer)
+        order.push('context')
+        resolve('ctx')
+      }
     })
     const ask = (since: string | undefined, filters: Filters = {}) => answerChanges(db, digest, { since, per_page: 10, ...filters }, { ...options, context: slowContext() }, reads)
     const sync = await ask(undefined)
@@ -473,6 +487,10 @@ describe('answerChanges: what it asks the log, and when', () => {
     order.length = 0
     const refused = await ask(sync.next, { status: ['booked'] }).then(() => 200, (error: { status: number }) => error.status)
     expect(refused).to.equal(400)
+    // Nor are they read for a token of other filters, or of another version of the service.
+    const upgraded = await answerChanges(db, digest, { since: sync.next, per_page: 10 }, { ...options, version: 'v2', context: slowContext() }, reads).then(() => 200, (error: { status: number }) => error.status)
+    expect(upgraded).to.equal(410)
+    expect(order).to.deep.equal(['context', 'context'])
   })
 
   it('the digests are read on the first page of a sync or a delta only, and never in the log source', async () => {
