@@ -9,7 +9,7 @@ import { createPool, type Pool } from 'mysql2/promise'
 import { comparePositions, type BookingChanges, type BookingChangesSoFar, type ChangeLog, type ChangeLogState, type LogPosition } from './change-log.ts'
 import type { MysqlTarget } from './connection-options.ts'
 import { followBinlog, type BinlogFollower, type FollowerEvent, type ReaderLog, type RewindResult } from './binlog-reader.ts'
-import { showLogStatus, type AskingConnection } from './binlog-requirements.ts'
+import { readVisibleLogPosition } from './binlog-requirements.ts'
 import { TransactionMemory } from './transaction-memory.ts'
 
 export interface BinlogChangeLogOptions {
@@ -41,7 +41,6 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
   const pool: Pool = createPool({ ...options.target, connectionLimit: 2, connectTimeout: statementTimeoutMs })
   // Errors of idle connections (the server killed or restarted) are the next query's to report.
   pool.on('connection', (connection) => { connection.on('error', () => undefined) })
-  const asking: AskingConnection = { query: (sql) => pool.query({ sql, timeout: statementTimeoutMs }) }
 
   let position: LogPosition | undefined
   let memory: TransactionMemory | undefined
@@ -57,11 +56,20 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
 
   const notify = () => { for (const waiter of [...waiters]) waiter() }
 
+  // Its three statements on one connection (a consistent snapshot's position); a connection that
+  // failed or timed out in the middle of them is not given back.
   const serverPosition = async (): Promise<LogPosition> => {
-    const rows = await showLogStatus(asking)
-    const row = rows[0]
-    if (!row) throw new Error('the server keeps no binary log (log_bin is OFF)')
-    return { file: row.File, position: Number(row.Position) }
+    const connection = await pool.getConnection()
+    let at: LogPosition | undefined
+    try {
+      at = await readVisibleLogPosition({ query: (sql) => connection.query({ sql, timeout: statementTimeoutMs }) })
+    } catch (error) {
+      connection.destroy()
+      throw error
+    }
+    connection.release()
+    if (at === undefined) throw new Error('the server keeps no binary log (log_bin is OFF)')
+    return at
   }
 
   /** The `from` of each question waiting: memory keeps what it asks for, up to twice the cap. */

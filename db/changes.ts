@@ -13,7 +13,7 @@ import {
 import { readWithoutLostIndex } from './lost-index.ts'
 import type { LogPosition } from './change-log.ts'
 import { rowsInTableOrder, type DatabaseServer } from './server-dialect.ts'
-import { showLogStatus } from './binlog-requirements.ts'
+import { readVisibleLogPosition } from './binlog-requirements.ts'
 import { periodDigestsOfDays } from './day-digests.ts'
 
 /**
@@ -73,15 +73,18 @@ export async function readLogServer(db: Db): Promise<string> {
 }
 
 /**
- * The server's binary log position now (SHOW MASTER STATUS, or MySQL 8.4's SHOW BINARY LOG
- * STATUS), asked on this connection pool: the log source's account may (BINLOG MONITOR,
- * REPLICATION CLIENT). Asked here rather than of the reader in the primary: two trips between
- * processes fewer on the way of every delta and sync.
+ * The server's binary log position now, up to which every change is visible to the reads that
+ * follow (binlog-requirements.ts's readVisibleLogPosition: a consistent snapshot's position),
+ * asked on this connection pool, three statements on one of its connections: the log source's
+ * account may (BINLOG MONITOR, REPLICATION CLIENT). Asked here rather than of the reader in the
+ * primary: two trips between processes fewer on the way of every delta and sync.
  */
 export async function readLogPosition(db: Db): Promise<LogPosition> {
-  const [row] = await showLogStatus({ query: async (statement) => [(await sql.raw(statement).execute(db)).rows, undefined] })
-  if (!row) throw new Error('the server keeps no binary log (log_bin is OFF)')
-  return { file: row.File, position: Number(row.Position) }
+  const at = await db.connection().execute(async (connection) => await readVisibleLogPosition({
+    query: async (statement) => [(await sql.raw(statement).execute(connection)).rows, undefined],
+  }))
+  if (at === undefined) throw new Error('the server keeps no binary log (log_bin is OFF)')
+  return at
 }
 
 export type { LogPosition }

@@ -4,8 +4,8 @@
 // No req or res here; the reads are db/changes.ts's, passed in (ChangesReads).
 //
 // Why it is exact (docs/changes.md, "Why replaying is exact"): a log token is
-// a position the server had passed before the rows were read (its own, or the
-// reader's where that is as far or further): every change after
+// the server's position up to which every change was visible before the rows
+// were read (a consistent snapshot's): every change after
 // it is in the next delta, and a row read later than the position is read again
 // then if it changed. A digest token holds each period's digest taken before
 // its rows, and the rows a page sends are digested as they go out: where every
@@ -105,17 +105,10 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   // Awaited where it is used; a failure before that is not the place's to report.
   logPlace?.catch(() => {})
   // A new delta also asks the reader at once what it has read since the token, beside the place
-  // rather than after it, and reads its first page of bookings as soon as the reader answers:
-  // where the reader has read to the server's position already (it mostly has), that answer and
-  // those rows are the delta's, and a trip between processes and a statement are off its way.
-  const early: Promise<EarlyDelta | undefined> | undefined = source.kind === 'log' && sent?.ok && cursorKind === undefined && sent.token.position !== undefined
-    ? source.log.bookingsChangedSoFar(sent.token.position).then((answer) => {
-      if (answer.kind !== 'changes') return undefined
-      const rows = readRowsOf(read, answer.ids.slice(0, read.perPage))
-      // Awaited where the answer is taken; unheard where it is not.
-      rows.catch(() => {})
-      return { answer, rows }
-    }, () => undefined)
+  // rather than after it: where the reader has read to the server's position already (it mostly
+  // has), that answer is the delta's, and one trip between processes is off its way.
+  const soFar: Promise<BookingChangesSoFar> | undefined = source.kind === 'log' && sent?.ok && cursorKind === undefined && sent.token.position !== undefined
+    ? source.log.bookingsChangedSoFar(sent.token.position).catch(() => ({ kind: 'not-now' }))
     : undefined
   // The digest source's sync or new delta reads every period's digest first, nearly all of its
   // time: asked at once, beside the services' slugs that the context (and the token's check) waits for.
@@ -146,7 +139,7 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   const cursor = token.cursor
   if (source.kind === 'log') {
     if (cursor?.kind === 'sync') return await syncPage(read, withoutCursor(token), cursor.afterId)
-    return await logDelta(read, source.log, token, cursor, options.logWaitMs, logPlace!, early)
+    return await logDelta(read, source.log, token, cursor, options.logWaitMs, logPlace!, soFar)
   }
   if (token.periods === undefined || (cursor !== undefined && cursor.kind !== 'digest-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
   if (cursor !== undefined) return await digestPages(read, token, cursor)
@@ -180,7 +173,7 @@ async function syncPage(read: DeltaRead, mark: ChangeToken, afterId: number): Pr
 
 async function logDelta(
   read: DeltaRead, log: ChangeLog, token: ChangeToken, cursor: ChangeCursor | undefined, waitMs: number, place: Promise<[string, LogPosition | undefined]>,
-  early: Promise<EarlyDelta | undefined> | undefined,
+  soFar: Promise<BookingChangesSoFar> | undefined,
 ): Promise<ChangesAnswer> {
   if (token.position === undefined || (cursor !== undefined && cursor.kind !== 'log-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
   // A page of a delta goes on over the same ids, to the token's end; a new delta runs to the server's position now.
@@ -188,18 +181,22 @@ async function logDelta(
   const [server, now] = await place
   if (server !== token.server) throw tokenExpired('the database server is not the one the token was made on')
   const offset = cursor?.kind === 'log-delta' ? cursor.offset : 0
-  // A new delta runs to the server's position now, or past it where the reader had read further:
-  // a position the server had passed before any row is read, as a sync's is.
-  const soFar = await early
-  // Never for a token ahead of the server's position (the log reset, or another server's): the
-  // reader, not yet reconnected, may still stand past it in the old log; bookingsChanged says 410.
-  const reachedNow = soFar !== undefined && comparePositions(from, now!) <= 0 && comparePositions(soFar.answer.to, now!) >= 0 ? soFar : undefined
-  const to = cursor?.kind === 'log-delta' ? token.position : reachedNow?.answer.to ?? now!
-  const changed = reachedNow?.answer ?? await log.bookingsChanged(from, to, waitMs)
+  // A new delta runs to the server's position now: the end of what every read from here on sees
+  // (db/changes.ts's readLogPosition), so no further, and its rows are read after it. The reader's
+  // answer is the delta's where it ends there, or past it in one page (a booking changed after
+  // the position, sent now, is sent again by the next delta). Never for a token ahead of the
+  // position (the log reset, or another server's by the same name): the reader, not yet
+  // reconnected, may still stand past it in the old log; bookingsChanged says 410.
+  const early = await soFar
+  const reachedNow = early?.kind === 'changes' && comparePositions(from, now!) <= 0 && (
+    comparePositions(early.to, now!) === 0 || (comparePositions(early.to, now!) > 0 && early.ids.length <= read.perPage)
+  ) ? early : undefined
+  const to = cursor?.kind === 'log-delta' ? token.position : now!
+  const changed = reachedNow ?? await log.bookingsChanged(from, to, waitMs)
   if (changed.kind === 'expired') throw tokenExpired(changed.reason)
   if (changed.kind === 'late') throw new RestError(503, 'rest_database_unavailable', 'The database\'s log is not read up to now yet; try again in a moment.', { retryAfterSeconds: 2 })
   const ids = changed.ids.slice(offset, offset + read.perPage)
-  const rows = await (reachedNow?.rows ?? readRowsOf(read, ids))
+  const rows = await readRowsOf(read, ids)
   const byId = new Map(rows.map((row) => [row.id, row]))
   const changes: ChangeOperation[] = ids.map((id) => {
     const row = byId.get(id)
@@ -210,12 +207,6 @@ async function logDelta(
     ? { ...withoutCursor(token), position: to, cursor: { kind: 'log-delta', from, offset: offset + read.perPage } }
     : { ...withoutCursor(token), position: to }
   return { changes, more, next: encodeChangeToken(next) }
-}
-
-/** What the reader had read since a new log delta's token, and the rows of its first page, read as soon as it answered. */
-interface EarlyDelta {
-  answer: Extract<BookingChangesSoFar, { kind: 'changes' }>
-  rows: Promise<BookingRow[]>
 }
 
 /** The bookings among `ids` that match (a page of a log delta); none asked for none. */

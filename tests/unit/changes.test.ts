@@ -3,7 +3,7 @@
 // deletes. No database: the reads are given (ChangesReads), as they behave.
 import { expect } from 'chai'
 import { answerChanges, type ChangesAnswer, type ChangesReads, type ChangesSource } from '../../server/domain/changes.ts'
-import { changeFilterKey, decodeChangeToken, encodeChangeToken, readChangeToken } from '../../server/domain/change-token.ts'
+import { changeFilterKey, decodeChangeToken, encodeChangeToken, readChangeToken, type ChangeToken } from '../../server/domain/change-token.ts'
 import { bookingMapping } from '../../server/domain/slots.ts'
 import { zoneFromOptions } from '../../server/domain/zone-offsets.ts'
 import { periodOfDay } from '../../server/domain/change-days.ts'
@@ -362,7 +362,7 @@ describe('answerChanges: what it asks the log, and when', () => {
     expect(asked).to.deep.equal({ position: 2, changes: 3 })
   })
 
-  it('a new delta takes what the reader has read where it reaches the server\'s position; where it does not, it asks and waits', async () => {
+  it('a new delta takes what the reader has read where it ends at the server\'s position, or past it in one page; it always ends at that position', async () => {
     const rows = [row(1, '2026-01-02'), row(2, '2026-01-03'), row(3, '2026-01-04')]
     let serverAt = 100
     const at = (position: number): LogPosition => ({ file: 'bin.000001', position })
@@ -371,11 +371,11 @@ describe('answerChanges: what it asks the log, and when', () => {
     const log: ChangeLog = {
       state: () => ({ connected: true }),
       serverPosition: async () => { throw new Error('the position is read on the worker\'s own connection, not asked of the reader') },
-      // What the log holds: the same ids for (100, 105] as the reader's answer, for the later pages of that delta.
       bookingsChanged: async (from, to) => {
         asked.push(`changed ${from.position}..${to.position}`)
         if (from.position > to.position) return { kind: 'expired', reason: 'the position is ahead of the server\'s log' }
-        return { kind: 'changes', ids: from.position === 100 && to.position === 105 ? [2, 1] : [3] }
+        // What the log holds: for (100, 110] the reader's answer, for the later pages of that delta.
+        return { kind: 'changes', ids: from.position === 100 && to.position === 110 ? [2, 1] : [3] }
       },
       bookingsChangedSoFar: async (from) => {
         asked.push(`so far ${from.position}`)
@@ -386,80 +386,80 @@ describe('answerChanges: what it asks the log, and when', () => {
     }
     const base = readsOver(rows, '1:bin', async () => at(serverAt))
     const reads: ChangesReads = { ...base, findBookingsByIds: async (...args) => { asked.push(`read ${args[3].join(',')}`); return await base.findBookingsByIds(...args) } }
+    const positionOf = (token: string) => (readChangeToken(token) as { ok: true; token: ChangeToken }).token.position!.position
     const { token } = await follow({ kind: 'log', log }, reads, undefined, 10)
     expect(asked, 'a sync asks the reader nothing').to.deep.equal([])
-    // The reader has read past the server's position as the worker read it: its answer, and its end the next token's.
-    serverAt = 101
-    reader = { to: 105, ids: [2, 1] }
-    const past = await follow({ kind: 'log', log }, reads, token, 1)
-    expect(opsOf(past.pages)).to.deep.equal([['upsert 2'], ['upsert 1']])
-    expect(asked, 'the first page reads its own bookings only; a later page asks the log for the same span, not the reader for more').to.deep.equal(['so far 100', 'read 2', 'changed 100..105', 'read 1'])
-    asked.length = 0
-    // Exactly at it: the same.
+    // Exactly at the server's position: the reader's answer.
     serverAt = 110
-    reader = { to: 110, ids: [1] }
-    const exactly = await follow({ kind: 'log', log }, reads, past.token, 10)
-    expect(opsOf(exactly.pages)).to.deep.equal([['upsert 1']])
-    // Behind it, or not able to say: the reader is asked up to the server's position, and waited for.
+    reader = { to: 110, ids: [2, 1] }
+    const exactly = await follow({ kind: 'log', log }, reads, token, 1)
+    expect(opsOf(exactly.pages)).to.deep.equal([['upsert 2'], ['upsert 1']])
+    expect(positionOf(exactly.token)).to.equal(110)
+    // Past it, all in one page: the reader's answer, but the delta ends at the server's position,
+    // up to which every change is visible to the read that follows.
     serverAt = 120
-    reader = { to: 119, ids: [2] }
-    const behind = await follow({ kind: 'log', log }, reads, exactly.token, 10)
+    reader = { to: 125, ids: [1] }
+    const past = await follow({ kind: 'log', log }, reads, exactly.token, 10)
+    expect(opsOf(past.pages)).to.deep.equal([['upsert 1']])
+    expect(positionOf(past.token)).to.equal(120)
+    // Past it, in more than a page; behind it; or not able to say: the log is asked up to the server's position, and waited for.
+    serverAt = 130
+    reader = { to: 135, ids: [2, 1] }
+    const pastTwoPages = await follow({ kind: 'log', log }, reads, past.token, 1)
+    expect(opsOf(pastTwoPages.pages)).to.deep.equal([['upsert 3']])
+    serverAt = 140
+    reader = { to: 139, ids: [2] }
+    const behind = await follow({ kind: 'log', log }, reads, pastTwoPages.token, 10)
     expect(opsOf(behind.pages)).to.deep.equal([['upsert 3']])
     reader = undefined
-    serverAt = 130
-    await follow({ kind: 'log', log }, reads, behind.token, 10)
-    expect(asked).to.deep.equal(['so far 105', 'read 1', 'so far 110', 'read 2', 'changed 110..120', 'read 3', 'so far 120', 'changed 120..130', 'read 3'])
+    serverAt = 150
+    const unknown = await follow({ kind: 'log', log }, reads, behind.token, 10)
+    expect(positionOf(unknown.token)).to.equal(150)
+    expect(asked).to.deep.equal([
+      'so far 100', 'read 2', 'changed 100..110', 'read 1',
+      'so far 110', 'read 1',
+      'so far 120', 'changed 120..130', 'read 3',
+      'so far 130', 'changed 130..140', 'read 3',
+      'so far 140', 'changed 140..150', 'read 3',
+    ])
     // The server's log reset (or another server's with the same name) while the reader still stands
     // in the old one, past the token: not the reader's answer, but 410 from the log.
-    asked.length = 0
-    const last = (await follow({ kind: 'log', log }, reads, behind.token, 10)).token
     serverAt = 20
     reader = { to: 500, ids: [1] }
-    const reset = await answerChanges(db, { kind: 'log', log }, { since: last, per_page: 10 }, options, reads).then(() => 200, (error: { status: number }) => error.status)
+    const reset = await answerChanges(db, { kind: 'log', log }, { since: unknown.token, per_page: 10 }, options, reads).then(() => 200, (error: { status: number }) => error.status)
     expect(reset).to.equal(410)
-    expect(asked.at(-1)).to.equal('changed 130..20')
+    expect(asked.at(-1)).to.equal('changed 150..20')
   })
 
-  it('a new delta reads its first page as soon as the reader answers, not after the server\'s position; a reader behind has its page read again', async () => {
+  it('a new delta reads its bookings only after the server\'s position is in: a read before it might not see a change the position holds', async () => {
     const rows = [row(1, '2026-01-02'), row(2, '2026-01-03')]
     const at = (position: number): LogPosition => ({ file: 'bin.000001', position })
     const order: string[] = []
-    let serverAt = 100
-    let readerTo = 100
     const log: ChangeLog = {
       state: () => ({ connected: true }),
       serverPosition: async () => { throw new Error('the position is read on the worker\'s own connection, not asked of the reader') },
-      bookingsChanged: async () => { order.push('changed'); return { kind: 'changes', ids: [1] } },
-      bookingsChangedSoFar: async () => { order.push('so far'); return { kind: 'changes', ids: [2], to: at(readerTo) } },
+      bookingsChanged: async () => ({ kind: 'changes', ids: [] }),
+      bookingsChangedSoFar: async () => { order.push('so far'); return { kind: 'changes', ids: [2], to: at(100) } },
       changedBetween: async () => 'unknown',
       stop: async () => {},
     }
-    const base = readsOver(rows, '1:bin', async () => at(serverAt))
-    // While a delta runs, the server's position comes only once a page's bookings are asked for (or after 500 ms).
-    let holding = false
-    let release = () => {}
+    const base = readsOver(rows, '1:bin', async () => at(100))
+    let slow = false
     const reads: ChangesReads = {
       ...base,
-      findBookingsByIds: async (...args) => { order.push(`by ids ${args[3].join(',')}`); release(); return await base.findBookingsByIds(...args) },
+      findBookingsByIds: async (...args) => { order.push(`by ids ${args[3].join(',')}`); return await base.findBookingsByIds(...args) },
       readLogPosition: async (db) => {
-        if (holding) await new Promise<void>((resolve) => { release = resolve; setTimeout(resolve, 500) })
+        if (slow) await new Promise((resolve) => setTimeout(resolve, 50))
         order.push('position')
         return await base.readLogPosition(db)
       },
     }
     const { token } = await follow({ kind: 'log', log }, reads, undefined, 10)
-    holding = true
+    slow = true
     order.length = 0
-    serverAt = 100
-    const ahead = await follow({ kind: 'log', log }, reads, token, 10)
-    expect(opsOf(ahead.pages)).to.deep.equal([['upsert 2']])
-    expect(order).to.deep.equal(['so far', 'by ids 2', 'position'])
-    order.length = 0
-    serverAt = 110
-    readerTo = 109
-    const behind = await follow({ kind: 'log', log }, reads, ahead.token, 10)
-    expect(opsOf(behind.pages)).to.deep.equal([['upsert 1']])
-    expect(order).to.deep.equal(['so far', 'by ids 2', 'position', 'changed', 'by ids 1'])
+    const delta = await follow({ kind: 'log', log }, reads, token, 10)
+    expect(opsOf(delta.pages)).to.deep.equal([['upsert 2']])
+    expect(order).to.deep.equal(['so far', 'position', 'by ids 2'])
   })
 
   it('the digest source reads the periods\' digests at once, not after the services\' slugs; a token refused is refused all the same', async () => {
