@@ -107,8 +107,9 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   // A new delta also asks the reader at once what it has read since the token, beside the place
   // rather than after it: where the reader has read to the server's position already (it mostly
   // has), that answer is the delta's, and one trip between processes is off its way.
-  const soFar: Promise<BookingChangesSoFar> | undefined = source.kind === 'log' && sent?.ok && cursorKind === undefined && sent.token.position !== undefined
-    ? source.log.bookingsChangedSoFar(sent.token.position).catch(() => ({ kind: 'not-now' }))
+  // A refusal (the primary did not answer) is as good as 'not-now': the log is then asked and waited for.
+  const soFar: Promise<BookingChangesSoFar | undefined> | undefined = source.kind === 'log' && sent?.ok && cursorKind === undefined && sent.token.position !== undefined
+    ? source.log.bookingsChangedSoFar(sent.token.position).catch(() => undefined)
     : undefined
   // The digest source's sync or new delta reads every period's digest first, nearly all of its
   // time: asked at once, beside the services' slugs that the context (and the token's check) waits for.
@@ -173,7 +174,7 @@ async function syncPage(read: DeltaRead, mark: ChangeToken, afterId: number): Pr
 
 async function logDelta(
   read: DeltaRead, log: ChangeLog, token: ChangeToken, cursor: ChangeCursor | undefined, waitMs: number, place: Promise<[string, LogPosition | undefined]>,
-  soFar: Promise<BookingChangesSoFar> | undefined,
+  soFar: Promise<BookingChangesSoFar | undefined> | undefined,
 ): Promise<ChangesAnswer> {
   if (token.position === undefined || (cursor !== undefined && cursor.kind !== 'log-delta')) throw invalidParams({ since: 'since is not a token of this feed: leave since out to start a new sync.' })
   // A page of a delta goes on over the same ids, to the token's end; a new delta runs to the server's position now.
@@ -188,9 +189,8 @@ async function logDelta(
   // position (the log reset, or another server's by the same name): the reader, not yet
   // reconnected, may still stand past it in the old log; bookingsChanged says 410.
   const early = await soFar
-  const reachedNow = early?.kind === 'changes' && comparePositions(from, now!) <= 0 && (
-    comparePositions(early.to, now!) === 0 || (comparePositions(early.to, now!) > 0 && early.ids.length <= read.perPage)
-  ) ? early : undefined
+  const past = early?.kind === 'changes' ? comparePositions(early.to, now!) : -1
+  const reachedNow = early?.kind === 'changes' && comparePositions(from, now!) <= 0 && past >= 0 && (past === 0 || early.ids.length <= read.perPage) ? early : undefined
   const to = cursor?.kind === 'log-delta' ? token.position : now!
   const changed = reachedNow ?? await log.bookingsChanged(from, to, waitMs)
   if (changed.kind === 'expired') throw tokenExpired(changed.reason)

@@ -399,7 +399,7 @@ describe('answerChanges: what it asks the log, and when', () => {
     // up to which every change is visible to the read that follows.
     serverAt = 120
     reader = { to: 125, ids: [1] }
-    const past = await follow({ kind: 'log', log }, reads, exactly.token, 10)
+    const past = await follow({ kind: 'log', log }, reads, exactly.token, 1)
     expect(opsOf(past.pages)).to.deep.equal([['upsert 1']])
     expect(positionOf(past.token)).to.equal(120)
     // Past it, in more than a page; behind it; or not able to say: the log is asked up to the server's position, and waited for.
