@@ -196,7 +196,7 @@ async function logDelta(
   if (changed.kind === 'expired') throw tokenExpired(changed.reason)
   if (changed.kind === 'late') throw new RestError(503, 'rest_database_unavailable', 'The database\'s log is not read up to now yet; try again in a moment.', { retryAfterSeconds: 2 })
   const ids = changed.ids.slice(offset, offset + read.perPage)
-  const rows = await readRowsOf(read, ids)
+  const rows = ids.length === 0 ? [] : await read.reads.findBookingsByIds(read.db, read.filter, read.columns, ids)
   const byId = new Map(rows.map((row) => [row.id, row]))
   const changes: ChangeOperation[] = ids.map((id) => {
     const row = byId.get(id)
@@ -207,11 +207,6 @@ async function logDelta(
     ? { ...withoutCursor(token), position: to, cursor: { kind: 'log-delta', from, offset: offset + read.perPage } }
     : { ...withoutCursor(token), position: to }
   return { changes, more, next: encodeChangeToken(next) }
-}
-
-/** The bookings among `ids` that match (a page of a log delta); none asked for none. */
-async function readRowsOf(read: DeltaRead, ids: number[]): Promise<BookingRow[]> {
-  return ids.length === 0 ? [] : await read.reads.findBookingsByIds(read.db, read.filter, read.columns, ids)
 }
 
 /** Where the digest source's pages stand: a digest-delta cursor, its kind aside. */
