@@ -67,6 +67,33 @@ export function queryKind(query: string): QueryKind {
   return 'statement'
 }
 
+/** An XA transaction's id as the log writes it in XA COMMIT and XA ROLLBACK: X'gtrid',X'bqual',formatID, hex in lower case. */
+export function xaKey(formatId: number, gtrid: Uint8Array, bqual: Uint8Array): string {
+  return `X'${Buffer.from(gtrid).toString('hex')}',X'${Buffer.from(bqual).toString('hex')}',${formatId}`
+}
+
+/** One part of an xid as a statement writes it: X'hex' (any case) or a quoted string (its bytes in utf8). */
+const XID_PART = String.raw`(?:X'([0-9A-Fa-f]*)'|'((?:[^']|'')*)')`
+const XA_ENDING = new RegExp(String.raw`^XA\s+(COMMIT|ROLLBACK)\s+${XID_PART}(?:\s*,\s*${XID_PART}(?:\s*,\s*(\d+))?)?\s*(ONE\s+PHASE)?\s*$`, 'i')
+
+/**
+ * What an XA COMMIT or XA ROLLBACK statement ends: the xid as xaKey writes it,
+ * and whether it commits in one phase (then its rows are its own, not a
+ * PREPARE's). Undefined for any other statement, or an xid in a form not read here.
+ */
+export function xaEnding(query: string): { kind: 'commit' | 'rollback'; key: string; onePhase: boolean } | undefined {
+  const match = XA_ENDING.exec(query.trim())
+  if (!match) return undefined
+  const [, verb, gtridHex, gtridText, bqualHex, bqualText, formatId, onePhase] = match
+  const bytes = (hex: string | undefined, text: string | undefined) =>
+    hex !== undefined ? Buffer.from(hex, 'hex') : Buffer.from((text ?? '').replace(/''/g, "'"), 'utf8')
+  return {
+    kind: verb!.toUpperCase() === 'COMMIT' ? 'commit' : 'rollback',
+    key: xaKey(formatId === undefined ? 1 : Number(formatId), bytes(gtridHex, gtridText), bytes(bqualHex, bqualText)),
+    onePhase: onePhase !== undefined,
+  }
+}
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /**
@@ -146,6 +173,11 @@ export interface BinlogStreamOptions {
   /** The server sends a heartbeat when idle this long; three periods without any event is a stall. */
   heartbeatMs: number
   onEvent(event: ReaderEvent): void
+  /**
+   * The XA transactions prepared and not yet ended, by xaKey, as read up to `from`: their rows
+   * become visible at their XA COMMIT, where their bookings change. Updated as the stream reads.
+   */
+  preparedXa: Map<string, Transaction>
   /** Called once; the stream is closed by then, or closing. */
   onError(error: BinlogReaderError): void
 }
@@ -155,7 +187,7 @@ export interface BinlogStream {
   stop(): Promise<void>
 }
 
-interface Transaction {
+export interface Transaction {
   ids: Map<number, true>
   relevant: boolean
   reset?: string
@@ -200,6 +232,23 @@ export function openBinlogStream(options: BinlogStreamOptions): BinlogStream {
     emit({ kind: 'commit', end: { file, position: end }, bookingIds: [...done.ids.keys()], relevant: done.relevant, ...(done.reset !== undefined && { reset: done.reset }) })
   }
 
+  /** XA COMMIT makes a prepared transaction's changes this group's; XA ROLLBACK drops them. */
+  const endPreparedXa = (kind: 'commit' | 'rollback', key: string, query: string) => {
+    const prepared = options.preparedXa.get(key)
+    options.preparedXa.delete(key)
+    if (kind === 'rollback') return
+    const open = current()
+    if (prepared === undefined) {
+      // Prepared before where this stream started reading: what it changed is not known here.
+      open.reset ??= `an XA transaction prepared before the reader's start committed, its changes unknown: ${query.slice(0, 80)}`
+      open.relevant = true
+      return
+    }
+    for (const id of prepared.ids.keys()) { open.ids.delete(id); open.ids.set(id, true) }
+    open.relevant ||= prepared.relevant
+    if (prepared.reset !== undefined) open.reset ??= prepared.reset
+  }
+
   const onBinlog = (event: AnyBinlogEvent) => {
     if (closed) return
     armIdleTimer()
@@ -242,16 +291,26 @@ export function openBinlogStream(options: BinlogStreamOptions): BinlogStream {
       case 'xid':
         commit(event.nextPosition)
         return
-      case 'xaprepare':
-        // An XA transaction's rows end with its PREPARE; its XA COMMIT (or ROLLBACK) comes later as a
-        // group of its own. Counted as changed here: a rolled-back XA costs a needless read, never a miss.
-        commit(event.nextPosition)
+      case 'xaprepare': {
+        // An XA transaction's rows end with its PREPARE, but no read sees them until its XA COMMIT,
+        // a group of its own that may come much later (or XA ROLLBACK): they change there.
+        const prepare = event as Extract<AnyBinlogEvent, { getEventName(): 'xaprepare' }>
+        if (prepare.onePhase) { commit(prepare.nextPosition); return }
+        options.preparedXa.set(xaKey(prepare.xidFormatId, prepare.xidGtrid, prepare.xidBqual), current())
+        transaction = undefined
+        emit({ kind: 'position', at: { file, position: prepare.nextPosition } })
         return
+      }
       case 'query': {
         const query = event as Extract<AnyBinlogEvent, { getEventName(): 'query' }>
         const kind = queryKind(query.query)
         if (kind === 'begin') { current(); emit({ kind: 'alive', heartbeat: false }); return }
-        if (kind === 'commit') { commit(query.nextPosition); return }
+        if (kind === 'commit') {
+          const ending = xaEnding(query.query)
+          if (ending !== undefined && !ending.onePhase) endPreparedXa(ending.kind, ending.key, query.query)
+          commit(query.nextPosition)
+          return
+        }
         const inTransaction = transaction !== undefined
         const reset = statementReset(query.query, query.schema, target.database, prefix)
         // A statement outside BEGIN … COMMIT (DDL) is a group of its own, ended by itself;
@@ -344,6 +403,8 @@ export function followBinlog(from: LogPosition, options: FollowerOptions): Binlo
   const { log } = options
   const newcomerMs = options.newcomerMs ?? 10_000
   let position = from
+  /** Prepared XA transactions as read up to `position` (openBinlogStream's preparedXa). */
+  let preparedXa = new Map<string, Transaction>()
   let stream: BinlogStream | undefined
   let connected = false
   let problem: string | undefined
@@ -354,7 +415,7 @@ export function followBinlog(from: LogPosition, options: FollowerOptions): Binlo
   let firstConnectedAt: number | undefined
   /** When another reader with our server id took the stream, within the last minute. */
   let displaced: number[] = []
-  let rewinding: { from: LogPosition; resumeAt: LogPosition; settle: (result: RewindResult) => void } | undefined
+  let rewinding: { from: LogPosition; resumeAt: LogPosition; resumeXa: Map<string, Transaction>; settle: (result: RewindResult) => void } | undefined
 
   /** The server sends from the rewind's start: confirmed by more than its opening rotate (a bad offset fails just after it). */
   const confirmsRewind = (event: ReaderEvent, start: LogPosition) =>
@@ -366,7 +427,7 @@ export function followBinlog(from: LogPosition, options: FollowerOptions): Binlo
   const open = () => {
     if (stopped || givenUp || stream !== undefined) return
     const opened: BinlogStream = openBinlogStream({
-      target: options.target, serverId: options.serverId, from: position, prefix: options.prefix, heartbeatMs: options.heartbeatMs,
+      target: options.target, serverId: options.serverId, from: position, prefix: options.prefix, heartbeatMs: options.heartbeatMs, preparedXa,
       onEvent: (event) => {
         if (stream !== opened) return
         if (!connected) {
@@ -411,6 +472,7 @@ export function followBinlog(from: LogPosition, options: FollowerOptions): Binlo
       const failed = rewinding
       rewinding = undefined
       position = failed.resumeAt
+      preparedXa = failed.resumeXa
       log.warn({ file: failed.from.file, position: failed.from.position, reason: error.message }, 'a rewind of the binary log was refused; reading on from where it was')
       options.onEvent({ kind: 'rewind-failed', from: failed.from, resumeAt: failed.resumeAt, error })
       failed.settle({ ok: false, error })
@@ -424,6 +486,7 @@ export function followBinlog(from: LogPosition, options: FollowerOptions): Binlo
         const at = await options.serverPosition()
         log.warn({ file: position.file, position: position.position, reason: error.message }, 'the binary log no longer holds the reader\'s position; reading on from the server\'s current one')
         position = at
+        preparedXa = new Map()
         options.onEvent({ kind: 'gap', at, reason: error.message })
       } catch (cause) {
         problem = `${error.message}; and the server's position could not be read: ${(cause as Error).message}`
@@ -460,14 +523,17 @@ export function followBinlog(from: LogPosition, options: FollowerOptions): Binlo
       if (stopped || givenUp) return Promise.resolve({ ok: false, error: new BinlogReaderError('other', problem ?? 'the reader is stopped') })
       const previous = rewinding
       const resumeAt = previous ? previous.resumeAt : position
+      const resumeXa = previous ? previous.resumeXa : preparedXa
       previous?.settle({ ok: false, error: new BinlogReaderError('other', 'another rewind took its place') })
       return new Promise<RewindResult>((resolve) => {
-        rewinding = { from: start, resumeAt, settle: resolve }
+        rewinding = { from: start, resumeAt, resumeXa, settle: resolve }
         epoch += 1
         const old = stream
         stream = undefined
         connected = false
         position = start
+        // What was prepared before `start` is not known from there: an XA COMMIT of it expires what lies before.
+        preparedXa = new Map()
         clearTimeout(retryTimer)
         options.onEvent({ kind: 'rewinding', from: start })
         void (async () => {

@@ -154,10 +154,56 @@ describeOwnServer('the binary log change log (log source)', 'it kills, freezes a
     expect(await changeLog.changedBetween(to, to, 10_000)).to.equal(false)
   })
 
-  it('an XA transaction\'s bookings are found (its rows end at XA PREPARE)', async () => {
+  it('an XA transaction\'s bookings are found (XA PREPARE and XA COMMIT at once)', async () => {
     const from = await changeLog.serverPosition()
     await sql(`XA START 'bc1'; UPDATE wp_booking_calendar_bookings SET note = 'xa' WHERE id = 4; XA END 'bc1'; XA PREPARE 'bc1'; XA COMMIT 'bc1';`)
     expect(await changes(changeLog, from)).to.deep.equal({ kind: 'changes', ids: [4] })
+  })
+
+  it('an XA transaction changes its bookings at XA COMMIT, not at XA PREPARE; XA ROLLBACK changes nothing', async () => {
+    // Between PREPARE and COMMIT the rows are in the log but no read sees them: a delta ending
+    // there reads the old rows, so the next delta must be the one that names the booking.
+    const from = await changeLog.serverPosition()
+    await sql(`XA START 'bc2'; UPDATE wp_booking_calendar_bookings SET note = 'xa prepared' WHERE id = 4; XA END 'bc2'; XA PREPARE 'bc2';`)
+    let prepared: LogPosition
+    try {
+      prepared = await changeLog.serverPosition()
+      expect(await changeLog.bookingsChanged(from, prepared, 10_000)).to.deep.equal({ kind: 'changes', ids: [] })
+      expect(await changeLog.changedBetween(from, prepared, 10_000)).to.equal(false)
+    } finally {
+      // Committed also when the test fails: a prepared XA holds its row locks for every later test.
+      await sql(`XA COMMIT 'bc2'`)
+    }
+    const committed = await changeLog.serverPosition()
+    expect(await changeLog.bookingsChanged(prepared, committed, 10_000)).to.deep.equal({ kind: 'changes', ids: [4] })
+    expect(await changeLog.changedBetween(prepared, committed, 10_000)).to.equal(true)
+    expect(await changeLog.bookingsChanged(from, committed, 10_000)).to.deep.equal({ kind: 'changes', ids: [4] })
+    await sql(`XA START X'6263',X'33',7; UPDATE wp_booking_calendar_bookings SET note = 'xa rolled back' WHERE id = 2; XA END X'6263',X'33',7; XA PREPARE X'6263',X'33',7; XA ROLLBACK X'6263',X'33',7;`)
+    await sql(`XA START 'bc4'; UPDATE wp_booking_calendar_bookings SET note = 'xa one phase' WHERE id = 1; XA END 'bc4'; XA COMMIT 'bc4' ONE PHASE;`)
+    const onePhase = await changeLog.serverPosition()
+    expect(await changeLog.bookingsChanged(committed, onePhase, 10_000)).to.deep.equal({ kind: 'changes', ids: [1] })
+  })
+
+  it('an XA COMMIT whose PREPARE the reader never read expires the positions before it', async () => {
+    await sql(`XA START 'bc5'; UPDATE wp_booking_calendar_bookings SET note = 'xa before the reader' WHERE id = 2; XA END 'bc5'; XA PREPARE 'bc5';`)
+    // A reader started after the PREPARE (a restarted service) cannot know what the COMMIT makes visible.
+    const late = start(SERVER_ID + 2)
+    try {
+      const prepared = await changeLog.serverPosition()
+      await until('the late reader is connected', 10_000, () => late.state().connected)
+      const started = await late.serverPosition()
+      await sql(`XA COMMIT 'bc5'`)
+      const committed = await late.serverPosition()
+      const answer = await late.bookingsChanged(started, committed, 10_000)
+      expect(answer.kind).to.equal('expired')
+      expect((answer as { reason: string }).reason).to.match(/XA/)
+      expect(await late.bookingsChanged(prepared, committed, 10_000)).to.deep.include({ kind: 'expired' })
+      // The one that read the PREPARE knows.
+      expect(await changeLog.bookingsChanged(prepared, committed, 10_000)).to.deep.equal({ kind: 'changes', ids: [2] })
+    } finally {
+      await sql(`XA COMMIT 'bc5'`).catch(() => undefined)
+      await late.stop()
+    }
   })
 
   it('a non-service post and other options are not relevant; a service post, a rule and start_of_week are', async () => {

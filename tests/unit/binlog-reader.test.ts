@@ -2,7 +2,7 @@
 // db/binlog-change-log.ts): which rows and statements matter, how errors are
 // classified, and how remembered transactions answer (from, to].
 import { expect } from 'chai'
-import { BinlogReaderError, classifyReaderError, queryKind, rowsChange, statementReset } from '../../db/binlog-reader.ts'
+import { BinlogReaderError, classifyReaderError, queryKind, rowsChange, statementReset, xaEnding, xaKey } from '../../db/binlog-reader.ts'
 import { TransactionMemory } from '../../db/transaction-memory.ts'
 
 describe('rowsChange: what a rows event of a watched table changes', () => {
@@ -33,6 +33,33 @@ describe('queryKind: a query event\'s place in a transaction', () => {
     ['ALTER TABLE wp_posts ADD COLUMN x INT', 'statement'], ['SAVEPOINT a', 'statement'],
   ]
   for (const [query, kind] of cases) it(`${query.trim()} is ${kind}`, () => expect(queryKind(query)).to.equal(kind))
+})
+
+describe('xaEnding: the xid an XA COMMIT or ROLLBACK ends, as the XA PREPARE event gives it', () => {
+  const bc2 = xaKey(1, Buffer.from('bc2'), Buffer.alloc(0))
+  it('writes the log\'s form: hex in lower case, the format id last', () => {
+    expect(xaKey(7, Buffer.from([0xab, 0x01]), Buffer.from('3'))).to.equal("X'ab01',X'33',7")
+    expect(bc2).to.equal("X'626332',X'',1")
+  })
+  const cases: Array<[string, ReturnType<typeof xaEnding>]> = [
+    // As MariaDB and MySQL write it in the log.
+    ["XA COMMIT X'626332',X'',1", { kind: 'commit', key: bc2, onePhase: false }],
+    ["XA ROLLBACK X'6263',X'33',7", { kind: 'rollback', key: "X'6263',X'33',7", onePhase: false }],
+    ["xa commit x'6263',x'',1", { kind: 'commit', key: "X'6263',X'',1", onePhase: false }],
+    ["XA COMMIT X'AB',X'',1", { kind: 'commit', key: "X'ab',X'',1", onePhase: false }],
+    // As a client writes it: a quoted gtrid, the bqual and format id left out (1), or given.
+    ["XA COMMIT 'bc2'", { kind: 'commit', key: bc2, onePhase: false }],
+    ["  XA  COMMIT 'bc2' , '' , 1 ", { kind: 'commit', key: bc2, onePhase: false }],
+    ["XA COMMIT 'it''s','b',2", { kind: 'commit', key: xaKey(2, Buffer.from("it's"), Buffer.from('b')), onePhase: false }],
+    ["XA COMMIT 'bc4' ONE PHASE", { kind: 'commit', key: xaKey(1, Buffer.from('bc4'), Buffer.alloc(0)), onePhase: true }],
+    ["XA COMMIT X'626334',X'',1 one  phase", { kind: 'commit', key: xaKey(1, Buffer.from('bc4'), Buffer.alloc(0)), onePhase: true }],
+    ['COMMIT', undefined],
+    ["XA START 'bc2'", undefined],
+    ["XA PREPARE 'bc2'", undefined],
+    ['XA COMMIT bc2', undefined],
+    ["XA COMMIT 'bc2' AND MORE", undefined],
+  ]
+  for (const [query, ending] of cases) it(query, () => expect(xaEnding(query)).to.deep.equal(ending))
 })
 
 describe('statementReset: a statement that expires every earlier position', () => {
