@@ -14,6 +14,8 @@ export interface BinlogFacts {
   statusReadable: boolean
   /** Global variables by name, lower case; a variable the server does not have is absent. */
   variables: Record<string, string | undefined>
+  /** A consistent snapshot names its log position (Binlog_snapshot_file and _position: MariaDB, Percona Server; not MySQL). */
+  snapshotPosition: boolean
 }
 
 /** The privileges granted ON *.*, upper case, from SHOW GRANTS' lines. */
@@ -40,6 +42,9 @@ export function firstMissingRequirement(facts: BinlogFacts): string | undefined 
   const value = (name: string) => facts.variables[name]?.toUpperCase()
   if (value('log_bin') !== 'ON' && value('log_bin') !== '1') {
     return 'the server keeps no binary log (log_bin is OFF): start it with --log-bin (and a server_id), then restart it'
+  }
+  if (!facts.snapshotPosition) {
+    return 'the server names no binary log position of a consistent snapshot (Binlog_snapshot_position: MariaDB and Percona Server have it, MySQL has not), so the log source cannot know that a read sees every change up to a position and could miss some: the digest source serves this server exactly'
   }
   if (value('binlog_format') !== 'ROW') {
     return `binlog_format is ${facts.variables.binlog_format ?? 'unknown'}, not ROW: set binlog_format=ROW in the server's configuration (SET GLOBAL binlog_format=ROW until its restart)`
@@ -76,7 +81,7 @@ export async function readBinlogFacts(connection: AskingConnection): Promise<Bin
   }
   const [variableRows] = await connection.query(`SHOW GLOBAL VARIABLES WHERE Variable_name IN (${VARIABLES.map((name) => `'${name}'`).join(', ')})`) as [Array<{ Variable_name: string; Value: string }>, unknown]
   const variables = Object.fromEntries(variableRows.map((row) => [row.Variable_name.toLowerCase(), row.Value]))
-  return { grants, statusReadable, variables }
+  return { grants, statusReadable, variables, snapshotPosition: await readSnapshotPosition(connection) !== undefined }
 }
 
 function isPrivilegeError(error: unknown): boolean {
@@ -101,16 +106,11 @@ export async function showLogStatus(connection: AskingConnection): Promise<Array
 }
 
 /**
- * The binary log's position up to which every transaction is visible to any read that starts
- * after this returns: MariaDB's Binlog_snapshot_file and Binlog_snapshot_position, read in a
- * consistent snapshot on `connection` (one connection: the three statements in turn). SHOW
- * MASTER STATUS alone runs ahead of what a read sees: the server writes a transaction to the
- * log, then makes it visible in InnoDB, and a read in between misses a change its position
- * holds (measured: a snapshot opened after SHOW MASTER STATUS answered was behind it in 23 of
- * 13,079 tries, 85 of 11,057 with sync_binlog=1; docs/changes.md). A server without the snapshot's
- * position (MySQL) gives SHOW MASTER STATUS's. Undefined: the server keeps no binary log.
+ * A consistent snapshot's binary log position, read on `connection` (one connection: the three
+ * statements in turn): MariaDB's and Percona Server's Binlog_snapshot_file and
+ * Binlog_snapshot_position. Undefined where the server has none: MySQL, or no binary log.
  */
-export async function readVisibleLogPosition(connection: AskingConnection): Promise<{ file: string; position: number } | undefined> {
+async function readSnapshotPosition(connection: AskingConnection): Promise<{ file: string; position: number } | undefined> {
   await connection.query('START TRANSACTION WITH CONSISTENT SNAPSHOT')
   let rows: Array<{ Variable_name: string; Value: string }>
   try {
@@ -121,9 +121,24 @@ export async function readVisibleLogPosition(connection: AskingConnection): Prom
   const status = new Map(rows.map((row) => [row.Variable_name.toLowerCase(), String(row.Value)]))
   const file = status.get('binlog_snapshot_file')
   const position = status.get('binlog_snapshot_position')
-  if (file !== undefined && file !== '' && position !== undefined) return { file, position: Number(position) }
-  const [row] = await showLogStatus(connection)
-  return row === undefined ? undefined : { file: row.File, position: Number(row.Position) }
+  return file !== undefined && file !== '' && position !== undefined ? { file, position: Number(position) } : undefined
+}
+
+/**
+ * The binary log's position up to which every transaction is visible to any read that starts
+ * after this returns: a consistent snapshot's (readSnapshotPosition). SHOW MASTER STATUS alone
+ * runs ahead of what a read sees: the server writes a transaction to the log, then makes it
+ * visible in InnoDB, and a read in between misses a change its position holds (measured: a
+ * snapshot opened after SHOW MASTER STATUS answered was behind it in 23 of 13,079 tries, 85 of
+ * 11,057 with sync_binlog=1; docs/databases.md). So a server without the snapshot's position
+ * (MySQL) is refused, never answered from SHOW MASTER STATUS; the requirements keep the log
+ * source from such a server. Undefined: the server keeps no binary log.
+ */
+export async function readVisibleLogPosition(connection: AskingConnection): Promise<{ file: string; position: number } | undefined> {
+  const snapshot = await readSnapshotPosition(connection)
+  if (snapshot !== undefined) return snapshot
+  if ((await showLogStatus(connection)).length === 0) return undefined
+  throw new Error('the server names no binary log position of a consistent snapshot: the log source cannot serve it')
 }
 
 /** Connects once as `target` and checks every requirement, in order. */
