@@ -23,7 +23,7 @@ import { request } from 'node:http'
 import mysql from 'mysql2/promise'
 import { createPool } from 'mysql2'
 import { Kysely, MysqlDialect } from 'kysely'
-import { bookingsDigestHalves, compileBookingsOfPeriod, compileBookingsDayDigests, parseServerVersion, periodKindOf, periodOfDay, periodRange, readBookingIndexes, rowsInTableOrder, TablePrefixPlugin, type Database } from '../../server/tools.ts'
+import { bookingsDigestHalves, compileBookingsOfPeriod, compileBookingsDayDigests, parseServerVersion, periodKindOf, periodOfDay, periodRange, readBookingIndexes, readVisibleLogPosition, rowsInTableOrder, TablePrefixPlugin, type Database } from '../../server/tools.ts'
 import type { BenchContext } from './context.ts'
 import { cpuSeconds } from './setup.ts'
 import { timedGet } from './conditional.ts'
@@ -332,7 +332,8 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
     const periodAloneMs = await statementMs(compileBookingsOfPeriod(kysely, yearFilter, { customer: false }, samplePeriod, undefined, undefined, 1_000_000))
     await kysely.destroy()
     // And the log source's: its statements alone, in turn, on one connection of the log account
-    // (the server's id, SHOW MASTER STATUS, the changed booking by id), and /readyz by the same
+    // (the server's id; the position, a consistent snapshot's: START, SHOW STATUS, COMMIT; the
+    // changed booking by id), and /readyz by the same
     // client as the deltas (HTTP and one statement of the service's).
     const asLogReader = await mysql.createConnection({ host: db.host, port: db.port, user: LOG_READER.user, password: LOG_READER.password, database: db.database })
     const logStatements: number[] = []
@@ -340,7 +341,7 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
     for (let i = 0; i < 9; i++) {
       const started = performance.now()
       await asLogReader.query('select @@server_id as server_id, @@log_bin_basename as log_basename')
-      await asLogReader.query('SHOW MASTER STATUS')
+      await readVisibleLogPosition(asLogReader)
       await asLogReader.query('SELECT * FROM wp_booking_calendar_bookings WHERE id IN (?) AND booking_date BETWEEN ? AND ?', [[yearIds[i]!], YEAR.start, YEAR.end])
       logStatements.push(performance.now() - started)
       const asked = performance.now()
@@ -491,7 +492,7 @@ export async function benchChangesLog(ctx: BenchContext, deps: ChangesLogDeps): 
       }),
       `| the year re-read (200) | | ${year.bookings.toLocaleString('en')} | ${rereads.map(f1).join(', ')} | ${f1(reread)} | 1 |`,
       '',
-      `Where the digest source's delta goes: ${deltaPages.get(digestService)!.join(', ')} pages; its first page (every period's digest read, then the changed period's first day) took ${firstPages.get(digestService)!.map(f1).join(', ')} ms, the rest ${deltas.get(digestService)!.map((ms, i) => f1(ms - firstPages.get(digestService)![i]!)).join(', ')} ms. Its statements alone through mysql2 (median of ${DELTA_ROUNDS}): the year's period digests as the service reads them, two halves side by side, ${f1(digestsAloneMs)} ms (in one statement: ${f1(digestsOneStatementMs)} ms); one period's rows (${samplePeriod.lower} to before ${samplePeriod.before}, all at once) ${f1(periodAloneMs)} ms; the floor of any digest of the year (MariaDB reading each column of its rows, in the table's order, nothing hashed, in one statement: every exact digest source must at least do this before it knows what changed) ${f1(floorMs)} ms, in the two halves side by side ${f1(floorHalvesMs)} ms, and with one period's rows ${f1(floorHalvesMs + periodAloneMs)} ms against the ${f1(reread / 2)} ms the target allows (half the re-read). The log source's delta: ${deltaPages.get(logService)!.join(', ')} page(s); its three statements alone, in turn on one connection (the server's id, SHOW MASTER STATUS, the booking by id): ${f1(median(logStatements))} ms (median of 9); /readyz by the same client (HTTP and one statement): ${f1(median(readyzMs))} ms. For the target (re-read ÷ delta > 50×) this re-read allows a delta of at most ${f1(reread / 50)} ms.`,
+      `Where the digest source's delta goes: ${deltaPages.get(digestService)!.join(', ')} pages; its first page (every period's digest read, then the changed period's first day) took ${firstPages.get(digestService)!.map(f1).join(', ')} ms, the rest ${deltas.get(digestService)!.map((ms, i) => f1(ms - firstPages.get(digestService)![i]!)).join(', ')} ms. Its statements alone through mysql2 (median of ${DELTA_ROUNDS}): the year's period digests as the service reads them, two halves side by side, ${f1(digestsAloneMs)} ms (in one statement: ${f1(digestsOneStatementMs)} ms); one period's rows (${samplePeriod.lower} to before ${samplePeriod.before}, all at once) ${f1(periodAloneMs)} ms; the floor of any digest of the year (MariaDB reading each column of its rows, in the table's order, nothing hashed, in one statement: every exact digest source must at least do this before it knows what changed) ${f1(floorMs)} ms, in the two halves side by side ${f1(floorHalvesMs)} ms, and with one period's rows ${f1(floorHalvesMs + periodAloneMs)} ms against the ${f1(reread / 2)} ms the target allows (half the re-read). The log source's delta: ${deltaPages.get(logService)!.join(', ')} page(s); its statements alone, in turn on one connection (the server's id; the position, a consistent snapshot's: START, SHOW STATUS, COMMIT; the booking by id): ${f1(median(logStatements))} ms (median of 9); /readyz by the same client (HTTP and one statement): ${f1(median(readyzMs))} ms. For the target (re-read ÷ delta > 50×) this re-read allows a delta of at most ${f1(reread / 50)} ms.`,
       '',
       `#### 4. ${WRITES_PER_SECOND} single-row writes a second for ${WRITE_SECONDS} s (as root: updates of random rows, 5 % inserts, 5 % deletes), the log source's service otherwise idle`, '',
       `The writer did ${writes.writes} writes in ${writes.seconds?.toFixed(1)} s (**${writes.perSecond?.toFixed(0)}/s**: ${writes.updates} updates, ${writes.inserts} inserts, ${writes.deletes} deletes, ${writes.failed} failed). The binary log grew by ${((binlogAfterWrites - binlogBeforeWrites) / 1e6).toFixed(1)} MB.`, '',

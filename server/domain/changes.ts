@@ -23,7 +23,7 @@ import { PeriodDigestSum } from '../../db/day-digests.ts'
 import { RestError, invalidParams, toRestError } from '../errors.ts'
 import { toBookingRecord, type BookingMapping, type BookingRecord } from './booking-record.ts'
 import {
-  changedPeriods, changeFilterKey, checkChangeToken, encodeChangeToken, periodDigestKey, readChangeToken, type ChangeCursor, type ChangeToken,
+  changedPeriods, changeFilterKey, checkChangeToken, checkChangeTokenRequest, encodeChangeToken, periodDigestKey, readChangeToken, type ChangeCursor, type ChangeToken,
 } from './change-token.ts'
 import { dayTextAfter, firstDayOfPeriod, isOddDay, lastDayBefore, lastDayOfPeriod, periodAllDays, periodKindOf, periodRange, type PeriodKind } from './change-days.ts'
 
@@ -115,7 +115,7 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   // time: asked at once, beside the services' slugs that the context (and the token's check) waits for.
   // Not for a token that will be refused whatever the context (other filters, another version): a
   // read of every digest for nothing, and after each upgrade for every client's first delta.
-  const digestsNow = source.kind === 'digest' && (sent === undefined || (sent.ok && sent.token.source === 'digest' && cursorKind === undefined && sent.token.filters === filters && sent.token.version === options.version))
+  const digestsNow = source.kind === 'digest' && (sent === undefined || (sent.ok && sent.token.source === 'digest' && cursorKind === undefined && checkChangeTokenRequest(sent.token, { filters, version: options.version }).ok))
     ? readDigests(read)
     : undefined
   // Awaited where it is used; a token refused before that is the answer.

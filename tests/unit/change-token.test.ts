@@ -191,6 +191,7 @@ describe('changes/ tokens made by hand', () => {
       // unverified is true or null; a digest cursor's sums are three whole numbers; odd periods packed, ascending.
       [[...good.slice(0, 9), false, null]], [[...good.slice(0, 8), { kind: 'digest-delta', periods: '', day: '2026-01-05', sums: '1:2' }, null, null]],
       [[...good.slice(0, 10), [1, 2]]], [[...good.slice(0, 10), 'B']], [[...good.slice(0, 10), 'AAAAABAAAAAA']],
+      [[...good.slice(0, 10), 'AAAAAB=']], [[...good.slice(0, 10), '.AAAAAB']],
       [[3, 'other', ...good.slice(2)]],
       [['3', ...good.slice(1)]],
       [good.slice(0, 10)],
@@ -238,12 +239,56 @@ describe('changes/ tokens and days: the edges', () => {
       // A step first; a number after a larger one, or equal; past 9999-12's last; cut short; not base64url; the numbers of format 2.
       { kind: 'digest-delta', periods: 'B' }, { kind: 'digest-delta', periods: 'AAAAABAAAAAA' }, { kind: 'digest-delta', periods: 'AAAAABAAAAAB' }, { kind: 'digest-delta', periods: 'A_____' },
       { kind: 'digest-delta', periods: 'AAAA' }, { kind: 'digest-delta', periods: 'AAAAA=' }, { kind: 'digest-delta', periods: [3240016] },
+      // A character that is no digit, as a step, first, or after the numbers.
+      { kind: 'digest-delta', periods: 'AAAAAA=' }, { kind: 'digest-delta', periods: '=AAAAAA' }, { kind: 'digest-delta', periods: 'AAAAAAB ' },
       { kind: 'digest-delta', months: ['2026-01'] },
     ]) expect(decodeChangeToken(forge(cursor), expected).ok, JSON.stringify(cursor)).to.equal(false)
     // Packed periods: 13 characters each mostly (a step in 1, a hash in 12), 18 for a whole number, nothing else.
     expect(decodeChangeToken(forge(null, 'AAAAAAabcdefghijkl'), expected).ok).to.equal(true)
     expect(decodeChangeToken(forge(null, 'AAAAAAabcdefghijklBabcdefghijkl', 2), expected).ok).to.equal(true)
     for (const packed of ['AAAAAAabcdefghijk', 'AAAAAAabcdefghijkl=', 'AAAAAAabcdefghijk=', 'Babcdefghijkl', 'A_____abcdefghijkl']) expect(decodeChangeToken(forge(null, packed), expected).ok, packed).to.equal(false)
+  })
+
+  it('a digest cursor\'s periods are packed as steps where a step fits one digit (1 to 63), else whole: the token stays short', () => {
+    const packedCursor = (periods: number[]) => {
+      const body = encodeChangeToken({ ...digestToken, cursor: { kind: 'digest-delta', periods } }).split('.')[0]!
+      return (JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as unknown[])[8]
+    }
+    // 'A' and five digits: a whole number; a letter other than 'A': the step (B = 1, _ = 63).
+    expect(packedCursor([0, 1, 2])).to.deep.equal({ kind: 'digest-delta', periods: 'AAAAAABB' })
+    expect(packedCursor([0, 63, 127])).to.deep.equal({ kind: 'digest-delta', periods: 'AAAAAA_AAAAB_' })
+    expect(packedCursor([5, 69])).to.deep.equal({ kind: 'digest-delta', periods: 'AAAAAFAAAABF' })
+  })
+
+  it('reads a period up to 9999-12\'s last whole number, in a cursor and beside the body, and none past it', async () => {
+    const { createHash } = await import('node:crypto')
+    const forge = (cursor: unknown, packed = '', count = packed === '' ? 0 : 1) => {
+      const signed = `${Buffer.from(JSON.stringify([3, 'digest', filters, 'ctx', '0.2.0+answers.1', null, null, count, cursor, null, null])).toString('base64url')}.${packed}`
+      return `${signed}.${createHash('sha256').update(`booking-calendar-api changes token\n${signed}`).digest('base64url').slice(0, 16)}`
+    }
+    const whole = (n: number) => `A${[24, 18, 12, 6, 0].map((shift) => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'[Math.floor(n / 2 ** shift) & 63]).join('')}`
+    const most = (9999 * 100 + 12) * 32 + 31
+    expect(decodeChangeToken(forge({ kind: 'digest-delta', periods: whole(most) }), expected)).to.have.nested.property('token.cursor.periods').that.deep.equals([most])
+    expect(decodeChangeToken(forge(null, `${whole(most)}abcdefghijkl`), expected)).to.have.nested.property('token.periods').that.deep.equals(new Map([[most, 'abcdefghijkl']]))
+    expect(decodeChangeToken(forge({ kind: 'digest-delta', periods: whole(most + 1) }), expected).ok).to.equal(false)
+    expect(decodeChangeToken(forge(null, `${whole(most + 1)}abcdefghijkl`), expected).ok).to.equal(false)
+    // A cursor's sums: three whole numbers, the first of up to 12 digits, nothing around them.
+    expect(decodeChangeToken(forge({ kind: 'digest-delta', periods: '', sums: '123456789012:1:2' }), expected).ok).to.equal(true)
+    for (const sums of ['1234567890123:1:2', 'x1:2:3', '1:2:3x', '1:2:3:4']) {
+      expect(decodeChangeToken(forge({ kind: 'digest-delta', periods: '', sums }), expected).ok, sums).to.equal(false)
+    }
+  })
+
+  it('a signed text of more than three parts is not a token, though its first two are one; odd periods packed empty are none', async () => {
+    const { createHash } = await import('node:crypto')
+    const sign = (signed: string) => `${signed}.${createHash('sha256').update(`booking-calendar-api changes token\n${signed}`).digest('base64url').slice(0, 16)}`
+    const body = (odd: string | null) => Buffer.from(JSON.stringify([3, 'digest', filters, 'ctx', '0.2.0+answers.1', null, null, 0, null, null, odd])).toString('base64url')
+    expect(decodeChangeToken(sign(`${body(null)}.`), expected).ok).to.equal(true)
+    expect(decodeChangeToken(sign(`${body(null)}..`), expected)).to.deep.include({ ok: false, kind: 'invalid' })
+    expect(decodeChangeToken(sign(`${body(null)}..x`), expected)).to.deep.include({ ok: false, kind: 'invalid' })
+    const read = decodeChangeToken(sign(`${body('')}.`), expected)
+    expect(read.ok && 'oddPeriods' in read.token).to.equal(false)
+    expect(read.ok).to.equal(true)
   })
 
   it('each way a text is not a token says the same sentence: a body that is no JSON, no list, no format number, not the shape', async () => {
