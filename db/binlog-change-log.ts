@@ -10,6 +10,7 @@ import { comparePositions, type BookingChanges, type BookingChangesSoFar, type C
 import type { MysqlTarget } from './connection-options.ts'
 import { followBinlog, type BinlogFollower, type FollowerEvent, type ReaderLog, type RewindResult } from './binlog-reader.ts'
 import { readVisibleLogPosition } from './binlog-requirements.ts'
+import { parseServerVersion, type ServerKind } from './server-dialect.ts'
 import { TransactionMemory } from './transaction-memory.ts'
 
 export interface BinlogChangeLogOptions {
@@ -56,13 +57,20 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
 
   const notify = () => { for (const waiter of [...waiters]) waiter() }
 
-  // Its three statements on one connection (a consistent snapshot's position); a connection that
-  // failed or timed out in the middle of them is not given back.
+  /** The server's kind, read once (SELECT VERSION()): on MariaDB a visible position takes one statement. */
+  let serverKind: ServerKind | undefined
+  // A consistent snapshot's position (one statement on MariaDB, three on one connection elsewhere);
+  // a connection that failed or timed out in the middle of them is not given back.
   const serverPosition = async (): Promise<LogPosition> => {
     const connection = await pool.getConnection()
     let at: LogPosition | undefined
     try {
-      at = await readVisibleLogPosition({ query: (sql) => connection.query({ sql, timeout: statementTimeoutMs }) })
+      const query = (sql: string) => connection.query({ sql, timeout: statementTimeoutMs })
+      if (serverKind === undefined) {
+        const [[row]] = await query('SELECT VERSION() AS version') as unknown as [[{ version: string }]]
+        serverKind = parseServerVersion(row.version).kind
+      }
+      at = await readVisibleLogPosition({ query }, serverKind)
     } catch (error) {
       connection.destroy()
       throw error

@@ -75,14 +75,14 @@ export async function readLogServer(db: Db): Promise<string> {
 /**
  * The server's binary log position now, up to which every change is visible to the reads that
  * follow (binlog-requirements.ts's readVisibleLogPosition: a consistent snapshot's position),
- * asked on this connection pool, three statements on one of its connections: the log source's
+ * asked on this connection pool, on one of its connections (one statement on MariaDB): the log source's
  * account may (BINLOG MONITOR, REPLICATION CLIENT). Asked here rather than of the reader in the
  * primary: two trips between processes fewer on the way of every delta and sync.
  */
-export async function readLogPosition(db: Db): Promise<LogPosition> {
+export async function readLogPosition(db: Db, server?: DatabaseServer): Promise<LogPosition> {
   const at = await db.connection().execute(async (connection) => await readVisibleLogPosition({
     query: async (statement) => [(await sql.raw(statement).execute(connection)).rows, undefined],
-  }))
+  }, server?.kind))
   if (at === undefined) throw new Error('the server keeps no binary log (log_bin is OFF)')
   return at
 }

@@ -100,7 +100,7 @@ export async function answerChanges(db: Db, source: ChangesSource, query: Change
   // page of a delta takes its end from the token.
   const cursorKind = sent?.ok ? sent.token.cursor?.kind : undefined
   const logPlace: Promise<[string, LogPosition | undefined]> | undefined = source.kind === 'log' && (sent === undefined || (sent.ok && cursorKind !== 'sync'))
-    ? Promise.all([reads.readLogServer(db), cursorKind === 'log-delta' ? undefined : reads.readLogPosition(db).catch((error: unknown) => { throw logUnreadable(error) })])
+    ? Promise.all([reads.readLogServer(db), cursorKind === 'log-delta' ? undefined : reads.readLogPosition(db, options.server).catch((error: unknown) => { throw logUnreadable(error) })])
     : undefined
   // Awaited where it is used; a failure before that is not the place's to report.
   logPlace?.catch(() => {})

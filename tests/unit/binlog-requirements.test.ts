@@ -74,6 +74,12 @@ describe('readVisibleLogPosition: a consistent snapshot\'s position, or none', (
     expect(asked).to.deep.equal(['START TRANSACTION WITH CONSISTENT SNAPSHOT', "SHOW STATUS LIKE 'binlog_snapshot_%'", 'COMMIT'])
   })
 
+  it('MariaDB, named so: one statement, outside a transaction (MariaDB gives its last visible commit\'s position there)', async () => {
+    const { asked, connection } = answering(MARIADB_SNAPSHOT, [{ File: 'bc-bin.000002', Position: 9999 }])
+    expect(await readVisibleLogPosition(connection, 'mariadb')).to.deep.equal({ file: 'bc-bin.000002', position: 1234 })
+    expect(asked).to.deep.equal(["SHOW STATUS LIKE 'binlog_snapshot_%'"])
+  })
+
   it('MySQL (no snapshot position, a log): refused, not answered from SHOW MASTER STATUS, which runs ahead of reads', async () => {
     const { connection } = answering([], [{ File: 'mysql-bin.000002', Position: 9999 }])
     let refused: unknown
