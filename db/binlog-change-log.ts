@@ -10,7 +10,7 @@ import { comparePositions, type BookingChanges, type BookingChangesSoFar, type C
 import type { MysqlTarget } from './connection-options.ts'
 import { followBinlog, type BinlogFollower, type FollowerEvent, type ReaderLog, type RewindResult } from './binlog-reader.ts'
 import { readVisibleLogPosition } from './binlog-requirements.ts'
-import { parseServerVersion, type ServerKind } from './server-dialect.ts'
+import { parseServerVersion, SERVER_VERSION_QUERY, type ServerKind } from './server-dialect.ts'
 import { TransactionMemory } from './transaction-memory.ts'
 
 export interface BinlogChangeLogOptions {
@@ -57,7 +57,7 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
 
   const notify = () => { for (const waiter of [...waiters]) waiter() }
 
-  /** The server's kind, read once (SELECT VERSION()): on MariaDB a visible position takes one statement. */
+  /** The server's kind, read once (SERVER_VERSION_QUERY): on MariaDB a visible position takes one statement. */
   let serverKind: ServerKind | undefined
   // A consistent snapshot's position (one statement on MariaDB, three on one connection elsewhere);
   // a connection that failed or timed out in the middle of them is not given back.
@@ -67,7 +67,7 @@ export function startBinlogChangeLog(options: BinlogChangeLogOptions): ChangeLog
     try {
       const query = (sql: string) => connection.query({ sql, timeout: statementTimeoutMs })
       if (serverKind === undefined) {
-        const [[row]] = await query('SELECT VERSION() AS version') as unknown as [[{ version: string }]]
+        const [[row]] = await query(SERVER_VERSION_QUERY) as unknown as [[{ version: string }]]
         serverKind = parseServerVersion(row.version).kind
       }
       at = await readVisibleLogPosition({ query }, serverKind)

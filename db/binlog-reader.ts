@@ -193,6 +193,11 @@ export interface Transaction {
   reset?: string
 }
 
+/** Adds `ids` to `transaction`, each moved to the end: its ids stay ordered by their last change. */
+function addBookingIds(transaction: Transaction, ids: Iterable<number>): void {
+  for (const id of ids) { transaction.ids.delete(id); transaction.ids.set(id, true) }
+}
+
 /** One replica connection from `from`, turned into ReaderEvents; no reconnecting (followBinlog does that). */
 export function openBinlogStream(options: BinlogStreamOptions): BinlogStream {
   const { target, prefix } = options
@@ -244,7 +249,7 @@ export function openBinlogStream(options: BinlogStreamOptions): BinlogStream {
       open.relevant = true
       return
     }
-    for (const id of prepared.ids.keys()) { open.ids.delete(id); open.ids.set(id, true) }
+    addBookingIds(open, prepared.ids.keys())
     open.relevant ||= prepared.relevant
     if (prepared.reset !== undefined) open.reset ??= prepared.reset
   }
@@ -282,7 +287,7 @@ export function openBinlogStream(options: BinlogStreamOptions): BinlogStream {
         if (table) {
           const change = rowsChange(prefix, table.tableName, images(rows.rows, event.getEventName() === 'updaterows'))
           const open = current()
-          for (const id of change.bookingIds) { open.ids.delete(id); open.ids.set(id, true) }
+          addBookingIds(open, change.bookingIds)
           open.relevant ||= change.relevant
         }
         emit({ kind: 'alive', heartbeat: false })
